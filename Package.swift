@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Module names: the Sources/Calendar folder is the `SchedCalendar` module so that files importing
+// both it and Foundation never see two `Calendar` types.
+let package = Package(
+    name: "schedd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "schedd", targets: ["schedd"]),
+        .executable(name: "schedd-bench", targets: ["schedd-bench"]),
+        .library(name: "SchedCalendar", targets: ["SchedCalendar"]),
+        .library(name: "Scheduler", targets: ["Scheduler"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
+                       providers: [.apt(["libsystemd-dev"])]),
+        .target(name: "SchedCalendar", path: "Sources/Calendar"),
+        .target(name: "Scheduler", dependencies: ["SchedCalendar", "CSQLite"], path: "Sources/Scheduler"),
+        .target(name: "CSchedBus", dependencies: ["CSystemd"], path: "Sources/CSchedBus"),
+        .executableTarget(name: "schedd", dependencies: ["SchedCalendar", "Scheduler", "CSystemd", "CSchedBus"],
+                          path: "Sources/schedd"),
+        .executableTarget(name: "schedd-bench", dependencies: ["SchedCalendar", "Scheduler", "CSQLite"],
+                          path: "Benchmarks/schedd-bench"),
+        .testTarget(name: "CalendarTests", dependencies: ["SchedCalendar"], path: "Tests/CalendarTests"),
+        .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "CSQLite"],
+                    path: "Tests/SchedulerTests"),
+        .testTarget(name: "ScheddTests", dependencies: ["SchedCalendar"], path: "Tests/ScheddTests"),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,99 @@
+import SchedCalendar
+
+/// One decoded, validated silent push (CONTRACT §1): what schedd read from its `bk` member.
+///
+/// Produced only by `PushDecoder`, so every value here already satisfies the contract's rules
+/// (lengths, counts, ranges, zone names, calendar grammar). A push holds a cancel, a schedule or both;
+/// when both, the cancel is applied first and does not block the schedule of the same push.
+public struct Push: Sendable, Hashable {
+    /// `bk.cancel`, if present.
+    public var cancel: CancelRequest?
+    /// `bk.local`, if present.
+    public var local: LocalSchedule?
+    /// `bk.messageId`, recorded with every history record of the schedule.
+    public var messageId: String?
+    /// Dotted paths of members schedd does not know (`bk.local.colour`), for `schedd push` warnings.
+    public var unknownMembers: [String]
+
+    public init(cancel: CancelRequest? = nil, local: LocalSchedule? = nil, messageId: String? = nil,
+                unknownMembers: [String] = []) {
+        self.cancel = cancel; self.local = local; self.messageId = messageId; self.unknownMembers = unknownMembers
+    }
+}
+
+/// `bk.cancel`: one schedule by id, or every schedule of a run.
+public enum CancelRequest: Sendable, Hashable {
+    case id(String)
+    case run(String)
+}
+
+/// A one-shot time as written in `at` or `until`.
+public enum OneShotTime: Sendable, Hashable {
+    /// `YYYY-MM-DDTHH:MM[:SS]` with no offset: a wall-clock time in `zone` (the `timeZone` member),
+    /// or in the device zone when `zone` is nil — re-resolved when the device zone changes.
+    case floating(CivilDateTime, zone: String?)
+    /// With `Z` or `±HH:MM`: a fixed instant. `offsetSeconds` is kept only for display.
+    case fixed(Instant, offsetSeconds: Int)
+}
+
+/// What makes a schedule due.
+public enum Trigger: Sendable, Hashable {
+    /// `at`: fires once.
+    case at(OneShotTime)
+    /// `calendar`: a systemd.time(7) calendar-event expression, as the sender wrote it
+    /// (already checked to parse). A zone suffix in it pins it; otherwise it floats in the device zone.
+    case calendar(String)
+}
+
+/// `urgency`: the freedesktop urgency levels (sent as the `urgency` byte hint 0, 1, 2).
+public enum Urgency: String, Sendable, Hashable, CaseIterable {
+    case low, normal, critical
+}
+
+/// One action button: `{"id","title"}`.
+public struct NotificationAction: Sendable, Hashable {
+    public var id: String
+    public var title: String
+    public init(id: String, title: String) { self.id = id; self.title = title }
+}
+
+/// `bk.local`: schedule or re-schedule one notification.
+public struct LocalSchedule: Sendable, Hashable {
+    /// Sender's stable tag, 1–200 bytes, no control characters.
+    public var id: String
+    public var trigger: Trigger
+    /// With `calendar` only: no occurrence after it.
+    public var until: OneShotTime?
+    public var title: String
+    public var body: String?
+    /// `data`, serialized as compact JSON (at most 16 KiB); returned in history.
+    public var dataJSON: String?
+    public var cancelOn: [String]
+    public var graceSeconds: Int64?
+    public var urgency: Urgency
+    public var icon: String?
+    public var category: String?
+    public var actions: [NotificationAction]
+    /// A canonical serialization of the whole `bk.local` object (keys sorted, compact): two pushes
+    /// with equal fingerprints are "the same push" for idempotency (CONTRACT §1).
+    public var fingerprint: String
+
+    /// The run id: the text before the first `:`, or the whole id when it has none.
+    public var runId: String { runId(of: id) }
+
+    public init(id: String, trigger: Trigger, until: OneShotTime? = nil, title: String, body: String? = nil,
+                dataJSON: String? = nil, cancelOn: [String] = [], graceSeconds: Int64? = nil,
+                urgency: Urgency = .normal, icon: String? = nil, category: String? = nil,
+                actions: [NotificationAction] = [], fingerprint: String) {
+        self.id = id; self.trigger = trigger; self.until = until; self.title = title; self.body = body
+        self.dataJSON = dataJSON; self.cancelOn = cancelOn; self.graceSeconds = graceSeconds; self.urgency = urgency
+        self.icon = icon; self.category = category; self.actions = actions; self.fingerprint = fingerprint
+    }
+}
+
+/// The run id of a schedule id: the text before the first `:`, or the whole id when it has none.
+/// `runId(of: "run_42:step2") == "run_42"`; runs match exactly, so `run_4` never covers `run_44:a`.
+public func runId(of id: String) -> String {
+    if let colon = id.firstIndex(of: ":") { return String(id[..<colon]) }
+    return id
+}

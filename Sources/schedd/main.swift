@@ -1,0 +1,2 @@
+import SchedCalendar
+print(Instant(seconds: 0).rfc3339)
