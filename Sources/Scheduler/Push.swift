@@ -79,7 +79,7 @@ public struct LocalSchedule: Sendable, Hashable {
     public var fingerprint: String
 
     /// The run id: the text before the first `:`, or the whole id when it has none.
-    public var runId: String { runId(of: id) }
+    public var runId: String { Scheduler.runId(of: id) }
 
     public init(id: String, trigger: Trigger, until: OneShotTime? = nil, title: String, body: String? = nil,
                 dataJSON: String? = nil, cancelOn: [String] = [], graceSeconds: Int64? = nil,
