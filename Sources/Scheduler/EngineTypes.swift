@@ -1,0 +1,84 @@
+import SchedCalendar
+
+/// The answer to one schedule in a push (CONTRACT §6 `schedd push`).
+public struct PushOutcome: Sendable, Hashable {
+    public enum Status: String, Sendable, Hashable {
+        case scheduled, replaced, duplicate, cancelled, missed
+    }
+    /// The schedule id (for a `bk.cancel` by run: the run id).
+    public var id: String
+    public var status: Status
+    /// The next due instant; nil when nothing is pending.
+    public var next: Instant?
+    /// For a `bk.cancel`: the ids it cancelled.
+    public var cancelled: [String]?
+
+    public init(id: String, status: Status, next: Instant?, cancelled: [String]? = nil) {
+        self.id = id; self.status = status; self.next = next; self.cancelled = cancelled
+    }
+}
+
+/// One pending schedule as `schedd list` shows it.
+public struct PendingSchedule: Sendable, Hashable {
+    public var id: String
+    public var next: Instant
+    public var title: String
+    /// Human description of the trigger: `at 2026-03-08T19:00` or `calendar Mon..Fri *-*-* 09:00:00`.
+    public var trigger: String
+    /// The zone it is evaluated in (IANA name); `floating` tells whether it follows the device zone.
+    public var zone: String
+    public var floating: Bool
+    public var cancelOn: [String]
+
+    public init(id: String, next: Instant, title: String, trigger: String, zone: String, floating: Bool,
+                cancelOn: [String]) {
+        self.id = id; self.next = next; self.title = title; self.trigger = trigger; self.zone = zone
+        self.floating = floating; self.cancelOn = cancelOn
+    }
+}
+
+/// One history record (CONTRACT §7): every state change of a schedule.
+public struct HistoryRecord: Sendable, Hashable {
+    public enum Event: String, Sendable, Hashable {
+        case fired, cancelled, missed, replaced, opened, dismissed, failed
+    }
+    public var id: String
+    public var event: Event
+    /// When it happened.
+    public var at: Instant
+    /// The due instant concerned (for `replaced`: the old due); nil when there was none.
+    public var due: Instant?
+    /// `push`, `cli`, `run`, `event:NAME`, `action:KEY`, or a failure reason; nil otherwise.
+    public var reason: String?
+    /// Seconds late (0 when on time); nil for events without a due.
+    public var lateSeconds: Double?
+    public var title: String?
+    public var messageId: String?
+    public var dataJSON: String?
+
+    public init(id: String, event: Event, at: Instant, due: Instant?, reason: String?, lateSeconds: Double?,
+                title: String?, messageId: String?, dataJSON: String?) {
+        self.id = id; self.event = event; self.at = at; self.due = due; self.reason = reason
+        self.lateSeconds = lateSeconds; self.title = title; self.messageId = messageId; self.dataJSON = dataJSON
+    }
+}
+
+/// How `Engine.advance` treats the interval it moves over.
+public enum AdvanceMode: Sendable, Hashable {
+    /// Time passing (`clock advance`): everything due fires on time (`at` = due, late 0), in due order,
+    /// each repeating occurrence included.
+    case timePassing
+    /// The real clock or a wall-clock step (`clock set`, NTP, resume): everything due fires at `now`
+    /// with its lateness, subject to the grace window (CONTRACT §3); a repeating schedule fires at most
+    /// once for all occurrences it missed. A step backwards fires nothing.
+    case wallClock
+}
+
+/// A failure of the engine: storage (SQLite) or a rejected operation.
+public struct EngineError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable { case storage, invalidArgument, notFound }
+    public var kind: Kind
+    public var message: String
+    public init(_ kind: Kind, _ message: String) { self.kind = kind; self.message = message }
+    public var description: String { message }
+}

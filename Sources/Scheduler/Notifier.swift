@@ -1,0 +1,68 @@
+import SchedCalendar
+import Synchronization
+
+/// A notification that is due and about to be shown.
+public struct DueNotification: Sendable, Hashable {
+    public var id: String
+    public var runId: String
+    public var title: String
+    public var body: String?
+    public var urgency: Urgency
+    public var icon: String?
+    public var category: String?
+    public var actions: [NotificationAction]
+    public var dataJSON: String?
+    public var messageId: String?
+    /// The instant it was due.
+    public var due: Instant
+    /// The instant it is shown.
+    public var at: Instant
+    /// Seconds late (0 when on time).
+    public var lateSeconds: Double
+
+    public init(id: String, runId: String, title: String, body: String?, urgency: Urgency, icon: String?,
+                category: String?, actions: [NotificationAction], dataJSON: String?, messageId: String?,
+                due: Instant, at: Instant, lateSeconds: Double) {
+        self.id = id; self.runId = runId; self.title = title; self.body = body; self.urgency = urgency
+        self.icon = icon; self.category = category; self.actions = actions; self.dataJSON = dataJSON
+        self.messageId = messageId; self.due = due; self.at = at; self.lateSeconds = lateSeconds
+    }
+}
+
+/// The outcome of handing a notification to the notifier.
+public enum DeliveryResult: Sendable, Hashable {
+    case shown
+    /// The notification server could not be reached; `reason` says why. The engine records `failed`
+    /// and retries when `Engine.retryFailed` is called (a server appeared).
+    case failed(reason: String)
+}
+
+/// Where due notifications go: the desktop (D-Bus), stdout lines, nowhere, or a recording for tests.
+/// Called on the engine's thread, in due order.
+public protocol Notifier: AnyObject {
+    func show(_ notification: DueNotification) -> DeliveryResult
+    /// A schedule whose notification may be on screen was cancelled: close it if it is.
+    func close(id: String)
+}
+
+/// A notifier that shows nothing and remembers everything (tests).
+public final class RecordingNotifier: Notifier {
+    public private(set) var shown: [DueNotification] = []
+    public private(set) var closed: [String] = []
+    /// When set, `show` fails with this reason instead of recording.
+    public var failure: String?
+    public init() {}
+    public func show(_ notification: DueNotification) -> DeliveryResult {
+        if let failure { return .failed(reason: failure) }
+        shown.append(notification)
+        return .shown
+    }
+    public func close(id: String) { closed.append(id) }
+}
+
+/// A notifier that shows nothing (`--notifier none`).
+public final class NullNotifier: Notifier {
+    public init() {}
+    public func show(_ notification: DueNotification) -> DeliveryResult { .shown }
+    public func close(id: String) {}
+}
