@@ -85,6 +85,40 @@ extension SQLiteScheduleStore {
         }
     }
 
+    public func finishedIDs(run: String) throws(StoreError) -> [String] {
+        guard !run.contains(":") else { return [] }
+        return try sql { () throws(SQLiteError) -> [String] in
+            let st = try db.statement("SELECT id FROM finished WHERE id = ?1 OR (id >= ?2 AND id < ?3)")
+            defer { st.reset() }
+            st.bind(1, run)
+            st.bind(2, run + ":")
+            st.bind(3, run + ";")
+            var ids: [String] = []
+            while try st.step() { ids.append(st.string(0)) }
+            return ids
+        }
+    }
+
+    // MARK: Metadata
+
+    public func metadata(_ name: String) throws(StoreError) -> String? {
+        try sql { () throws(SQLiteError) -> String? in
+            let st = try db.statement("SELECT value FROM meta WHERE name = ?1")
+            defer { st.reset() }
+            st.bind(1, name)
+            return try st.step() ? st.string(0) : nil
+        }
+    }
+
+    public func setMetadata(_ name: String, _ value: String) throws(StoreError) {
+        try sql { () throws(SQLiteError) in
+            let st = try db.statement("INSERT OR REPLACE INTO meta(name, value) VALUES(?1, ?2)")
+            st.bind(1, name)
+            st.bind(2, value)
+            try st.run()
+        }
+    }
+
     // MARK: History
 
     public func appendHistory(_ r: HistoryRecord) throws(StoreError) {

@@ -89,6 +89,11 @@ enum StoreSchema {
             due INTEGER NOT NULL,
             grace INTEGER
         );
+        CREATE INDEX failed_deliveries_by_id ON failed_deliveries(id);
+        CREATE TABLE meta(
+            name TEXT PRIMARY KEY,           -- 'device_zone': the zone floating schedules were resolved in
+            value TEXT NOT NULL
+        ) WITHOUT ROWID;
         """,
     ]
 

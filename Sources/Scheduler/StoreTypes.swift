@@ -138,6 +138,13 @@ public protocol ScheduleStore: AnyObject {
     /// Deletes finished records whose `keepUntil` is before `now`; returns how many.
     @discardableResult func purgeFinished(expiredBy now: Instant) throws(StoreError) -> Int
 
+    /// Ids of finished schedules of run `run` (the same id range as `schedules(run:)`).
+    func finishedIDs(run: String) throws(StoreError) -> [String]
+
+    // Metadata
+    func metadata(_ name: String) throws(StoreError) -> String?
+    func setMetadata(_ name: String, _ value: String) throws(StoreError)
+
     // History (append-only)
     func appendHistory(_ record: HistoryRecord) throws(StoreError)
     /// The newest `limit` records, oldest first.
