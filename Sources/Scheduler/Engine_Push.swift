@@ -67,14 +67,17 @@ extension Engine {
     private func apply(_ local: LocalSchedule, messageId: String?, ownCancel: CancelRequest?, now: Instant)
         throws(EngineError) -> PushOutcome {
         try storage { () throws(StoreError) -> PushOutcome in
-            if try isBlocked(local, ownCancel: ownCancel) {
+            let known = try store.pushLookup(id: local.id, run: local.runId)
+            // The tombstone this push's own cancel names does not block it.
+            if (known.idTombstoned && ownCancel != .id(local.id))
+                || (known.runTombstoned && ownCancel != .run(local.runId)) {
                 return PushOutcome(id: local.id, status: .cancelled, next: nil)
             }
-            let pending = try store.pendingSummary(id: local.id)
+            let pending = known.pending
             if let pending, pending.fingerprint == local.fingerprint {
                 return PushOutcome(id: local.id, status: .duplicate, next: pending.next)
             }
-            if let done = try store.finished(id: local.id), done.fingerprint == local.fingerprint {
+            if known.finishedFingerprint == local.fingerprint {
                 return PushOutcome(id: local.id, status: .duplicate, next: nil)
             }
             let made: (StoredSchedule, Instant?)
@@ -110,12 +113,5 @@ extension Engine {
             wheel.insert(key: schedule.key, due: due)
             return PushOutcome(id: local.id, status: status, next: due)
         }
-    }
-
-    /// Whether a tombstone blocks `local`; the tombstone this push's own cancel names does not.
-    private func isBlocked(_ local: LocalSchedule, ownCancel: CancelRequest?) throws(StoreError) -> Bool {
-        if ownCancel != .id(local.id), try store.hasTombstone(.id, local.id) { return true }
-        if ownCancel != .run(local.runId), try store.hasTombstone(.run, local.runId) { return true }
-        return false
     }
 }

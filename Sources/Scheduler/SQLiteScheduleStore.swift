@@ -222,6 +222,26 @@ public final class SQLiteScheduleStore: ScheduleStore {
         }
     }
 
+    public func pushLookup(id: String, run: String) throws(StoreError) -> PushLookup {
+        try sql { () throws(SQLiteError) -> PushLookup in
+            let st = try db.statement("""
+                SELECT EXISTS(SELECT 1 FROM tombstones WHERE kind = 0 AND name = ?1),
+                       EXISTS(SELECT 1 FROM tombstones WHERE kind = 1 AND name = ?2),
+                       s.key, s.next_due, s.fingerprint, f.fingerprint
+                FROM (SELECT ?1 AS id) AS q
+                LEFT JOIN schedules AS s ON s.id = q.id
+                LEFT JOIN finished AS f ON f.id = q.id
+                """)
+            defer { st.reset() }
+            st.bind(1, id)
+            st.bind(2, run)
+            guard try st.step() else { return PushLookup(idTombstoned: false, runTombstoned: false) }
+            return PushLookup(idTombstoned: st.int64(0) != 0, runTombstoned: st.int64(1) != 0,
+                              pendingKey: st.optionalInt64(2), pendingNext: st.optionalInt64(3).map(Instant.init(microseconds:)),
+                              pendingFingerprint: st.optionalString(4), finishedFingerprint: st.optionalString(5))
+        }
+    }
+
     public func delete(_ schedule: StoredSchedule) throws(StoreError) {
         try sql { () throws(SQLiteError) in
             let st = try db.statement("DELETE FROM schedules WHERE key = ?1")

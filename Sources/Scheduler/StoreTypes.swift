@@ -98,6 +98,21 @@ public struct FailedDelivery: Sendable, Hashable {
     public var graceSeconds: Int64?
 }
 
+/// Everything `Engine.push` must know about an id before deciding, read in one statement.
+public struct PushLookup: Sendable, Hashable {
+    public var idTombstoned: Bool
+    public var runTombstoned: Bool
+    /// The pending schedule with this id, if any.
+    public var pending: (key: Int64, next: Instant, fingerprint: String)? {
+        pendingKey.map { ($0, pendingNext ?? Instant(microseconds: 0), pendingFingerprint ?? "") }
+    }
+    var pendingKey: Int64?
+    var pendingNext: Instant?
+    var pendingFingerprint: String?
+    /// The fingerprint of the finished schedule with this id, if any.
+    public var finishedFingerprint: String?
+}
+
 /// Durable storage behind the engine (STYLE.md §1: one seam per backend).
 ///
 /// Every method runs inside the current transaction when one is open, else in its own. Not thread-safe.
@@ -113,6 +128,8 @@ public protocol ScheduleStore: AnyObject {
     func schedule(id: String) throws(StoreError) -> StoredSchedule?
     /// The key, next due and fingerprint of the pending schedule with `id` (cheaper than `schedule(id:)`).
     func pendingSummary(id: String) throws(StoreError) -> (key: Int64, next: Instant, fingerprint: String)?
+    /// Tombstones of `id` and of `run`, the pending schedule and the finished record of `id`, at once.
+    func pushLookup(id: String, run: String) throws(StoreError) -> PushLookup
     func delete(_ schedule: StoredSchedule) throws(StoreError)
     func updateNext(key: Int64, next: Instant, lastDue: Instant?) throws(StoreError)
     /// Every pending (key, next due): what the wheel is rebuilt from.
