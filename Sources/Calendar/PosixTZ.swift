@@ -72,9 +72,13 @@ struct PosixTZ: Sendable, Hashable {
     }
 
     /// The offset in force at `seconds` (POSIX seconds). O(1): looks at the changes of three years.
+    ///
+    /// Instants beyond ±2^52 s (±142 million years; reachable only through corrupt TZif data) are
+    /// clamped to that bound so that the day arithmetic can never overflow.
     func offset(atSeconds seconds: Int64) -> ZoneOffset {
         guard dst != nil else { return std }
-        let year = civilFromDays(floorDiv(seconds, 86_400)).year
+        let limit: Int64 = 1 << 52
+        let year = civilFromDays(floorDiv(min(max(seconds, -limit), limit), 86_400)).year
         var result = std
         var best = Int64.min
         // Start/end times may lie up to ±167 h from their date, so a neighbouring year's change can
