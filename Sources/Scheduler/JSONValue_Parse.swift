@@ -9,16 +9,21 @@ extension JSONValue {
     /// literal text. Duplicate object keys are *kept*, in document order: the parser is a faithful
     /// syntax tree, and consumers that need unique keys (`PushDecoder` does) check them.
     ///
-    /// Untrusted input never traps: the parser is iterative (an explicit stack, no recursion), so
-    /// `maxDepth` bounds memory for nesting rather than protecting the call stack, and time and memory
-    /// are linear in the input's length. `[[...]]` nested `maxDepth` deep is accepted; one more
-    /// level is `.tooDeep`. Errors carry the 0-based byte offset of the offending byte.
+    /// Untrusted input never traps: the parser is iterative (an explicit stack, no recursion) and
+    /// time and memory are linear in the input's length. `[[...]]` nested `maxDepth` deep is
+    /// accepted; one more level is `.tooDeep`. `maxDepth` is clamped to `maxSupportedDepth`, because
+    /// `JSONValue`'s own operations (`==`, hashing, `serialized`, and releasing it) recurse once per
+    /// level. Errors carry the 0-based byte offset of the offending byte.
     public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 64) throws(JSONError) -> JSONValue {
         let result = bytes.withContiguousStorageIfAvailable { buffer in
             parseResult(buffer, maxDepth: maxDepth)
         } ?? Array(bytes).withUnsafeBufferPointer { parseResult($0, maxDepth: maxDepth) }
         return try result.get()
     }
+
+    /// The deepest nesting `parse` ever accepts, whatever `maxDepth` says: deep enough for any real
+    /// document, shallow enough that recursing over the value stays far inside a thread's stack.
+    public static let maxSupportedDepth = 1_000
 
     /// Parses the UTF-8 of `text`; the same rules as `parse(_:maxDepth:)`.
     public static func parse(_ text: String, maxDepth: Int = 64) throws(JSONError) -> JSONValue {
@@ -52,7 +57,7 @@ struct JSONParser {
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
-        self.maxDepth = max(0, maxDepth)
+        self.maxDepth = min(max(0, maxDepth), JSONValue.maxSupportedDepth)
     }
 
     func peek() -> UInt8? { position < bytes.count ? bytes[position] : nil }
