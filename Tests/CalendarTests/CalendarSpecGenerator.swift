@@ -1,5 +1,5 @@
 /// SplitMix64: a small seeded generator, so every differential run checks the same cases.
-struct SeededRandom {
+struct SpecRandom {
     private var state: UInt64
     init(seed: UInt64) { state = seed }
 
@@ -27,7 +27,7 @@ struct SeededRandom {
 /// Values cluster on the hours where DST transitions happen, and some are out of range on purpose
 /// (both implementations must then reject them).
 struct CalendarSpecGenerator {
-    var random: SeededRandom
+    var random: SpecRandom
     /// Zone names usable as suffixes (must be loadable by `ZoneDatabase`).
     var suffixZones: [String]
 
