@@ -132,7 +132,7 @@ final class ScenarioTests: XCTestCase {
         XCTAssertEqual(listed.map(\.id), ["pinned", "fixed", "floating", "morning"])  // by next due
         XCTAssertEqual(listed.first { $0.id == "floating" }?.zone, "America/New_York")
         XCTAssertEqual(listed.first { $0.id == "pinned" }?.zone, "Europe/Berlin")
-        try h.restart(now: utc(2026, 6, 10, 20), zone: newYork)
+        try h.restart(now: utc(2026, 6, 10, 16), zone: newYork)
         try h.e.advance(to: utc(2026, 6, 11, 13), mode: .timePassing)
         XCTAssertEqual(h.notifier.shown.map(\.id), ["morning", "pinned", "fixed", "floating", "morning"])
         XCTAssertEqual(h.notifier.shown.map(\.due), [
