@@ -29,6 +29,8 @@ public final class Engine {
     var wheel: TimerWheel
     var zoneCache: [String: TimeZoneRules] = [:]
     var lastMaintenance: Instant
+    /// The `now` of the latest call: where the clock stood before an `advance` (its `start`).
+    var lastNow: Instant
 
     /// The zone floating schedules currently follow.
     public internal(set) var deviceZone: TimeZoneRules
@@ -59,6 +61,7 @@ public final class Engine {
         self.defaultGraceSeconds = defaultGraceSeconds
         self.wheel = TimerWheel(now: now)
         self.lastMaintenance = now
+        self.lastNow = now
         zoneCache[deviceZone.name] = deviceZone
         try storage { () throws(StoreError) in
             for entry in try store.pendingDeadlines() { wheel.insert(key: entry.key, due: entry.due) }

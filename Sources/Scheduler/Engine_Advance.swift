@@ -12,7 +12,7 @@ extension Engine {
     /// notifier, in order. Delivered and recorded before it returns.
     ///
     /// Each entry is decided at its *firing instant* `f`: in `.wallClock` mode `f = now`; in `.timePassing`
-    /// mode `f = max(due, start)` where `start` is where the engine stood before (entries already late at
+    /// mode `f = max(due, start)` where `start` is the `now` of the previous call (entries already late at
     /// `start` — restored after a restart, or pushed late — are late by `start - due`). Late by at most the
     /// grace (inclusive) → `fired` with that lateness; beyond → `missed`. A calendar late at `f` fires once for
     /// all its occurrences up to `f` (the latest one within grace, else one `missed`), then continues with
@@ -23,7 +23,8 @@ extension Engine {
     /// shown (at-most-once: see the type's documentation). A step backwards fires nothing already fired.
     @discardableResult
     public func advance(to now: Instant, mode: AdvanceMode) throws(EngineError) -> [DueNotification] {
-        let start = min(wheel.now, now)
+        let start = min(lastNow, now)
+        lastNow = now
         // Descending (due, key): the next entry to process is `queue.last`.
         var queue = wheel.advance(to: now).reversed().map { $0 }
         var delivered: [DueNotification] = []

@@ -4,6 +4,7 @@ import SchedCalendar
 extension Engine {
     /// Cancels one schedule (reason `cli`), leaving a tombstone even when unknown; returns the ids cancelled.
     public func cancel(id: String, now: Instant) throws(EngineError) -> [String] {
+        lastNow = now
         var closes: [String] = []
         let ids = try storage { () throws(StoreError) -> [String] in
             try store.transaction { () throws(StoreError) -> [String] in
@@ -19,6 +20,7 @@ extension Engine {
     /// Cancels every schedule of a run (reason `run`), leaving a run tombstone. Runs match exactly:
     /// `run_4` covers `run_4` and `run_4:a`, never `run_44:a`.
     public func cancel(run: String, now: Instant) throws(EngineError) -> [String] {
+        lastNow = now
         var closes: [String] = []
         let ids = try storage { () throws(StoreError) -> [String] in
             try store.transaction { () throws(StoreError) -> [String] in
@@ -38,6 +40,7 @@ extension Engine {
     /// pending schedule was stored before this call, and no record of the event is kept to block schedules
     /// pushed later. `dataJSON` (the event's `--data`) is not stored.
     public func track(event: String, dataJSON: String?, now: Instant) throws(EngineError) -> [String] {
+        lastNow = now
         var closes: [String] = []
         let ids = try storage { () throws(StoreError) -> [String] in
             try store.transaction { () throws(StoreError) -> [String] in

@@ -20,6 +20,7 @@ extension Engine {
     /// Applies many pushes in one group commit (one fsync); outcomes in input order. All or nothing:
     /// when the store fails, no push of the batch is applied.
     public func pushBatch(_ pushes: [Push], now: Instant) throws(EngineError) -> [[PushOutcome]] {
+        lastNow = now
         var closes: [String] = []
         var outcomes: [[PushOutcome]] = []
         outcomes.reserveCapacity(pushes.count)

@@ -102,11 +102,13 @@ extension Engine {
     ///
     /// A floating one-shot keeps its wall time (19:00 stays 19:00 in the new zone; if that is already past
     /// it is late and the next `advance` applies the grace rule). A floating calendar takes its first
-    /// elapse in the new zone after its last occurrence and after the last `advance`, so nothing that
-    /// already fired fires again. Pinned schedules (`timeZone`, a calendar zone suffix) do not move.
+    /// elapse in the new zone after its last occurrence and after `now`, so nothing that
+    /// already fired fires again. The caller advances to `now` first (what was due in the old zone fires
+    /// there). Pinned schedules (`timeZone`, a calendar zone suffix) do not move.
     public func deviceZoneChanged(to zone: TimeZoneRules, now: Instant) throws(EngineError) {
         let previous = deviceZone
         deviceZone = zone
+        lastNow = now
         zoneCache[zone.name] = zone
         do {
             try storage { () throws(StoreError) in
@@ -115,7 +117,7 @@ extension Engine {
                         let next: Instant?
                         do throws(EngineError) {
                             if s.kind == .calendar {
-                                let base = max(s.lastDue ?? s.storedAt, wheel.now)
+                                let base = max(s.lastDue ?? s.storedAt, now)
                                 next = try nextElapse(s, after: base)
                             } else {
                                 next = try oneShotDue(s)
