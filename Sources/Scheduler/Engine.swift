@@ -124,7 +124,7 @@ public final class Engine {
     func storage<R>(_ body: () throws(StoreError) -> R) throws(EngineError) -> R {
         do { return try body() } catch {
             rebuildWheel()
-            throw EngineError(.storage, error.message)
+            throw EngineError(error.engineKind ?? .storage, error.message)
         }
     }
 

@@ -58,24 +58,32 @@ extension Engine {
         let at = mode == .wallClock ? now : max(due, start)
         var occurrence = due
         var next: Instant?
+        var reason: String?
         if s.kind == .calendar {
-            if late {
-                // Collapse every occurrence up to `at` into one: the latest within grace, if any.
-                let windowStart = max(due, at.adding(seconds: -min(grace(of: s), Int64.max / 2_000_000)))
-                if let first = try nextElapse(s, after: windowStart.adding(microseconds: -1)), first <= at {
-                    occurrence = first
-                    while let later = try nextElapse(s, after: occurrence), later <= at { occurrence = later }
+            do throws(EngineError) {
+                if late {
+                    // Collapse every occurrence up to `at` into one: the latest within grace, if any.
+                    let windowStart = max(due, at.adding(seconds: -min(grace(of: s), Int64.max / 2_000_000)))
+                    if let first = try nextElapse(s, after: windowStart.adding(microseconds: -1)), first <= at {
+                        occurrence = first
+                        while let later = try nextElapse(s, after: occurrence), later <= at { occurrence = later }
+                    }
+                    next = try nextElapse(s, after: at)
+                } else {
+                    next = try nextElapse(s, after: due)
                 }
-                next = try nextElapse(s, after: at)
-            } else {
-                next = try nextElapse(s, after: due)
+            } catch {
+                // The stored expression or its zone no longer evaluates (e.g. the zone left tzdata): this
+                // occurrence is decided as usual and the schedule ends, rather than wedging every advance.
+                next = nil
+                reason = "schedule ended: \(error.message)"
             }
         }
         let shown = Self.isWithinGrace(due: occurrence, at: at, graceSeconds: grace(of: s))
         let lateness = Self.seconds(from: occurrence, to: at)
         try storage { () throws(StoreError) in
             try store.appendHistory(HistoryRecord(
-                id: s.id, event: shown ? .fired : .missed, at: at, due: occurrence, reason: nil,
+                id: s.id, event: shown ? .fired : .missed, at: at, due: occurrence, reason: reason,
                 lateSeconds: lateness, title: s.title, messageId: s.messageId, dataJSON: s.dataJSON))
             if let next {
                 s.next = next

@@ -111,6 +111,6 @@ extension Engine {
 
     /// Runs engine code inside a store transaction body, carrying its error as a `StoreError`.
     func wrap<R>(_ body: () throws(EngineError) -> R) throws(StoreError) -> R {
-        do { return try body() } catch { throw StoreError(.io, error.message) }
+        do { return try body() } catch { throw StoreError(carrying: error) }
     }
 }

@@ -30,7 +30,7 @@ extension Engine {
                     do throws(EngineError) {
                         outcomes.append(try apply(push, now: now, closes: &closes))
                     } catch {
-                        throw StoreError(.io, error.message)
+                        throw StoreError(carrying: error)  // e.g. `.invalidArgument` for an unknown zone
                     }
                 }
             }
@@ -83,7 +83,7 @@ extension Engine {
             }
             let made: (StoredSchedule, Instant?)
             do throws(EngineError) { made = try makeSchedule(local, messageId: messageId, now: now) } catch {
-                throw StoreError(.io, error.message)
+                throw StoreError(carrying: error)
             }
             var (schedule, next) = made
             var status = PushOutcome.Status.scheduled

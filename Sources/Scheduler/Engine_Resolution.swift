@@ -123,7 +123,7 @@ extension Engine {
                                 next = try oneShotDue(s)
                             }
                         } catch {
-                            throw StoreError(.io, error.message)
+                            continue  // cannot be evaluated any more: keeps its due; `advance` ends it
                         }
                         guard let next else {
                             // A floating calendar whose `until` now lies before its next elapse: it is over.

@@ -50,6 +50,9 @@ final class SQLiteConnection {
 
     var isOpen: Bool { handle != nil }
 
+    /// Number of prepared statements held in the cache (each distinct SQL text is prepared once).
+    var cachedStatementCount: Int { cache.count }
+
     /// The message of the most recent failure on this connection.
     var lastMessage: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "database is closed" }
 

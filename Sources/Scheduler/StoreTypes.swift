@@ -12,8 +12,15 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     }
     public var kind: Kind
     public var message: String
+    /// Set when an engine error crossed a store transaction body: the engine rethrows it with this kind.
+    var engineKind: EngineError.Kind?
     public init(_ kind: Kind, _ message: String) { self.kind = kind; self.message = message }
     init(_ kind: Kind, _ error: SQLiteError) { self.init(kind, error.description) }
+    /// Carries `error` through a transaction body (which may only throw `StoreError`).
+    init(carrying error: EngineError) {
+        self.init(.io, error.message)
+        engineKind = error.kind
+    }
     public var description: String { message }
 }
 

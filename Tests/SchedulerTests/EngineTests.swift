@@ -265,6 +265,18 @@ final class EngineTests: XCTestCase {
                        .scheduled)
     }
 
+    func testPushBatch_unknownZone_isInvalidArgument_andNothingOfTheBatchIsApplied() throws {
+        let h = try EngineHarness(now: t0)
+        let good = pushLocal(makeLocal("good", atFixed(t0.adding(seconds: 60))))
+        let bad = pushLocal(makeLocal("bad", atWall(wall(2026, 3, 2, 9), zone: "Nowhere/Atlantis")))
+        XCTAssertThrowsError(try h.e.pushBatch([good, bad], now: t0)) { error in
+            XCTAssertEqual((error as? EngineError)?.kind, .invalidArgument)
+        }
+        XCTAssertEqual(try h.e.list(limit: nil), [])
+        XCTAssertEqual(h.e.pendingCount, 0, "the wheel is rebuilt from the rolled-back store")
+        XCTAssertEqual(try h.e.push(good, now: t0).map(\.status), [.scheduled])
+    }
+
     func testPushBatch_outcomesInOrder_oneCommit() throws {
         let h = try EngineHarness(now: t0)
         let pushes = (0..<20).map { pushLocal(makeLocal("p\($0 % 10)", atFixed(t0.adding(seconds: 60)))) }

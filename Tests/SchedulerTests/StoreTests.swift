@@ -154,6 +154,18 @@ final class StoreTests: XCTestCase {
         XCTAssertEqual(records.last?.dataJSON, #"{"i":4}"#)
     }
 
+    func testPreparedStatements_areReused_notPreparedPerCall() throws {
+        let store = try SQLiteScheduleStore(path: path)
+        for i in 0..<3 { _ = try store.insert(sampleSchedule(id: "w\(i)", next: Int64(i), cancelOn: ["e"])) }
+        _ = try store.schedule(id: "w0")
+        let warmed = store.db.cachedStatementCount
+        for i in 3..<50 {
+            _ = try store.insert(sampleSchedule(id: "w\(i)", next: Int64(i), cancelOn: ["e"]))
+            _ = try store.schedule(id: "w\(i)")
+        }
+        XCTAssertEqual(store.db.cachedStatementCount, warmed)
+    }
+
     func testListEncoding_roundTripsArbitraryStrings() {
         let cases: [[String]] = [[], [""], ["a", ""], ["12:x", "3:", ":::"], ["é😀", "\u{0}\n"]]
         for items in cases {
