@@ -52,8 +52,19 @@ final class ResolveDifferentialTests: XCTestCase {
         XCTAssertEqual(lines.count, cases.count)
         var disagreements = 0, kinds: [WallTimeKind: Int] = [:]
         for (c, line) in zip(cases, lines) {
-            let r = try db.zone(named: c.zone).resolve(c.wall)
+            let zone = try db.zone(named: c.zone)
+            let r = zone.resolve(c.wall)
             kinds[r.kind, default: 0] += 1
+            // wallCandidates lists exactly the instants that read `wall`.
+            let candidates = zone.wallCandidates(c.wall)
+            switch r.kind {
+            case .unique: XCTAssert(candidates == (r.instant, nil), "\(c.zone) \(c.wall)")
+            case .fold: XCTAssert(candidates == (r.instant, r.laterInstant), "\(c.zone) \(c.wall)")
+            case .gap: XCTAssert(candidates == (nil, nil), "\(c.zone) \(c.wall)")
+            }
+            for instant in [candidates.first, candidates.second].compactMap({ $0 }) {
+                XCTAssertEqual(zone.localDateTime(at: instant), c.wall, "\(c.zone) \(instant)")
+            }
             let ours = "\(r.instant.microseconds) \(r.offsetSeconds) \(r.kind.rawValue) "
                 + (r.laterInstant.map { String($0.microseconds) } ?? "-")
             if ours != line {
