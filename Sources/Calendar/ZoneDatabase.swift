@@ -32,10 +32,15 @@ public final class ZoneDatabase: Sendable {
             throw ZoneError("invalid time zone name '\(name)': \(problem)")
         }
         let path = directory + "/" + name
-        return try cache.withLock { (zones) throws(ZoneError) -> TimeZoneRules in
-            if let zone = zones[name] { return zone }
-            let zone = try ZoneDatabase.load(path: path, name: name)
-            zones[name] = zone
+        return try cached(name) { () throws(ZoneError) in try ZoneDatabase.load(path: path, name: name) }
+    }
+
+    /// The zone cached under `key`, else the result of `load` (run under the lock, then cached).
+    func cached(_ key: String, _ load: () throws(ZoneError) -> TimeZoneRules) throws(ZoneError) -> TimeZoneRules {
+        try cache.withLock { (zones) throws(ZoneError) -> TimeZoneRules in
+            if let zone = zones[key] { return zone }
+            let zone = try load()
+            zones[key] = zone
             return zone
         }
     }
