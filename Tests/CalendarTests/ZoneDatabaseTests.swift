@@ -58,6 +58,10 @@ final class ZoneDatabaseTests: XCTestCase {
         let db = ZoneDatabase(directory: temp.appendingPathComponent("zoneinfo").path + "/")
         XCTAssertEqual(db.directory, temp.appendingPathComponent("zoneinfo").path)
         XCTAssertEqual(try db.zone(named: "Test/Zone").offset(at: Instant(seconds: 1_782_864_000)).abbreviation, "EDT")
+        // No UTC file in this database: UTC is still known (and built in), other names are not.
+        XCTAssertTrue(try db.zone(named: "UTC") === TimeZoneRules.utc)
+        XCTAssertEqual(try db.zone(named: "Etc/UTC").offset(at: Instant(seconds: 0)).utcOffsetSeconds, 0)
+        XCTAssertFalse(db.isKnownZone("Etc/GMT"))
         let message = error { try db.zone(named: "Test/Corrupt") } ?? ""
         XCTAssertTrue(message.hasPrefix("time zone 'Test/Corrupt': \(db.directory)/Test/Corrupt: invalid TZif header: bad magic"),
                       message)
