@@ -7,7 +7,8 @@ extension TimeZoneRules {
     }
 
     /// Calls `body` with every change in `lower < at ≤ upper`, ascending, and returns the offset in
-    /// force at `lower`. O(log n + k) for k changes; allocation-free.
+    /// force at `lower`. O(log n + k) for k changes, plus two rule evaluations per footer year in
+    /// the range; allocation-free.
     @discardableResult
     func forEachChange(from lower: Int64, through upper: Int64, _ body: (OffsetChange) -> Void) -> ZoneOffset {
         let initial = offset(atSeconds: lower)
