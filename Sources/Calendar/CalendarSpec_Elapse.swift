@@ -33,10 +33,15 @@ enum ElapseSearch {
         var c = clock.breakDown(startSecond)
         var usec = Int(start - startSecond * Int64(usecPerSecond))
         if let zone = clock.zone { clock.guess = zone.offset(at: Instant(seconds: startSecond)).utcOffsetSeconds }
+        let startTime = c, startUsec = usec
+        // Once a candidate lands at or before the start (mktime moved it back, as around negative DST),
+        // the search keeps the DST flag mktime reports instead of resetting it (systemd PR #36897,
+        // in Debian's 252.39).
+        var keepDSTFlag = false
 
         for _ in 0..<maxIterations {
             _ = clock.normalize(&c)
-            c.isDST = -1
+            if !keepDSTFlag { c.isDST = -1 }
 
             var year = c.year
             var r = match(f.year, &year, c, f, &clock, isDay: false)
@@ -90,10 +95,26 @@ enum ElapseSearch {
             if r < 0 { c.minute += 1; c.second = 0; usec = 0; continue }
             if r == 0 { continue }
 
+            if !isAfter(c, usec, startTime, startUsec) {
+                // Stuck at or before the start: step an hour on and let mktime settle the DST flag.
+                keepDSTFlag = true
+                c.hour += 1
+                continue
+            }
+
             guard let t = clock.normalize(&c), t >= 0 else { return .never }
             return .found(Instant(microseconds: t * Int64(usecPerSecond) + Int64(usec)))
         }
         return .cycled
+    }
+
+    /// Whether wall time `a` (+ `aUsec`) is later than the start `b` (+ `bUsec`); `a` is not later when
+    /// its microsecond is before `bUsec` (systemd compares `start usec` with `found usec + 1`).
+    static func isAfter(_ a: BrokenDownTime, _ aUsec: Int, _ b: BrokenDownTime, _ bUsec: Int) -> Bool {
+        let l = (a.year, a.month, a.day, a.hour, a.minute, a.second)
+        let r = (b.year, b.month, b.day, b.hour, b.minute, b.second)
+        if l != r { return l > r }
+        return bUsec < aUsec + 1
     }
 
     /// systemd's `find_matching_component`: moves `value` to the earliest chain value ≥ it.
@@ -145,7 +166,7 @@ enum ElapseSearch {
         guard let secs = clock.normalize(&t), secs >= 0 else { return -1 }
         var cmp: Int
         if t.year != tm.year {
-            cmp = t.year < tm.year ? -1 : 1; t.month = 0
+            cmp = t.year < tm.year ? -1 : 1; t.month = 0; t.day = 1
         } else if t.month != tm.month {
             cmp = t.month < tm.month ? -1 : 1; t.day = 1
         } else if t.day != tm.day {
