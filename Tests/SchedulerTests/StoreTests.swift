@@ -189,6 +189,15 @@ final class StoreTests: XCTestCase {
         XCTAssertEqual(store.db.cachedStatementCount, warmed)
     }
 
+    func testDefaultPath_followsXDGStateHome_elseHome() {
+        XCTAssertEqual(StorePath.defaultDatabasePath(xdgStateHome: "/s", home: "/h"), "/s/schedd/schedd.db")
+        XCTAssertEqual(StorePath.defaultDatabasePath(xdgStateHome: nil, home: "/h"), "/h/.local/state/schedd/schedd.db")
+        XCTAssertEqual(StorePath.defaultDatabasePath(xdgStateHome: "relative", home: "/h"),
+                       "/h/.local/state/schedd/schedd.db", "a relative XDG_STATE_HOME is ignored (XDG spec)")
+        XCTAssertEqual(StorePath.defaultDatabasePath(xdgStateHome: "", home: "/h"), "/h/.local/state/schedd/schedd.db")
+        XCTAssertNil(StorePath.defaultDatabasePath(xdgStateHome: nil, home: nil))
+    }
+
     func testListEncoding_roundTripsArbitraryStrings() {
         let cases: [[String]] = [[], [""], ["a", ""], ["12:x", "3:", ":::"], ["é😀", "\u{0}\n"]]
         for items in cases {
