@@ -65,11 +65,14 @@ final class CalendarSpecDifferentialTests: XCTestCase {
                         // systemd has no answer; ours must still be a strictly increasing series after the base.
                         systemdGaveUp += 1
                         var after = Instant(seconds: base)
+                        var ours: [String] = []
                         for _ in 0..<Self.iterations {
                             guard let next = parsed.nextElapse(after: after, in: zone) else { break }
                             if next <= after { disagreements.append("\(context): elapse \(next) not after \(after)") }
+                            ours.append(zone.localDateTime(at: next).description)
                             after = next
                         }
+                        if systemdGaveUp <= 5 { print("  systemd gave up on \(context); ours (local): \(ours)") }
                     case (.gaveUp, .failure(let error)), (.accepted, .failure(let error)):
                         disagreements.append("\(context): systemd accepts, we reject: \(error)")
                     case (.accepted(let normalized, let elapses), .success(let parsed)):
