@@ -63,9 +63,9 @@ final class ZonePosixTZTests: XCTestCase {
             ("", "empty string"),
             ("E5", "expected a zone abbreviation of 3+ letters at position 0"),
             ("EST", "expected the hours of the standard time offset at position 3"),
-            ("EST25", "hours of the standard time offset above 24"),
+            ("EST25", "hours of the standard time offset above 24 at position 3"),
             ("EST5EDT,M3.2", "expected '.' at position 12"),
-            ("EST5EDT,M13.2.0,M11.1.0", "expected a month 1-12"),
+            ("EST5EDT,M13.2.0,M11.1.0", "expected a month 1-12 at position 9"),
             ("EST5EDT,M3.6.0,M11.1.0", "expected a week 1-5"),
             ("EST5EDT,M3.2.7,M11.1.0", "expected a weekday 0-6"),
             ("EST5EDT,J0,J365", "expected a day 1-365 after J"),
@@ -74,7 +74,7 @@ final class ZonePosixTZTests: XCTestCase {
             ("<AB>5", "zone abbreviation shorter than 3 characters"),
             ("<ABC5", "expected '>'"),
             ("EST5EDT,M3.2.0,M11.1.0x", "unexpected 'x'"),
-            ("EST5:60", "expected minutes 00-59"),
+            ("EST5:60", "expected minutes 00-59 in the standard time offset at position 5"),
         ]
         for (tz, expected) in cases {
             XCTAssertThrowsError(try TimeZoneRules(posixTZ: tz), tz) { error in
