@@ -111,11 +111,21 @@ struct WallClock {
             if inRange { tm.isDST = 0 } else { tm = BrokenDownTime(localSeconds: t, isDST: 0) }
             return t
         }
+        let hint = honorsDSTHint ? tm.isDST : -1
+        if inRange {
+            // glibc's first probe, `wall - guess`, lands where the guessed offset is in force with an
+            // acceptable DST flag: that probe is the answer and nothing changes (the common case).
+            let wall = localSeconds(tm, second: tm.second)
+            let t = wall - Int64(guess)
+            if span.contains(t) && span.utcOffset == guess && (hint < 0 || (hint != 0) == span.isDST) {
+                tm.isDST = span.isDST ? 1 : 0
+                return t
+            }
+        }
         // glibc probes with the seconds clamped to 0...59 (leap seconds) and adds the rest afterwards.
         let requestedSecond = tm.second
         let second = min(max(requestedSecond, 0), 59)
         let wall = localSeconds(tm, second: second)
-        let hint = honorsDSTHint ? tm.isDST : -1
         var t = wall - Int64(guess)
         var t1 = t, t2 = t
         var previousWasDST = false
