@@ -28,12 +28,15 @@ extension PushDecoder {
             trigger = .at(oneShot(written, floatingZone: try local.string("timeZone")))
         case (false, true):
             let text = try local.requiredString("calendar")
-            try PushRules.maxLength(text, local.path("calendar"), maxHintBytes)
+            try hint(text, local.path("calendar"))
             let spec: CalendarSpec
             do throws(CalendarError) {
                 spec = try CalendarSpec(parsing: text)
             } catch {
-                throw PushError(local.path("calendar"), error.message)
+                // The member path already says "calendar"; drop the parser's own stage prefix.
+                var rule = Substring(error.message)
+                if rule.hasPrefix("calendar: ") { rule = rule.dropFirst("calendar: ".count) }
+                throw PushError(local.path("calendar"), String(rule))
             }
             if let zoneName = spec.timeZoneName { try checkZone(zoneName, local.path("calendar")) }
             if try local.string("timeZone") != nil {
