@@ -31,8 +31,10 @@ extension JSONValue {
     public static func optional(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }
 
     /// Compact serialization (`{"a":1}`); `sortedKeys` gives a canonical form (keys ordered by their
-    /// UTF-8 bytes, at every level). Strings are escaped per RFC 8259 (`\"`, `\\`, `\n`, `\r`, `\t`,
-    /// other control characters and U+007F as `\u00XX`); everything else is written as UTF-8.
+    /// UTF-8 bytes, at every level). Strings get the shortest RFC 8259 escapes (`\"`, `\\`, `\b`, `\f`,
+    /// `\n`, `\r`, `\t`, other U+0000–U+001F as `\u00XX`); everything else is written as UTF-8. So
+    /// the output is never longer than any JSON text that parses to the same value with the same
+    /// key order (whitespace gone, each escape as short as or shorter than the input's).
     ///
     /// Iterative (an explicit stack), so nesting depth costs heap, not call stack; O(size), plus the
     /// key sort when `sortedKeys`.
@@ -94,7 +96,9 @@ extension JSONValue {
             case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
             case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
             case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-            case 0..<0x20, 0x7F:
+            case 0x08: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "b"))
+            case 0x0C: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "f"))
+            case 0..<0x20:
                 out.append(contentsOf: "\\u00".utf8)
                 out.append(hex[Int(b >> 4)])
                 out.append(hex[Int(b & 0xF)])

@@ -51,6 +51,12 @@ public enum PushDecoder {
 
     /// Decodes `bytes` (UTF-8 JSON) into a validated `Push`, or throws the first rule it breaks.
     public static func decode(_ bytes: [UInt8]) throws(PushError) -> Push {
+        try decode(bytes[...])
+    }
+
+    /// Decodes any collection of bytes (`ArraySlice`, `UnsafeRawBufferPointer` from a fuzzer or a
+    /// D-Bus message); the same rules as `decode(_: [UInt8])`.
+    public static func decode(_ bytes: some Collection<UInt8>) throws(PushError) -> Push {
         guard bytes.count <= maxPushBytes else { throw PushError("push", "larger than \(maxPushBytes) bytes") }
         let root: JSONValue
         do throws(JSONError) {
