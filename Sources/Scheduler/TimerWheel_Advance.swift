@@ -58,21 +58,21 @@ extension TimerWheel {
         var i = takeList(list)
         while i != Self.none {
             buffer.append(i)
-            i = next[Int(i)]
+            i = slab[Int(i)].next
         }
         if buffer.count > 1 {
             buffer.sort { a, b in
-                let da = dues[Int(a)], db = dues[Int(b)]
-                return da != db ? da < db : keys[Int(a)] < keys[Int(b)]
+                let da = slab[Int(a)].due, db = slab[Int(b)].due
+                return da != db ? da < db : slab[Int(a)].key < slab[Int(b)].key
             }
         }
         for i in buffer {
-            let d = dues[Int(i)]
+            let d = slab[Int(i)].due
             if d > t {
                 linkFront(i, list: list)
                 continue
             }
-            let key = keys[Int(i)]
+            let key = slab[Int(i)].key
             if let position = tablePosition(of: key) { tableRemove(at: position) }
             free(i)
             live -= 1
@@ -85,10 +85,10 @@ extension TimerWheel {
     mutating func cascade(_ list: Int, from level: Int) {
         var i = takeList(list)
         while i != Self.none {
-            let n = next[Int(i)]
-            let target = listIndex(ofTick: Self.tick(dues[Int(i)]))
+            let n = slab[Int(i)].next
+            let target = listIndex(ofTick: Self.tick(slab[Int(i)].due))
             assert(target / Self.slotsPerLevel < level,
-                   "cascade from level \(level) kept due=\(dues[Int(i)]) at list \(target); elapsed=\(elapsed)")
+                   "cascade from level \(level) kept due=\(slab[Int(i)].due) at list \(target); elapsed=\(elapsed)")
             linkFront(i, list: target)
             i = n
         }
@@ -103,7 +103,7 @@ extension TimerWheel {
             var i = takeList(list)
             while i != Self.none {
                 buffer.append(i)
-                i = next[Int(i)]
+                i = slab[Int(i)].next
             }
         }
         elapsed = tick
