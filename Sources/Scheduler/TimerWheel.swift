@@ -47,9 +47,15 @@ import SchedCalendar
 /// ## Complexity
 /// `insert`, `cancel`, `due(ofKey:)`: O(1) expected (open-addressing key table; list link and
 /// unlink by index). `nextExpiry`: O(1) (cached). When the cached earliest entry leaves, the
-/// cache is recomputed by scanning only the earliest occupied slot (plus the overdue list).
-/// `advance(to:)` forward: O(expired + cascaded + levels), every entry cascading at most once per
-/// level; entries expiring in one tick are sorted (the only sort). `advance(to:)` backwards (a
+/// cache is recomputed by scanning only the earliest occupied slot (plus the overdue list):
+/// usually a handful of entries, but a far slot can be large (1M timers all due within the same
+/// 12-day level-5 slot: cancelling the earliest one scans them); the scan also warms the cache
+/// lines the next advance takes out.
+/// `advance(to:)` forward: O(expired + cascaded + levels + sort), every entry descending at most
+/// once per level. Only the due entries of the slot being taken out are sorted: one tick's worth
+/// when the daemon wakes at `nextExpiry`, one slot's worth per slot when a jump covers whole
+/// slots. Entries left in the target tick's slot (due later in that millisecond) are re-examined
+/// by each advance within that millisecond. `advance(to:)` backwards (a
 /// clock step back, rare): O(n) re-base of every entry relative to the earlier tick.
 ///
 /// ## Memory
