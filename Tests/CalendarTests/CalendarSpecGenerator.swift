@@ -56,6 +56,15 @@ struct CalendarSpecGenerator {
         return text
     }
 
+    /// A short random string over the grammar's characters: mostly invalid, sometimes valid.
+    mutating func garbage() -> String {
+        let pieces = ["0", "1", "2", "7", "12", "30", "59", "60", "2024", "*", "-", "~", ":", ".", "..", ",", "/",
+                      " ", "Mon", "fri", "Sun", "Wednesday", "UTC", "@", "daily", "x", "24", "00", "5", "/0", "~1"]
+        var text = ""
+        for _ in 0..<random.int(1...9) { text += random.pick(pieces) }
+        return text
+    }
+
     private mutating func dayName(_ n: Int) -> String {
         var name = random.pick(Self.dayNames[n])
         if random.chance(0.15) { name = name.lowercased() }

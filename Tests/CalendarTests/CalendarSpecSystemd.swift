@@ -20,7 +20,7 @@ enum SystemdAnalyze {
     static func calendar(_ specs: [String], zone: String, baseTime: Int64, iterations: Int) throws -> [SystemdVerdict] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["calendar", "--base-time=@\(baseTime)", "--iterations=\(iterations)"] + specs
+        process.arguments = ["calendar", "--base-time=@\(baseTime)", "--iterations=\(iterations)", "--"] + specs
         var environment = ProcessInfo.processInfo.environment
         environment["TZ"] = zone
         environment["SYSTEMD_COLORS"] = "0"
