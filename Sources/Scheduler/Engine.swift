@@ -37,13 +37,15 @@ public final class Engine {
 
     /// Opens the engine over the database at `databasePath` (created 0600 when missing), restoring
     /// every pending schedule. `deviceZone` is the zone floating schedules are resolved in.
+    /// `zones` resolves pinned zone names (`timeZone`, calendar zone suffixes).
     public convenience init(databasePath: String, notifier: any Notifier, deviceZone: TimeZoneRules,
-                            defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds, now: Instant) throws(EngineError) {
+                            defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds, zones: ZoneDatabase = .shared,
+                            now: Instant) throws(EngineError) {
         let store: SQLiteScheduleStore
         do { store = try SQLiteScheduleStore(path: databasePath) } catch {
             throw EngineError(.storage, error.message)
         }
-        try self.init(store: store, notifier: notifier, deviceZone: deviceZone, zones: .shared,
+        try self.init(store: store, notifier: notifier, deviceZone: deviceZone, zones: zones,
                       defaultGraceSeconds: defaultGraceSeconds, now: now)
     }
 

@@ -47,14 +47,20 @@ import SchedCalendar
 /// ## Complexity
 /// `insert`, `cancel`, `due(ofKey:)`: O(1) expected (open-addressing key table; list link and
 /// unlink by index). `nextExpiry`: O(1) (cached). When the cached earliest entry leaves, the
-/// cache is recomputed by scanning only the earliest occupied slot (plus the overdue list).
-/// `advance(to:)` forward: O(expired + cascaded + levels), every entry cascading at most once per
-/// level; entries expiring in one tick are sorted (the only sort). `advance(to:)` backwards (a
+/// cache is recomputed by scanning only the earliest occupied slot (plus the overdue list):
+/// usually a handful of entries, but a far slot can be large (1M timers all due within the same
+/// 12-day level-5 slot: cancelling the earliest one scans them); the scan also warms the cache
+/// lines the next advance takes out.
+/// `advance(to:)` forward: O(expired + cascaded + levels + sort), every entry descending at most
+/// once per level. Only the due entries of the slot being taken out are sorted: one tick's worth
+/// when the daemon wakes at `nextExpiry`, one slot's worth per slot when a jump covers whole
+/// slots. Entries left in the target tick's slot (due later in that millisecond) are re-examined
+/// by each advance within that millisecond. `advance(to:)` backwards (a
 /// clock step back, rare): O(n) re-base of every entry relative to the earlier tick.
 ///
 /// ## Memory
-/// Per pending timer: key 8 + due 8 + next 4 + prev 4 bytes in a struct-of-arrays slab, plus
-/// 4–8 bytes in the key table (load ≤ 3/4) — about 30–60 bytes depending on array growth slack.
+/// Per pending timer: key 8 + due 8 + next 4 + prev 4 = 24 bytes in the slab, plus 8 bytes per
+/// key-table bucket at load 3/8…3/4 (11–21 bytes) — 35–70 bytes depending on growth slack.
 /// Freed slab entries are reused through a free list; storage never shrinks.
 public struct TimerWheel: Sendable {
     /// Microseconds per tick (1 ms).
@@ -75,11 +81,17 @@ public struct TimerWheel: Sendable {
     /// `tick(now)`: the tick the wheel has processed up to (see invariant 6).
     var elapsed: UInt64
 
-    // Slab, struct-of-arrays, indexed by Int32.
-    var keys: [Int64] = []
-    var dues: [Int64] = []
-    var next: [Int32] = []
-    var prev: [Int32] = []
+    /// One pending (or free) timer. 24 bytes: the fields walked together when a slot expires or
+    /// cascades share one cache line (an array of structs: one miss per entry instead of four).
+    struct Entry {
+        var due: Int64
+        var key: Int64
+        var next: Int32
+        var prev: Int32
+    }
+
+    /// The slab, indexed by Int32; free entries are chained through `next`.
+    var slab: [Entry] = []
     var freeHead: Int32 = TimerWheel.none
     var live = 0
 
@@ -88,8 +100,10 @@ public struct TimerWheel: Sendable {
     /// Per level, bit `s` set iff slot `s` is non-empty.
     var occupied: [UInt64]
 
-    /// Open-addressing (linear probing, Fibonacci hashing) table of slab indices; `-1` is empty.
-    var table: [Int32]
+    /// Open-addressing table (linear probing, Fibonacci hashing): each bucket is the top 32 bits
+    /// of the key's hash (its fingerprint, which also gives its home bucket) above the Int32 slab
+    /// index, or `emptyBucket`.
+    var table: [UInt64]
     var tableShift: Int
 
     /// The earliest due of any pending entry, in microseconds.
@@ -102,7 +116,7 @@ public struct TimerWheel: Sendable {
         self.elapsed = Self.tick(now.microseconds)
         self.heads = Array(repeating: Self.none, count: Self.overdueList + 1)
         self.occupied = Array(repeating: 0, count: Self.levelCount)
-        self.table = Array(repeating: Self.none, count: 16)
+        self.table = Array(repeating: Self.emptyBucket, count: 16)
         self.tableShift = 64 - 4
     }
 
@@ -114,9 +128,9 @@ public struct TimerWheel: Sendable {
     public mutating func insert(key: Int64, due: Instant) {
         let d = due.microseconds
         if let i = tableFind(key) {
-            let old = dues[Int(i)]
+            let old = slab[Int(i)].due
             unlink(i)
-            dues[Int(i)] = d
+            slab[Int(i)].due = d
             link(i)
             if old == cachedNext && d > old { recomputeNext() } else { lowerNext(d) }
             return
@@ -132,9 +146,9 @@ public struct TimerWheel: Sendable {
     /// Removes a timer; returns whether it was present. O(1).
     @discardableResult public mutating func cancel(key: Int64) -> Bool {
         guard let position = tablePosition(of: key) else { return false }
-        let i = table[position]
+        let i = slabIndex(atBucket: position)
         tableRemove(at: position)
-        let d = dues[Int(i)]
+        let d = slab[Int(i)].due
         unlink(i)
         free(i)
         live -= 1
@@ -145,7 +159,7 @@ public struct TimerWheel: Sendable {
     /// The due instant of `key`, if pending. O(1).
     public func due(ofKey key: Int64) -> Instant? {
         guard let i = tableFind(key) else { return nil }
-        return Instant(microseconds: dues[Int(i)])
+        return Instant(microseconds: slab[Int(i)].due)
     }
 
     /// The exact earliest due instant of any pending timer (nil when empty), so the owner can sleep
@@ -161,10 +175,13 @@ public struct TimerWheel: Sendable {
         return expired
     }
 
+    /// Buckets in the key table (a power of two; load is kept ≤ 3/4).
+    public var tableBuckets: Int { table.count }
+
     /// Bytes of storage currently allocated by the wheel (slab, key table, heads, bitmaps,
     /// scratch), from array capacities.
     public var allocatedBytes: Int {
-        keys.capacity * 8 + dues.capacity * 8 + next.capacity * 4 + prev.capacity * 4
-            + table.capacity * 4 + heads.capacity * 4 + occupied.capacity * 8 + scratch.capacity * 4
+        slab.capacity * MemoryLayout<Entry>.stride
+            + table.capacity * 8 + heads.capacity * 4 + occupied.capacity * 8 + scratch.capacity * 4
     }
 }

@@ -22,28 +22,28 @@ extension TimerWheel {
             var i = heads[list]
             while i != Self.none {
                 seen += 1
-                if seen > keys.count {
+                if seen > slab.count {
                     problems.append("cycle in list \(list)")
                     return problems
                 }
-                let d = dues[Int(i)]
+                let d = slab[Int(i)].due
                 let expected = listIndex(ofTick: Self.tick(d))
                 if expected != list {
-                    problems.append("entry \(i) key=\(keys[Int(i)]) due=\(d) is in list \(list), expected \(expected); elapsed=\(elapsed)")
+                    problems.append("entry \(i) key=\(slab[Int(i)].key) due=\(d) is in list \(list), expected \(expected); elapsed=\(elapsed)")
                 }
-                if prev[Int(i)] != previous {
-                    problems.append("entry \(i) prev=\(prev[Int(i)]), expected \(previous)")
+                if slab[Int(i)].prev != previous {
+                    problems.append("entry \(i) prev=\(slab[Int(i)].prev), expected \(previous)")
                 }
-                if tableFind(keys[Int(i)]) != i {
-                    problems.append("key \(keys[Int(i)]) maps to \(String(describing: tableFind(keys[Int(i)]))), not \(i)")
+                if tableFind(slab[Int(i)].key) != i {
+                    problems.append("key \(slab[Int(i)].key) maps to \(String(describing: tableFind(slab[Int(i)].key))), not \(i)")
                 }
                 minimum = min(minimum ?? d, d)
                 previous = i
-                i = next[Int(i)]
+                i = slab[Int(i)].next
             }
         }
         if seen != live { problems.append("lists hold \(seen) entries, count is \(live)") }
-        let indexed = table.reduce(0) { $0 + ($1 == Self.none ? 0 : 1) }
+        let indexed = table.reduce(0) { $0 + ($1 == Self.emptyBucket ? 0 : 1) }
         if indexed != live { problems.append("key table holds \(indexed) entries, count is \(live)") }
         if minimum != cachedNext {
             problems.append("cachedNext=\(String(describing: cachedNext)), minimum due=\(String(describing: minimum))")

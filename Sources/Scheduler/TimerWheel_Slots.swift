@@ -37,15 +37,15 @@ extension TimerWheel {
 
     /// Pushes entry `i` on the front of the list its due belongs to.
     @inline(__always) mutating func link(_ i: Int32) {
-        let list = listIndex(ofTick: Self.tick(dues[Int(i)]))
+        let list = listIndex(ofTick: Self.tick(slab[Int(i)].due))
         linkFront(i, list: list)
     }
 
     @inline(__always) mutating func linkFront(_ i: Int32, list: Int) {
         let head = heads[list]
-        prev[Int(i)] = Self.none
-        next[Int(i)] = head
-        if head != Self.none { prev[Int(head)] = i }
+        slab[Int(i)].prev = Self.none
+        slab[Int(i)].next = head
+        if head != Self.none { slab[Int(head)].prev = i }
         heads[list] = i
         if list < Self.overdueList {
             occupied[list >> 6] |= 1 << UInt64(list & 63)
@@ -54,18 +54,18 @@ extension TimerWheel {
 
     /// Removes entry `i` from its list, found from its due (invariant 1).
     @inline(__always) mutating func unlink(_ i: Int32) {
-        let list = listIndex(ofTick: Self.tick(dues[Int(i)]))
-        let p = prev[Int(i)], n = next[Int(i)]
+        let list = listIndex(ofTick: Self.tick(slab[Int(i)].due))
+        let p = slab[Int(i)].prev, n = slab[Int(i)].next
         if p != Self.none {
-            next[Int(p)] = n
+            slab[Int(p)].next = n
         } else {
-            assert(heads[list] == i, "entry \(i) due=\(dues[Int(i)]) is not the head of list \(list)")
+            assert(heads[list] == i, "entry \(i) due=\(slab[Int(i)].due) is not the head of list \(list)")
             heads[list] = n
             if n == Self.none && list < Self.overdueList {
                 occupied[list >> 6] &= ~(1 << UInt64(list & 63))
             }
         }
-        if n != Self.none { prev[Int(n)] = p }
+        if n != Self.none { slab[Int(n)].prev = p }
     }
 
     /// Detaches a whole list, returning its first entry (walk it with `next`).
@@ -80,23 +80,20 @@ extension TimerWheel {
     @inline(__always) mutating func allocate(key: Int64, due: Int64) -> Int32 {
         if freeHead != Self.none {
             let i = freeHead
-            freeHead = next[Int(i)]
-            keys[Int(i)] = key
-            dues[Int(i)] = due
+            freeHead = slab[Int(i)].next
+            slab[Int(i)].key = key
+            slab[Int(i)].due = due
             return i
         }
-        let i = Int32(keys.count)
-        keys.append(key)
-        dues.append(due)
-        next.append(Self.none)
-        prev.append(Self.none)
+        let i = Int32(slab.count)
+        slab.append(Entry(due: due, key: key, next: Self.none, prev: Self.none))
         return i
     }
 
     /// Returns an unlinked slab entry to the free list.
     @inline(__always) mutating func free(_ i: Int32) {
-        next[Int(i)] = freeHead
-        prev[Int(i)] = Self.freeMark
+        slab[Int(i)].next = freeHead
+        slab[Int(i)].prev = Self.freeMark
         freeHead = i
     }
 
@@ -115,8 +112,8 @@ extension TimerWheel {
         guard i != Self.none else { cachedNext = nil; return }
         var best = Int64.max
         while i != Self.none {
-            best = min(best, dues[Int(i)])
-            i = next[Int(i)]
+            best = min(best, slab[Int(i)].due)
+            i = slab[Int(i)].next
         }
         cachedNext = best
     }

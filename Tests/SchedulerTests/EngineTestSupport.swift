@@ -63,6 +63,12 @@ final class EngineHarness {
         engine = try Engine(databasePath: path, notifier: notifier, deviceZone: zone, now: now)
     }
 
+    /// An engine over an `InMemoryScheduleStore` (cannot be restarted).
+    init(inMemoryWithZone zone: TimeZoneRules, now: Instant) throws {
+        self.zone = zone
+        engine = try Engine(store: InMemoryScheduleStore(), notifier: notifier, deviceZone: zone, now: now)
+    }
+
     deinit {
         engine?.close()
         removeTree(directory)

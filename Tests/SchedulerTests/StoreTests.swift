@@ -64,6 +64,29 @@ final class StoreTests: XCTestCase {
         XCTAssertEqual(FileHandleLite.read(garbage), content)
     }
 
+    func testOpen_damagedPages_isCorruptError_neverRecreated() throws {
+        let store = try SQLiteScheduleStore(path: path)
+        try store.transaction { () throws(StoreError) in
+            for i in 0..<400 { _ = try store.insert(sampleSchedule(id: "d\(i)", next: Int64(i))) }
+        }
+        store.close()  // the last connection checkpoints the WAL into the main file
+        var info = stat()
+        XCTAssertEqual(stat(path, &info), 0)
+        let size = Int(info.st_size)
+        XCTAssertGreaterThan(size, 4 * 4096)
+        // Overwrite the middle pages (b-tree pages of the schedules table and its indexes) with garbage.
+        guard let f = fopen(path, "r+") else { return XCTFail("cannot reopen \(path)") }
+        fseek(f, 2 * 4096, SEEK_SET)
+        let garbage = [UInt8](repeating: 0xA5, count: size - 3 * 4096)
+        _ = garbage.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
+        fclose(f)
+        XCTAssertThrowsError(try SQLiteScheduleStore(path: path)) { error in
+            XCTAssertEqual((error as? StoreError)?.kind, .corrupt, "\(error)")
+        }
+        XCTAssertEqual(stat(path, &info), 0)
+        XCTAssertEqual(Int(info.st_size), size, "the damaged file is left as it was")
+    }
+
     func testOpen_foreignSQLiteDatabase_isRefused() throws {
         let foreign = directory + "/foreign.db"
         try StorePath.createIfMissing(foreign)
@@ -164,6 +187,15 @@ final class StoreTests: XCTestCase {
             _ = try store.schedule(id: "w\(i)")
         }
         XCTAssertEqual(store.db.cachedStatementCount, warmed)
+    }
+
+    func testDefaultPath_followsXDGStateHome_elseHome() {
+        XCTAssertEqual(StorePath.defaultDatabasePath(xdgStateHome: "/s", home: "/h"), "/s/schedd/schedd.db")
+        XCTAssertEqual(StorePath.defaultDatabasePath(xdgStateHome: nil, home: "/h"), "/h/.local/state/schedd/schedd.db")
+        XCTAssertEqual(StorePath.defaultDatabasePath(xdgStateHome: "relative", home: "/h"),
+                       "/h/.local/state/schedd/schedd.db", "a relative XDG_STATE_HOME is ignored (XDG spec)")
+        XCTAssertEqual(StorePath.defaultDatabasePath(xdgStateHome: "", home: "/h"), "/h/.local/state/schedd/schedd.db")
+        XCTAssertNil(StorePath.defaultDatabasePath(xdgStateHome: nil, home: nil))
     }
 
     func testListEncoding_roundTripsArbitraryStrings() {
