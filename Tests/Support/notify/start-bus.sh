@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Starts a private dbus-daemon with Tests/Support/notify/bus.conf (only its own service directory).
+# Prints two lines: the bus address, then the daemon's pid. Stop it with `kill PID`.
+# Usage: start-bus.sh            e.g.  { read -r ADDR; read -r PID; } < <(start-bus.sh)
+# The forked daemon must not inherit our stdout (a reader waiting for EOF would wait forever), so its
+# answer goes through a temporary file.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+out="$(mktemp)"
+trap 'rm -f "$out"' EXIT
+dbus-daemon --config-file="$here/bus.conf" --fork --nopidfile --print-address=1 --print-pid=1 \
+    >"$out" 2>/dev/null </dev/null
+cat "$out"
