@@ -30,6 +30,12 @@ enum DesktopHarness {
     }
 }
 
+/// A harness step that could not be set up (a test failure, not a skip).
+struct DesktopHarnessError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
 /// A child started with posix_spawn and reaped with waitpid. (Foundation's Process on Linux missed the
 /// exit of a child whose own child daemonized, hanging `waitUntilExit`; this has no such machinery.)
 final class ChildProcess {
