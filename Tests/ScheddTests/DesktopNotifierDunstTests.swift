@@ -9,6 +9,7 @@ import XCTest
 final class DesktopNotifierDunstTests: XCTestCase {
     private var bus: PrivateBus!
     private var pids: [pid_t] = []
+    private var display = ""
 
     override func setUpWithError() throws {
         guard DesktopHarness.which("Xvfb") != nil, DesktopHarness.which("dunst") != nil,
@@ -21,6 +22,7 @@ final class DesktopNotifierDunstTests: XCTestCase {
             throw DesktopHarnessError(message: "start-dunst.sh failed (\(status)): \(output)")
         }
         pids = [dunst, xvfb]
+        display = lines[0]
     }
 
     override func tearDown() {
@@ -62,6 +64,7 @@ final class DesktopNotifierDunstTests: XCTestCase {
         XCTAssertEqual(result, .shown)
         XCTAssertTrue(notifier.capabilities?.contains("body-markup") ?? false, "dunstrc sets markup = full")
         XCTAssertEqual(try dunstctl("count", "displayed"), "1")
+        try screenshotIfAsked()
 
         notifier.close(id: "run_9:dunst")  // CloseNotification: dunst moves it to its history
         XCTAssertEqual(try dunstctl("count", "displayed"), "0")
@@ -70,6 +73,16 @@ final class DesktopNotifierDunstTests: XCTestCase {
         XCTAssertEqual(try renderedText(try XCTUnwrap(shown["body"] as? String)), body,
                        "the body must render literally on a markup server")
         XCTAssertEqual(try renderedText(try XCTUnwrap(shown["message"] as? String)), "\(title)\n\(body)")
+    }
+
+    /// With `SCHEDD_DUNST_SCREENSHOT=/path.png` set, saves the notification area of the X screen
+    /// (ImageMagick `import`): how docs/dunst-notification.png is made.
+    private func screenshotIfAsked() throws {
+        guard let path = ProcessInfo.processInfo.environment["SCHEDD_DUNST_SCREENSHOT"] else { return }
+        usleep(300_000)  // let dunst finish drawing
+        let (status, _) = try DesktopHarness.run("/usr/bin/import",
+            ["-display", display, "-window", "root", "-crop", "476x124+540+0", "+repage", path])
+        XCTAssertEqual(status, 0, "import failed")
     }
 
     func testDunst_userClosesNotification_reportsDismissed() throws {
