@@ -2,12 +2,13 @@
 # Installs schedd: the binary, the systemd units, the D-Bus activation file and the system-bus policy.
 #
 # Usage: scripts/install.sh [PREFIX=/usr/local] [DESTDIR=] [BINARY=.build/release/schedd]
-#                           [SYSTEM_USER=schedd] [--create-user] [--no-build]
+#                           [SYSTEM_USER=schedd] [SYSTEM_GROUP=schedd] [--create-user] [--no-build]
 #   PREFIX       where systemd, D-Bus and $PATH look: /usr/local (default) or /usr.
 #   DESTDIR      staging root for packagers (files go to $DESTDIR$PREFIX/…; paths inside them stay $PREFIX/…).
 #   BINARY       the schedd executable to install; built with `swift build -c release` when missing.
 #   SYSTEM_USER  the account schedd-system.service runs as and that alone may own the bus name.
-#   --create-user  also create the system group and user SYSTEM_USER (kiosk mode; needs root).
+#   SYSTEM_GROUP the group whose members (and root) may call schedd on the system bus; default SYSTEM_USER.
+#   --create-user  also create SYSTEM_GROUP and the system user SYSTEM_USER (kiosk mode; needs root).
 # The same settings are accepted as environment variables. Installed files:
 #   $PREFIX/bin/schedd
 #   $PREFIX/lib/systemd/user/schedd.service            user service (systemctl --user …)
@@ -23,6 +24,7 @@ PREFIX="${PREFIX:-/usr/local}"
 DESTDIR="${DESTDIR:-}"
 BINARY="${BINARY:-}"
 SYSTEM_USER="${SYSTEM_USER:-schedd}"
+SYSTEM_GROUP="${SYSTEM_GROUP:-}"
 create_user=no
 build=yes
 for arg in "$@"; do
@@ -31,6 +33,7 @@ for arg in "$@"; do
     DESTDIR=*) DESTDIR="${arg#DESTDIR=}" ;;
     BINARY=*) BINARY="${arg#BINARY=}" ;;
     SYSTEM_USER=*) SYSTEM_USER="${arg#SYSTEM_USER=}" ;;
+    SYSTEM_GROUP=*) SYSTEM_GROUP="${arg#SYSTEM_GROUP=}" ;;
     --create-user) create_user=yes ;;
     --no-build) build=no ;;
     -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -38,7 +41,10 @@ for arg in "$@"; do
   esac
 done
 case "$PREFIX" in /*) ;; *) echo "install.sh: PREFIX must be an absolute path, not '$PREFIX'" >&2; exit 2 ;; esac
-case "$SYSTEM_USER" in ''|*[!a-z0-9_-]*) echo "install.sh: SYSTEM_USER must be a plain user name" >&2; exit 2 ;; esac
+SYSTEM_GROUP="${SYSTEM_GROUP:-$SYSTEM_USER}"
+for name in "$SYSTEM_USER" "$SYSTEM_GROUP"; do
+  case "$name" in ''|*[!a-z0-9_-]*) echo "install.sh: SYSTEM_USER/SYSTEM_GROUP must be plain names, not '$name'" >&2; exit 2 ;; esac
+done
 PREFIX="${PREFIX%/}"
 
 if [ -z "$BINARY" ]; then
@@ -56,9 +62,9 @@ bindir="$PREFIX/bin"
 # Units name /usr/local/bin/schedd and User=schedd; rewrite both for this installation.
 render() {
   sed -e "s#/usr/local/bin/schedd#$bindir/schedd#g" \
-      -e "s#^User=schedd\$#User=$SYSTEM_USER#" -e "s#^Group=schedd\$#Group=$SYSTEM_USER#" \
+      -e "s#^User=schedd\$#User=$SYSTEM_USER#" -e "s#^Group=schedd\$#Group=$SYSTEM_GROUP#" \
       -e "s#<policy user=\"schedd\">#<policy user=\"$SYSTEM_USER\">#" \
-      -e "s#<policy group=\"schedd\">#<policy group=\"$SYSTEM_USER\">#" "$1"
+      -e "s#<policy group=\"schedd\">#<policy group=\"$SYSTEM_GROUP\">#" "$1"
 }
 
 put() {  # put SOURCE-FILE DEST-PATH MODE (rendered)
@@ -80,8 +86,8 @@ put units/org.schedd.Scheduler1.conf "$policydir/org.schedd.Scheduler1.conf" 064
 
 if [ "$create_user" = yes ]; then
   if [ -n "$DESTDIR" ]; then echo "install.sh: --create-user ignored with DESTDIR (a package creates it)" >&2; exit 0; fi
-  getent group "$SYSTEM_USER" >/dev/null || groupadd --system "$SYSTEM_USER"
-  getent passwd "$SYSTEM_USER" >/dev/null || useradd --system --gid "$SYSTEM_USER" --home-dir /var/lib/schedd \
+  getent group "$SYSTEM_GROUP" >/dev/null || groupadd --system "$SYSTEM_GROUP"
+  getent passwd "$SYSTEM_USER" >/dev/null || useradd --system --gid "$SYSTEM_GROUP" --home-dir /var/lib/schedd \
       --no-create-home --shell /usr/sbin/nologin --comment "schedd notification scheduler" "$SYSTEM_USER"
-  echo "system user and group '$SYSTEM_USER' present; add kiosk users with: usermod -aG $SYSTEM_USER USER"
+  echo "system user '$SYSTEM_USER' and group '$SYSTEM_GROUP' present; let a user call schedd: usermod -aG $SYSTEM_GROUP USER"
 fi

@@ -51,6 +51,9 @@ public final class DesktopNotifier: Notifier {
         public var expireTimeouts = ExpireTimeouts()
         /// Upper bound of each blocking call to the server (sd_bus_call's usec): 2 s.
         public var callTimeoutMicroseconds: UInt64 = 2_000_000
+        /// While the bus itself is unreachable (kiosk session bus not up yet, bus daemon restarting),
+        /// how often an attached notifier tries to connect again: 5 s.
+        public var reconnectIntervalMicroseconds: UInt64 = 5_000_000
         public init() {}
     }
 
@@ -69,6 +72,7 @@ public final class DesktopNotifier: Notifier {
 
     private var connection: NotificationsBus?
     private var attachedEvent: OpaquePointer?
+    private var reconnectTimer: NotificationsRetryTimer?
     /// The unique bus name of the server our ids belong to (signals from anyone else are ignored).
     private var serverOwner: String?
     private var serverIds: [String: UInt32] = [:]
@@ -77,25 +81,43 @@ public final class DesktopNotifier: Notifier {
     private var actionInvoked: Set<UInt32> = []
 
     /// Connects to `address` (e.g. `unix:path=/run/user/1000/bus`), or to the user's session bus when
-    /// nil, and subscribes to the server's signals and NameOwnerChanged. Throws only when that bus
-    /// cannot be reached; a missing notification server is not an error here (`show` reports it).
-    public init(address: String?, configuration: Configuration = Configuration()) throws(NotificationsBusError) {
+    /// nil, and subscribes to the server's signals and NameOwnerChanged. A missing notification server
+    /// is not an error here (`show` reports it). When the bus itself cannot be reached, init throws —
+    /// unless `waitForBus` is true: then it starts unconnected, `show` fails with the reason, and once
+    /// attached to an event loop it retries every `reconnectIntervalMicroseconds`, calling
+    /// `onServerAppeared` when it gets a bus with a notification server (a kiosk user's session bus
+    /// that comes up after the system daemon).
+    public init(address: String?, configuration: Configuration = Configuration(), waitForBus: Bool = false)
+        throws(NotificationsBusError) {
         self.address = address
         self.configuration = configuration
-        connection = try makeConnection()
+        do {
+            connection = try makeConnection()
+        } catch where waitForBus {
+            connection = nil
+        }
     }
 
-    deinit { connection?.close() }
+    deinit {
+        reconnectTimer?.cancel()
+        connection?.close()
+    }
 
-    /// Lets the daemon's sd-event loop (an `sd_event *`) drive this connection's signals.
-    /// Survives reconnects: a replacement connection is attached to the same loop.
+    /// True while connected to the bus (says nothing about a notification server).
+    public var isConnected: Bool { connection?.isOpen ?? false }
+
+    /// Lets the daemon's sd-event loop (an `sd_event *`) drive this connection's signals and the
+    /// reconnect timer. Survives reconnects: a replacement connection is attached to the same loop.
     public func attach(to event: OpaquePointer) throws(NotificationsBusError) {
         try connection?.attach(to: event)
         attachedEvent = event
+        if connection == nil { scheduleReconnect() }
     }
 
     /// Detaches from the event loop (before the daemon frees it).
     public func detach() {
+        reconnectTimer?.cancel()
+        reconnectTimer = nil
         connection?.detach()
         attachedEvent = nil
     }
@@ -133,7 +155,10 @@ public final class DesktopNotifier: Notifier {
             actionInvoked.remove(serverId)
             return .shown
         } catch {
-            if !(connection?.isOpen ?? false) { dropConnection() }
+            if !(connection?.isOpen ?? false) {
+                dropConnection()
+                scheduleReconnect()
+            }
             return .failed(reason: Self.failureReason(error, timeout: configuration.callTimeoutMicroseconds))
         }
     }
@@ -182,6 +207,29 @@ public final class DesktopNotifier: Notifier {
         forgetServer()
     }
 
+    /// Arms the reconnect timer (only when attached to a loop; without one, `show` reconnects).
+    private func scheduleReconnect() {
+        guard let attachedEvent else { return }
+        if reconnectTimer == nil {
+            reconnectTimer = NotificationsRetryTimer { [weak self] in self?.reconnectNow() }
+        }
+        _ = reconnectTimer?.arm(on: attachedEvent, delayMicroseconds: configuration.reconnectIntervalMicroseconds)
+    }
+
+    /// Timer callback (outside any bus dispatch, so the old connection may be freed here).
+    private func reconnectNow() {
+        guard !(connection?.isOpen ?? false) else { return }
+        dropConnection()
+        do throws(NotificationsBusError) {
+            let bus = try makeConnection()
+            if let attachedEvent { try bus.attach(to: attachedEvent) }
+            connection = bus
+            if serverOwner != nil { onServerAppeared?() }
+        } catch {
+            scheduleReconnect()
+        }
+    }
+
     /// Forgets everything that belonged to the previous server instance.
     private func forgetServer() {
         capabilities = nil
@@ -201,6 +249,10 @@ public final class DesktopNotifier: Notifier {
     /// Applies one signal (called from sd-bus dispatch).
     func handle(_ signal: NotificationsSignal) {
         switch signal {
+        case .disconnected:
+            // Inside the dying connection's dispatch: only forget; the timer replaces the connection.
+            forgetServer()
+            scheduleReconnect()
         case .nameOwnerChanged(_, let newOwner):
             // A new owner is a new server instance, unless a Notify reply already told us about it.
             if newOwner.isEmpty || newOwner != serverOwner {

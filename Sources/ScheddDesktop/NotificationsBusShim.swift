@@ -38,6 +38,8 @@ enum NotificationsSignal {
     case actionInvoked(sender: String, id: UInt32, key: String)
     /// `NotificationClosed(u id, u reason)` from `sender`.
     case notificationClosed(sender: String, id: UInt32, reason: UInt32)
+    /// sd-bus's local `org.freedesktop.DBus.Local.Disconnected`: the bus daemon hung up.
+    case disconnected
 }
 
 /// Receives decoded signals; held by the connection so the C userdata pointer stays valid.
@@ -90,6 +92,7 @@ final class NotificationsBus {
             try addMatch("type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
                 + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.serverName)'")
             try addMatch("type='signal',path='\(Self.objectPath)',interface='\(Self.interface)'")
+            try addDisconnectFilter()
         } catch {
             close()
             throw error
@@ -206,6 +209,15 @@ final class NotificationsBus {
         if let slot { slots.append(slot) }
     }
 
+    /// sd-bus synthesizes `Disconnected` locally; a filter (not a match) sees it without an AddMatch.
+    private func addDisconnectFilter() throws(NotificationsBusError) {
+        var slot: OpaquePointer?
+        let userdata = Unmanaged.passUnretained(sink).toOpaque()
+        let r = sd_bus_add_filter(bus, &slot, notificationsDisconnectFilter, userdata)
+        if r < 0 { throw localError("add filter", -r) }
+        if let slot { slots.append(slot) }
+    }
+
     private func newCall(destination: String = NotificationsBus.serverName, path: String = NotificationsBus.objectPath,
                          interface: String = NotificationsBus.interface, member: String) -> OpaquePointer? {
         var m: OpaquePointer?
@@ -291,5 +303,13 @@ private func notificationsSignalTrampoline(_ m: OpaquePointer?, _ userdata: Unsa
     default:
         break
     }
+    return 0
+}
+
+private func notificationsDisconnectFilter(_ m: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?,
+                                           _ error: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
+    guard let m, let userdata,
+          sd_bus_message_is_signal(m, "org.freedesktop.DBus.Local", "Disconnected") > 0 else { return 0 }
+    Unmanaged<NotificationsSignalSink>.fromOpaque(userdata).takeUnretainedValue().deliver(.disconnected)
     return 0
 }

@@ -125,3 +125,59 @@ final class DesktopNotifierLifecycleTests: XCTestCase {
                      percentile(toServer, 0.5), percentile(toServer, 0.99)))
     }
 }
+
+/// `waitForBus`: the bus itself is absent at start (a kiosk user's session bus), then comes and goes.
+final class DesktopNotifierReconnectTests: XCTestCase {
+    private var directory = ""
+    private var buses: [PrivateBus] = []
+    private var servers: [RecordingServer] = []
+
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "schedd-reconnect-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        servers.forEach { $0.stop() }
+        buses.forEach { $0.stop() }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Runs the loop until `condition` holds (or 10 s pass).
+    private func run(_ event: OpaquePointer?, until condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while !condition() && Date() < deadline { _ = sd_event_run(event, 20_000) }
+        return condition()
+    }
+
+    func testBusAbsentAtStart_thenUp_thenRestarted_reconnectsAndReportsServer() throws {
+        let address = "unix:path=\(directory)/bus"
+        XCTAssertThrowsError(try DesktopNotifier(address: address), "without waitForBus an absent bus is an error")
+        var configuration = DesktopNotifier.Configuration()
+        configuration.reconnectIntervalMicroseconds = 50_000
+        let notifier = try DesktopNotifier(address: address, configuration: configuration, waitForBus: true)
+        let log = InteractionLog()
+        log.attach(to: notifier)
+        var event: OpaquePointer?
+        XCTAssertGreaterThanOrEqual(sd_event_new(&event), 0)
+        defer { notifier.detach(); sd_event_unref(event) }
+        try notifier.attach(to: try XCTUnwrap(event))
+        XCTAssertFalse(notifier.isConnected)
+        guard case .failed(let reason) = notifier.show(dueNotification(id: "k")) else { return XCTFail("shown") }
+        XCTAssertTrue(reason.contains("unreachable"), reason)
+
+        for round in 1...2 {
+            let bus = try PrivateBus(address: address)
+            buses.append(bus)
+            let server = try RecordingServer(bus: bus)
+            servers.append(server)
+            XCTAssertTrue(run(event) { log.serverAppeared >= round }, "round \(round): server not reported")
+            XCTAssertEqual(notifier.show(dueNotification(id: "k", title: "round \(round)")), .shown)
+            XCTAssertEqual(server.notifyArgs().first?["summary"] as? String, "round \(round)")
+            XCTAssertEqual(server.notifyArgs().first?["replaces_id"] as? Int, 0, "ids of an earlier bus are forgotten")
+            server.stop()
+            bus.stop()
+            XCTAssertTrue(run(event) { !notifier.isConnected }, "round \(round): disconnect not noticed")
+        }
+    }
+}

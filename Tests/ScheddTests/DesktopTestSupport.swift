@@ -92,13 +92,15 @@ final class PrivateBus {
     let address: String
     let pid: Int32
 
-    init() throws {
-        let (status, output) = try DesktopHarness.run("/bin/bash", [DesktopHarness.notifyDir.appendingPathComponent("start-bus.sh").path])
+    /// A new bus; at `address` (e.g. `unix:path=/tmp/x/bus`) when given, so it can be restarted there.
+    init(address: String? = nil) throws {
+        let script = DesktopHarness.notifyDir.appendingPathComponent("start-bus.sh").path
+        let (status, output) = try DesktopHarness.run("/bin/bash", [script] + (address.map { [$0] } ?? []))
         let lines = output.split(separator: "\n").map(String.init)
         guard status == 0, lines.count >= 2, let pid = Int32(lines[1]) else {
             throw XCTSkip("cannot start dbus-daemon: \(output)")
         }
-        address = lines[0]
+        self.address = lines[0]
         self.pid = pid
     }
 

@@ -22,7 +22,7 @@ final class DesktopUnitsTests: XCTestCase {
             try? FileManager.default.removeItem(atPath: stage)
         }
         let (status, output) = try bash("scripts/install.sh PREFIX=\(prefix) DESTDIR=\(stage) BINARY=/bin/true "
-            + "SYSTEM_USER=kiosk-sched --no-build")
+            + "SYSTEM_USER=kiosk-sched SYSTEM_GROUP=kiosk-callers --no-build")
         XCTAssertEqual(status, 0, output)
         func read(_ path: String) throws -> String { try String(contentsOfFile: stage + path, encoding: .utf8) }
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: stage + prefix + "/bin/schedd"))
@@ -30,13 +30,13 @@ final class DesktopUnitsTests: XCTestCase {
         XCTAssertTrue(user.contains("\nExecStart=\(prefix)/bin/schedd run --notifier desktop\n"), user)
         let system = try read(prefix + "/lib/systemd/system/schedd-system.service")
         XCTAssertTrue(system.contains("\nExecStart=\(prefix)/bin/schedd run --bus system"), system)
-        XCTAssertTrue(system.contains("\nUser=kiosk-sched\n") && system.contains("\nGroup=kiosk-sched\n"), system)
+        XCTAssertTrue(system.contains("\nUser=kiosk-sched\n") && system.contains("\nGroup=kiosk-callers\n"), system)
         let activation = try read(prefix + "/share/dbus-1/services/org.schedd.Scheduler1.service")
         XCTAssertTrue(activation.contains("\nExec=\(prefix)/bin/schedd run"), activation)
         XCTAssertTrue(activation.contains("\nSystemdService=schedd.service\n"), activation)
         let policy = try read("/etc/dbus-1/system.d/org.schedd.Scheduler1.conf")
         XCTAssertTrue(policy.contains("<policy user=\"kiosk-sched\">"), policy)
-        XCTAssertTrue(policy.contains("<policy group=\"kiosk-sched\">"), policy)
+        XCTAssertTrue(policy.contains("<policy group=\"kiosk-callers\">"), policy)
         XCTAssertFalse(policy.contains("\"schedd\""), "every schedd account name is rewritten")
     }
 
