@@ -39,6 +39,21 @@ final class DesktopNotifierLifecycleTests: XCTestCase {
         XCTAssertEqual(server.notifyArgs().map { $0["summary"] as? String }, ["Retry me"])
     }
 
+    /// The daemon's onServerAppeared calls Engine.retryFailed, which calls show from inside the
+    /// NameOwnerChanged dispatch: a synchronous call re-entering sd-bus must work.
+    func testOnServerAppeared_mayShowFromInsideTheCallback() throws {
+        let notifier = try DesktopNotifier(address: bus.address)
+        let note = dueNotification(id: "retry", title: "Retried inside the callback")
+        XCTAssertNotEqual(notifier.show(note), .shown)
+        var retried: [DeliveryResult] = []
+        notifier.onServerAppeared = { retried.append(notifier.show(note)) }
+        let server = try startServer()
+        XCTAssertTrue(pump(notifier) { !retried.isEmpty })
+        XCTAssertEqual(retried, [.shown])
+        XCTAssertEqual(server.notifyArgs().map { $0["summary"] as? String }, ["Retried inside the callback"])
+        notifier.onServerAppeared = nil
+    }
+
     func testServerRestart_forgetsOldIds_andRereadsCapabilities() throws {
         let first = try startServer(caps: ["body", "body-markup"])
         let notifier = try DesktopNotifier(address: bus.address)
@@ -178,6 +193,11 @@ final class DesktopNotifierReconnectTests: XCTestCase {
             server.stop()
             bus.stop()
             XCTAssertTrue(run(event) { !notifier.isConnected }, "round \(round): disconnect not noticed")
+            // While disconnected the loop must sleep between reconnect attempts, not spin.
+            var wakeups = 0
+            let quietUntil = Date().addingTimeInterval(0.3)
+            while Date() < quietUntil { _ = sd_event_run(event, 100_000); wakeups += 1 }
+            XCTAssertLessThan(wakeups, 100, "round \(round): the loop spins while the bus is gone")
         }
     }
 }
