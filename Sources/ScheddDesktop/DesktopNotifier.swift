@@ -24,6 +24,12 @@ import Scheduler
 // - The callbacks run inside sd-bus dispatch (sd-event or `process(waitingUpTo:)`); they may call back
 //   into `show`/`close` (re-entrant synchronous calls are allowed by sd-bus).
 // - Not Sendable: create, use and drop it on one thread.
+// - Choosing the default notifier: `try? DesktopNotifier(address: nil)` is nil without a session bus;
+//   `serverPresent` tells whether org.freedesktop.Notifications is owned right now (D-Bus activation
+//   of an installed server is not counted: it starts on the first Notify).
+// - Kiosk (system daemon, notifications on a user's session bus): `DesktopNotifier(address:
+//   "unix:path=/run/user/UID/bus", waitForBus: true)` — see docs/units.md; the daemon should offer
+//   `--notify-bus ADDRESS` for it.
 
 /// Shows due notifications on the freedesktop notification server of a D-Bus session.
 ///
@@ -105,6 +111,11 @@ public final class DesktopNotifier: Notifier {
 
     /// True while connected to the bus (says nothing about a notification server).
     public var isConnected: Bool { connection?.isOpen ?? false }
+
+    /// True when a notification server owns org.freedesktop.Notifications, as last seen (at connect,
+    /// by NameOwnerChanged, or from a Notify reply). The daemon's "desktop is the default when the
+    /// session has a notification server" rule can test this right after init.
+    public var serverPresent: Bool { isConnected && serverOwner != nil }
 
     /// Lets the daemon's sd-event loop (an `sd_event *`) drive this connection's signals and the
     /// reconnect timer. Survives reconnects: a replacement connection is attached to the same loop.

@@ -28,6 +28,7 @@ final class DesktopNotifierLifecycleTests: XCTestCase {
         let log = InteractionLog()
         log.attach(to: notifier)
         let note = dueNotification(id: "run_2:late", title: "Retry me")
+        XCTAssertFalse(notifier.serverPresent)
         guard case .failed(let reason) = notifier.show(note) else { return XCTFail("shown without a server") }
         XCTAssertTrue(reason.contains("no notification server"), reason)
         XCTAssertEqual(log.serverAppeared, 0)
@@ -35,6 +36,7 @@ final class DesktopNotifierLifecycleTests: XCTestCase {
         let server = try startServer()
         XCTAssertTrue(pump(notifier) { log.serverAppeared > 0 }, "NameOwnerChanged not seen")
         XCTAssertEqual(log.serverAppeared, 1)
+        XCTAssertTrue(notifier.serverPresent)
         XCTAssertEqual(notifier.show(note), .shown)
         XCTAssertEqual(server.notifyArgs().map { $0["summary"] as? String }, ["Retry me"])
     }
@@ -66,6 +68,7 @@ final class DesktopNotifierLifecycleTests: XCTestCase {
         first.stop()
         XCTAssertTrue(pump(notifier) { notifier.serverId(forSchedule: "keep") == nil }, "old ids kept after the server left")
         XCTAssertNil(notifier.capabilities)
+        XCTAssertFalse(notifier.serverPresent)
         let second = try startServer(caps: ["body"])
         XCTAssertTrue(pump(notifier) { log.serverAppeared > 0 })
         notifier.close(id: "keep")
