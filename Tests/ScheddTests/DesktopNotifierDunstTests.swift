@@ -94,4 +94,20 @@ final class DesktopNotifierDunstTests: XCTestCase {
         XCTAssertTrue(pump(notifier) { !log.entries.isEmpty })
         XCTAssertEqual(log.entries, [.init(id: "run_9:close-me", event: .dismissed, reason: nil)])
     }
+
+    func testDunst_defaultAction_reportsOpened_andTheFollowingCloseIsNotADismissal() throws {
+        let notifier = try DesktopNotifier(address: bus.address)
+        let log = InteractionLog()
+        log.attach(to: notifier)
+        XCTAssertEqual(notifier.show(dueNotification(id: "run_9:open-me", title: "Open me")), .shown)
+        _ = try dunstctl("action", "0")  // the person activates the topmost notification: its "default" action
+        XCTAssertTrue(pump(notifier) { !log.entries.isEmpty })
+        _ = try dunstctl("close")
+        let marker = dueNotification(id: "run_9:marker", title: "Marker")
+        XCTAssertEqual(notifier.show(marker), .shown)
+        _ = try dunstctl("close")
+        XCTAssertTrue(pump(notifier) { log.entries.contains { $0.id == "run_9:marker" } })
+        XCTAssertEqual(log.entries, [.init(id: "run_9:open-me", event: .opened, reason: "action:default"),
+                                     .init(id: "run_9:marker", event: .dismissed, reason: nil)])
+    }
 }
