@@ -27,7 +27,7 @@ let package = Package(
         .testTarget(name: "CalendarTests", dependencies: ["SchedCalendar"], path: "Tests/CalendarTests"),
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "CSQLite"],
                     path: "Tests/SchedulerTests"),
-        .testTarget(name: "ScheddTests", dependencies: ["SchedCalendar"], path: "Tests/ScheddTests"),
+        .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler"], path: "Tests/ScheddTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -46,7 +46,7 @@ final class Daemon {
         } catch {
             throw .failure(error.message)
         }
-        if options.databaseIsDefault, let slash = options.databasePath.lastIndex(of: "/") {
+        if let slash = options.databasePath.lastIndex(of: "/"), slash != options.databasePath.startIndex {
             try makeDirectories(String(options.databasePath[..<slash]))
         }
         let connection = bus

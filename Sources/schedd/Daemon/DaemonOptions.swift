@@ -4,9 +4,8 @@ import SchedCalendar
 /// `schedd run` options, checked before anything starts.
 struct DaemonOptions {
     var bus: BusTarget
+    /// The SQLite database; its missing parent directories are created (0700).
     var databasePath: String
-    /// Whether `databasePath` is the default (its directory is then created).
-    var databaseIsDefault: Bool
     var notifier: NotifierKind
     /// `--fake-clock`: the instant the fake clock starts at; nil for the real clock.
     var fakeClockStart: Instant?
@@ -33,10 +32,8 @@ struct DaemonOptions {
         }
         if let path = args.value("db") {
             databasePath = path
-            databaseIsDefault = false
         } else {
             databasePath = DaemonOptions.defaultStateDirectory(system: bus == .system) + "/schedd.db"
-            databaseIsDefault = true
         }
     }
 
