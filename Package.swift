@@ -30,7 +30,7 @@ let package = Package(
         .testTarget(name: "CalendarTests", dependencies: ["SchedCalendar"], path: "Tests/CalendarTests"),
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "CSQLite"],
                     path: "Tests/SchedulerTests"),
-        .testTarget(name: "ScheddTests", dependencies: ["SchedCalendar", "Scheduler", "ScheddDesktop"],
+        .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler", "ScheddDesktop"],
                     path: "Tests/ScheddTests"),
     ],
     swiftLanguageModes: [.v6]
