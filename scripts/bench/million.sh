@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# 1,000,000 pending schedules (80% one-shots spread over a year, 20% calendar expressions), loaded
+# through the bulk path (NDJSON `schedd push FILE` → PushBatch of 1000 → Engine.pushBatch, one group
+# commit per batch). Then, on a restart: daemon start to READY=1 (own NOTIFY_SOCKET), VmRSS, and
+# `schedd list --limit 20` latency (whole CLI process, 20 runs).
+# Usage: scripts/bench/million.sh [COUNT]     (SKIP_BUILD=1 to reuse the release build, KEEP=1 keeps files)
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+count="${1:-1000000}"
+bench_build
+bench_setup
+bench_machine
+
+now=$(date +%s)
+gen_start=$(date +%s.%N)
+gen_pushes "$count" $((now + 86400)) $((365 * 86400)) mixed > "$BENCH_DIR/load.ndjson"
+echo "generated $count pushes ($(du -h "$BENCH_DIR/load.ndjson" | cut -f1)) in $(echo "$(date +%s.%N) - $gen_start" | bc) s"
+
+db="$BENCH_DIR/schedd.db"
+bench_start_daemon "$db" /dev/null "$BENCH_DIR/daemon.err" --notifier none --tz UTC
+t0=$(date +%s.%N)
+sd push "$BENCH_DIR/load.ndjson" --json > "$BENCH_DIR/push.out" || true
+t1=$(date +%s.%N)
+load_s=$(echo "$t1 - $t0" | bc)
+scheduled=$(grep -c '"status":"scheduled"' "$BENCH_DIR/push.out" || true)
+echo "bulk push: $scheduled of $count scheduled in ${load_s} s ($(echo "$count / $load_s" | bc) pushes/s); loaded RSS $(rss_kb "$DAEMON_PID") kB"
+bench_stop_daemon
+echo "database: $(du -h "$db" | cut -f1) (+ $(du -h "$db-wal" 2>/dev/null | cut -f1 || echo 0) WAL)"
+
+ready=()
+for run in 1 2 3; do
+    bench_start_daemon "$db" /dev/null "$BENCH_DIR/daemon.err" --notifier none --tz UTC
+    ms=$READY_MS
+    ready+=("$ms")
+    sleep 1
+    rss=$(rss_kb "$DAEMON_PID")
+    echo "restart $run: READY=1 after $ms ms, VmRSS $rss kB, threads $(ls /proc/$DAEMON_PID/task | wc -l)"
+    [ "$run" = 3 ] || bench_stop_daemon
+done
+pending=$(sd list --json --limit 1 | head -c 200)
+echo "first pending: $pending"
+
+: > "$BENCH_DIR/list.ms"
+for i in $(seq 20); do
+    a=$(date +%s%N); sd list --limit 20 > "$BENCH_DIR/list.out"; b=$(date +%s%N)
+    echo "scale=3; ($b - $a) / 1000000" | bc >> "$BENCH_DIR/list.ms"
+done
+read -r lp50 lp99 lmax _ < <(percentiles "$BENCH_DIR/list.ms")
+: > "$BENCH_DIR/listj.ms"
+for i in $(seq 20); do
+    a=$(date +%s%N); sd list --limit 20 --offset 500000 --json > /dev/null; b=$(date +%s%N)
+    echo "scale=3; ($b - $a) / 1000000" | bc >> "$BENCH_DIR/listj.ms"
+done
+read -r jp50 _ jmax _ < <(percentiles "$BENCH_DIR/listj.ms")
+a=$(date +%s%N); "$SCHEDD" --help > /dev/null; b=$(date +%s%N)
+echo "list --limit 20: p50 $lp50 ms, max $lmax ms (20 runs, whole CLI process; 'schedd --help' alone: $(echo "scale=3; ($b - $a) / 1000000" | bc) ms)"
+echo "list --limit 20 --offset 500000 --json: p50 $jp50 ms, max $jmax ms"
+rss=$(rss_kb "$DAEMON_PID")
+echo "VmRSS after the list calls: $rss kB"
+best_ready=$(printf '%s\n' "${ready[@]}" | sort -g | head -1)
+worst_ready=$(printf '%s\n' "${ready[@]}" | sort -g | tail -1)
+result million_start_to_ready "$worst_ready" 3000 ms lower
+result million_vmrss "$(echo "scale=1; $rss / 1024" | bc)" 150 MB lower
+result million_list_limit20 "$lmax" 50 ms lower
+echo "(baselines are the targets; start-to-READY worst of 3 restarts, best $best_ready ms; list worst of 20)"
