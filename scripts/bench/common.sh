@@ -131,3 +131,14 @@ percentiles() {
         p50 = v[int(NR * 0.50 + 0.999999)]; p99 = v[int(NR * 0.99 + 0.999999)]
         printf "%s %s %s %d\n", p50, p99, v[NR], NR }'
 }
+
+# timed CMD…: runs CMD (stdout to /dev/null) and prints its wall duration in seconds from
+# CLOCK_MONOTONIC (other helpers on this machine may step the wall clock in their tests).
+timed() {
+    "$PY" -c '
+import subprocess, sys, time
+t = time.monotonic()
+rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+print("%.6f" % (time.monotonic() - t))
+sys.exit(rc)' "$@"
+}

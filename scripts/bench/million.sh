@@ -12,16 +12,12 @@ bench_setup
 bench_machine
 
 now=$(date +%s)
-gen_start=$(date +%s.%N)
 gen_pushes "$count" $((now + 86400)) $((365 * 86400)) mixed > "$BENCH_DIR/load.ndjson"
-echo "generated $count pushes ($(du -h "$BENCH_DIR/load.ndjson" | cut -f1)) in $(echo "$(date +%s.%N) - $gen_start" | bc) s"
+echo "generated $count pushes ($(du -h "$BENCH_DIR/load.ndjson" | cut -f1))"
 
 db="$BENCH_DIR/schedd.db"
 bench_start_daemon "$db" /dev/null "$BENCH_DIR/daemon.err" --notifier none --tz UTC
-t0=$(date +%s.%N)
-sd push "$BENCH_DIR/load.ndjson" --json > "$BENCH_DIR/push.out" || true
-t1=$(date +%s.%N)
-load_s=$(echo "$t1 - $t0" | bc)
+load_s=$(timed sh -c '"$0" push "$1" --json --bus "$2" > "$3"' "$SCHEDD" "$BENCH_DIR/load.ndjson" "$BUS_ADDR" "$BENCH_DIR/push.out" || true)
 scheduled=$(grep -c '"status":"scheduled"' "$BENCH_DIR/push.out" || true)
 echo "bulk push: $scheduled of $count scheduled in ${load_s} s ($(echo "$count / $load_s" | bc) pushes/s); loaded RSS $(rss_kb "$DAEMON_PID") kB"
 bench_stop_daemon
@@ -42,18 +38,16 @@ echo "first pending: $pending"
 
 : > "$BENCH_DIR/list.ms"
 for i in $(seq 20); do
-    a=$(date +%s%N); sd list --limit 20 > "$BENCH_DIR/list.out"; b=$(date +%s%N)
-    echo "scale=3; ($b - $a) / 1000000" | bc >> "$BENCH_DIR/list.ms"
+    echo "scale=3; $(timed "$SCHEDD" list --limit 20 --bus "$BUS_ADDR") * 1000 / 1" | bc >> "$BENCH_DIR/list.ms"
 done
 read -r lp50 lp99 lmax _ < <(percentiles "$BENCH_DIR/list.ms")
 : > "$BENCH_DIR/listj.ms"
 for i in $(seq 20); do
-    a=$(date +%s%N); sd list --limit 20 --offset 500000 --json > /dev/null; b=$(date +%s%N)
-    echo "scale=3; ($b - $a) / 1000000" | bc >> "$BENCH_DIR/listj.ms"
+    echo "scale=3; $(timed "$SCHEDD" list --limit 20 --offset 500000 --json --bus "$BUS_ADDR") * 1000 / 1" | bc >> "$BENCH_DIR/listj.ms"
 done
 read -r jp50 _ jmax _ < <(percentiles "$BENCH_DIR/listj.ms")
-a=$(date +%s%N); "$SCHEDD" --help > /dev/null; b=$(date +%s%N)
-echo "list --limit 20: p50 $lp50 ms, max $lmax ms (20 runs, whole CLI process; 'schedd --help' alone: $(echo "scale=3; ($b - $a) / 1000000" | bc) ms)"
+help_ms=$(echo "scale=3; $(timed "$SCHEDD" --help) * 1000 / 1" | bc)
+echo "list --limit 20: p50 $lp50 ms, max $lmax ms (20 runs, whole CLI process; 'schedd --help' alone: $help_ms ms)"
 echo "list --limit 20 --offset 500000 --json: p50 $jp50 ms, max $jmax ms"
 rss=$(rss_kb "$DAEMON_PID")
 echo "VmRSS after the list calls: $rss kB"

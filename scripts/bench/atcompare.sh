@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# at(1) comparison: the same COUNT (default 10,000) one-shot notifications, due at whole minutes
+# spread over the next year, submitted
+#   baseline: with at(1) to atd, one `at -t` per notification from a shell loop (the job runs
+#             notify-send with the title and body) — the way users script it;
+#   ours:     with `schedd push -` per notification from the same kind of loop (acknowledged after
+#             durability), and with one NDJSON `schedd push FILE` (no at equivalent).
+# Needs `at` (apt-get install at). Starts atd by hand when it is not running (no systemd here) and
+# stops it again; jobs go to queue "s" and are removed afterwards.
+# Usage: scripts/bench/atcompare.sh [COUNT]
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+count="${1:-10000}"
+command -v at > /dev/null || { echo "at(1) is not installed (apt-get install at)" >&2; exit 3; }
+bench_build
+bench_setup
+bench_machine
+export TZ=UTC
+started_atd=""
+if ! pgrep -x atd > /dev/null; then
+    /usr/sbin/atd
+    started_atd=1
+fi
+cleanup_at() {
+    atq -q s | awk '{print $1}' | xargs -r atrm
+    if [ -n "$started_atd" ] && [ -f /run/atd.pid ]; then kill "$(cat /run/atd.pid)" 2>/dev/null || true; fi
+    bench_cleanup
+}
+trap cleanup_at EXIT
+if [ "$(atq -q s | wc -l)" != 0 ]; then echo "queue s of atd is not empty; refusing" >&2; exit 3; fi
+
+# at.tsv: "YYYYMMDDhhmm<TAB>title<TAB>body"; at.ndjson: the same notifications as pushes.
+"$PY" - "$count" "$(date +%s)" "$BENCH_DIR/at.tsv" "$BENCH_DIR/at.ndjson" <<'EOF'
+import datetime, json, sys
+count, now, tsv, nd = int(sys.argv[1]), int(sys.argv[2]), open(sys.argv[3], "w"), open(sys.argv[4], "w")
+start = (now // 60 + 1440) * 60   # a day ahead, whole minutes
+for i in range(count):
+    t = datetime.datetime.fromtimestamp(start + i * 52 * 60, datetime.timezone.utc)  # 52 min apart: ~a year
+    title, body = "Reminder %d" % i, "Your lesson %d is waiting." % (i % 97)
+    tsv.write("%s\t%s\t%s\n" % (t.strftime("%Y%m%d%H%M"), title, body))
+    nd.write(json.dumps({"bk": {"local": {"id": "at_%d" % i, "title": title, "body": body,
+                                          "at": t.strftime("%Y-%m-%dT%H:%MZ")}}}) + "\n")
+EOF
+
+at_s=$(timed bash -c '
+while IFS=$'"'\t'"' read -r ts title body; do
+    printf "notify-send %q %q\n" "$title" "$body" | at -M -q s -t "$ts" 2>/dev/null
+done < "$1"' _ "$BENCH_DIR/at.tsv")
+at_jobs=$(atq -q s | wc -l)
+echo "at: $at_jobs jobs submitted in $at_s s ($(echo "scale=1; $count / $at_s" | bc)/s)"
+
+bench_start_daemon "$BENCH_DIR/at.db" /dev/null "$BENCH_DIR/at.err" --notifier none
+ours_s=$(timed bash -c '
+while read -r line; do
+    printf "%s" "$line" | "$1" push - --bus "$2"
+done < "$3"' _ "$SCHEDD" "$BUS_ADDR" "$BENCH_DIR/at.ndjson")
+ours_n=$(sqlite3 "$BENCH_DIR/at.db" 'SELECT count(*) FROM schedules')
+echo "schedd push per notification: $ours_n pending after $ours_s s ($(echo "scale=1; $count / $ours_s" | bc)/s)"
+bench_stop_daemon
+
+bench_start_daemon "$BENCH_DIR/bulk.db" /dev/null "$BENCH_DIR/bulk.err" --notifier none
+bulk_s=$(timed "$SCHEDD" push "$BENCH_DIR/at.ndjson" --bus "$BUS_ADDR")
+bulk_n=$(sqlite3 "$BENCH_DIR/bulk.db" 'SELECT count(*) FROM schedules')
+echo "schedd push NDJSON: $bulk_n pending after $bulk_s s ($(echo "scale=1; $count / $bulk_s" | bc)/s)"
+result at_submit_per_call "$ours_s" "$at_s" s lower
+result at_submit_bulk "$bulk_s" "$at_s" s lower

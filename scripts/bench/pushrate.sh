@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Push rate, the same COUNT one-shot rows three ways, each into a fresh database (WAL, synchronous=FULL):
+#   dbus:   one Push(s) per call from 4 concurrent clients (dbus-python, one process each, released
+#           together); every reply is sent only after the push is durable;
+#   batch:  `schedd push FILE` with the rows as NDJSON (PushBatch of 1000 → one group commit each);
+#   raw:    the ceiling — Python's sqlite3 inserting the same rows into the same schema with a prepared
+#           statement in ONE transaction; also one transaction (one fsync) per row, the ceiling for
+#           "acknowledged one at a time".
+# Also the D-Bus round-trip rate of the same 4 clients calling ClockShow (nothing written): the
+# client+bus ceiling, showing what the durable pushes cost on top.
+# Usage: scripts/bench/pushrate.sh [COUNT]   (default 20000)
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+count="${1:-20000}"
+bench_build
+bench_setup
+bench_machine
+gen_pushes "$count" $(( $(date +%s) + 86400 )) 86400 oneshot p > "$BENCH_DIR/rows.ndjson"
+
+# clients METHOD FILE: 4 processes split FILE round-robin and call METHOD once per line; prints
+# "calls seconds ok" (ok = every Push answered "scheduled").
+clients() {
+    "$PY" - "$BUS_ADDR" "$1" "$2" <<'EOF'
+import json, multiprocessing as mp, sys, time
+import dbus
+addr, method, path = sys.argv[1], sys.argv[2], sys.argv[3]
+lines = [l.rstrip("\n") for l in open(path) if l.strip()]
+N = 4
+def work(i, barrier, out):
+    conn = dbus.bus.BusConnection(addr)
+    mine = lines[i::N]
+    ok = True
+    barrier.wait()
+    for text in mine:
+        if method == "Push":
+            answer = conn.call_blocking("org.schedd.Scheduler1", "/org/schedd/Scheduler1", "org.schedd.Scheduler1",
+                                        "Push", "s", [text], timeout=120)
+            ok = ok and json.loads(answer)[0]["status"] == "scheduled"
+        else:
+            conn.call_blocking("org.schedd.Scheduler1", "/org/schedd/Scheduler1", "org.schedd.Scheduler1",
+                               "ClockShow", "", [], timeout=120)
+    out.put((time.monotonic(), len(mine), ok))
+barrier, out = mp.Barrier(N + 1), mp.Queue()
+procs = [mp.Process(target=work, args=(i, barrier, out)) for i in range(N)]
+for p in procs: p.start()
+barrier.wait()
+t0 = time.monotonic()
+results = [out.get() for _ in procs]
+for p in procs: p.join()
+print(sum(r[1] for r in results), "%.6f" % (max(r[0] for r in results) - t0), "yes" if all(r[2] for r in results) else "NO")
+EOF
+}
+
+bench_start_daemon "$BENCH_DIR/dbus.db" /dev/null "$BENCH_DIR/d1.err" --notifier none --tz UTC
+read -r pcalls psec pok < <(clients Push "$BENCH_DIR/rows.ndjson")
+pending=$(sqlite3 "$BENCH_DIR/dbus.db" 'SELECT count(*) FROM schedules')
+read -r ccalls csec _ < <(clients ClockShow "$BENCH_DIR/rows.ndjson")
+bench_stop_daemon
+dbus_rate=$(echo "scale=1; $pcalls / $psec" | bc)
+show_rate=$(echo "scale=1; $ccalls / $csec" | bc)
+echo "dbus: $pcalls Push calls from 4 clients in $psec s = $dbus_rate/s (all scheduled: $pok; rows stored: $pending)"
+echo "dbus: $ccalls ClockShow calls (no write) from the same 4 clients: $show_rate/s"
+
+bench_start_daemon "$BENCH_DIR/batch.db" /dev/null "$BENCH_DIR/d2.err" --notifier none --tz UTC
+bsec=$(timed "$SCHEDD" push "$BENCH_DIR/rows.ndjson" --bus "$BUS_ADDR")
+bench_stop_daemon
+bstored=$(sqlite3 "$BENCH_DIR/batch.db" 'SELECT count(*) FROM schedules')
+batch_rate=$(echo "scale=1; $count / $bsec" | bc)
+echo "batch: schedd push NDJSON, $bstored rows stored in $bsec s = $batch_rate/s (whole CLI process)"
+
+# The same schema: let the daemon create it, then insert the rows raw.
+for db in raw1 rawN; do
+    bench_start_daemon "$BENCH_DIR/$db.db" /dev/null "$BENCH_DIR/d3.err" --notifier none --tz UTC
+    bench_stop_daemon
+done
+read -r raw1 rawN < <("$PY" - "$BENCH_DIR" "$BENCH_DIR/rows.ndjson" <<'EOF'
+import datetime, json, sqlite3, sys, time
+d, path = sys.argv[1], sys.argv[2]
+now = int(time.time() * 1e6)
+rows = []
+for line in open(path):
+    l = json.loads(line)["bk"]["local"]
+    due = int(datetime.datetime.fromisoformat(l["at"].replace("Z", "+00:00")).timestamp() * 1e6)
+    data = json.dumps(l["data"], separators=(",", ":"))
+    fp = json.dumps({"at": l["at"], "body": l["body"], "data": l["data"], "id": l["id"], "title": l["title"]},
+                    separators=(",", ":"), sort_keys=True)
+    rows.append((l["id"], due, l["title"], l["body"], data, fp, now))
+sql = ("INSERT INTO schedules(id, kind, at_instant, at_offset, next_due, title, body, data, urgency, fingerprint, "
+       "stored_at) VALUES(?1, 0, ?2, 0, ?2, ?3, ?4, ?5, 1, ?6, ?7)")
+def conn(name):
+    c = sqlite3.connect(d + "/" + name, isolation_level=None)
+    c.execute("PRAGMA journal_mode = WAL"); c.execute("PRAGMA synchronous = FULL")
+    return c
+c = conn("raw1.db")
+t = time.monotonic()
+c.execute("BEGIN IMMEDIATE"); c.executemany(sql, rows); c.execute("COMMIT")
+one = time.monotonic() - t
+c = conn("rawN.db")
+t = time.monotonic()
+for r in rows:
+    c.execute("BEGIN IMMEDIATE"); c.execute(sql, r); c.execute("COMMIT")
+each = time.monotonic() - t
+print("%.1f %.1f" % (len(rows) / one, len(rows) / each))
+EOF
+)
+echo "raw sqlite3: one transaction $raw1 rows/s; one transaction per row $rawN rows/s"
+result pushrate_dbus_4clients "$dbus_rate" "$raw1" pushes/s higher
+result pushrate_batch_ndjson "$batch_rate" "$raw1" pushes/s higher
+result pushrate_dbus_vs_raw_commit_per_row "$dbus_rate" "$rawN" pushes/s higher
