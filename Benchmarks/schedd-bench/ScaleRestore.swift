@@ -1,0 +1,82 @@
+// `schedd-bench restore [COUNT]`: where a restart's time goes with COUNT (default 1,000,000) pending
+// one-shots spread over a year, loaded with the engine's pushBatch directly into a fresh database (no
+// daemon, no D-Bus). Then, in a fresh engine, the start-up parts are timed separately:
+//   open   SQLiteScheduleStore(path:) — WAL, schema check, `PRAGMA quick_check(1)` (a full pass);
+//   read   store.pendingDeadlines() — `SELECT key, next_due FROM schedules` into an array;
+//   wheel  inserting those into a TimerWheel;
+//   engine the whole Engine(databasePath:…) init (all of the above plus zone bookkeeping).
+// The RESULT compares the engine init with the daemon's start-to-READY target (3 s).
+import Glibc
+import SchedCalendar
+import Scheduler
+
+func restoreBenchmark(_ args: [String]) {
+    let count = args.first.flatMap { Int($0) } ?? 1_000_000
+    var template = Array("/tmp/schedd-bench-restore-XXXXXX".utf8CString)
+    guard let dirPointer = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+        print("restore: cannot create a temporary directory"); return
+    }
+    let directory = String(cString: dirPointer)
+    defer { _ = system("rm -rf '\(directory)'") }
+    let path = directory + "/schedd.db"
+    let now = Instant(seconds: 1_780_000_000)  // 2026-05-28T20:26:40Z
+    print("restore: \(count) pending one-shots over a year, loaded with Engine.pushBatch (batches of 10,000) in \(directory)")
+
+    do {
+        let engine = try Engine(databasePath: path, notifier: NullNotifier(), deviceZone: .utc, now: now)
+        let loadNanos = measureNanos {
+            var start = 0
+            while start < count {
+                let end = min(start + 10_000, count)
+                _ = try? engine.pushBatch((start..<end).map { restorePush($0, count: count, now: now) }, now: now)
+                start = end
+            }
+        }
+        guard engine.pendingCount == count else { print("restore: only \(engine.pendingCount) pending"); return }
+        engine.close()
+        print("  load: \(format(Double(loadNanos) / 1e9)) s = \(format(Double(count) / (Double(loadNanos) / 1e9))) pushes/s")
+    } catch {
+        print("restore: \(error)"); return
+    }
+
+    do {
+        var store: SQLiteScheduleStore?
+        let openNanos = measureNanos { store = try? SQLiteScheduleStore(path: path) }
+        guard let store else { print("restore: cannot open the store"); return }
+        var deadlines: [(key: Int64, due: Instant)] = []
+        let readNanos = measureNanos { deadlines = (try? store.pendingDeadlines()) ?? [] }
+        store.close()
+        let before = residentBytes()
+        var wheel = TimerWheel(now: now)
+        let wheelNanos = measureNanos { for entry in deadlines { wheel.insert(key: entry.key, due: entry.due) } }
+        let wheelBytes = residentBytes() - before
+        precondition(wheel.count == count)
+        deadlines = []
+
+        var engine: Engine?
+        let engineNanos = measureNanos {
+            engine = try? Engine(databasePath: path, notifier: NullNotifier(), deviceZone: .utc, now: now)
+        }
+        guard let engine, engine.pendingCount == count else { print("restore: the engine did not restore"); return }
+        engine.close()
+        let ms = { (n: UInt64) in format(Double(n) / 1e6) }
+        print("  open (schema + quick_check): \(ms(openNanos)) ms")
+        print("  read pendingDeadlines:       \(ms(readNanos)) ms")
+        print("  wheel inserts:               \(ms(wheelNanos)) ms (resident growth \(wheelBytes / 1024) KiB)")
+        print("  Engine init, all of it:      \(ms(engineNanos)) ms")
+        printResult("restore_engine_init", ours: Double(engineNanos) / 1e6, baseline: 3000, unit: "ms")
+    }
+}
+
+/// Push `i` of `count`: a fixed one-shot, the dues spread evenly over the year after `now` + 1 day.
+private func restorePush(_ i: Int, count: Int, now: Instant) -> Push {
+    let id = "run_\(i / 10):step\(i % 10)"
+    let due = now.adding(seconds: 86_400 + Int64(i) * (365 * 86_400) / Int64(max(1, count)))
+    let title = "Reminder \(i)"
+    let body = "Your lesson \(i % 97) is waiting. Keep your streak going!"
+    let data = #"{"deepLink":"app://lesson/\#(i % 97)","n":\#(i)}"#
+    let fingerprint = #"{"at":"\#(due.rfc3339)","body":"\#(body)","data":\#(data),"id":"\#(id)","title":"\#(title)"}"#
+    let local = LocalSchedule(id: id, trigger: .at(.fixed(due, offsetSeconds: 0)), title: title, body: body,
+                              dataJSON: data, fingerprint: fingerprint)
+    return Push(local: local)
+}
