@@ -150,7 +150,7 @@ public struct TimerWheel: Sendable {
         }
         precondition(live < Int(Int32.max), "TimerWheel holds at most Int32.max timers")
         let h = allocateHandle()
-        table[p] = Bucket(key: key, due: d, tag: h | flag)
+        table[p] = Bucket(due: d, fingerprint: Self.fingerprint(key), tag: h | flag)
         place(Slot(due: d, key: key, handle: h))
         live += 1
         lowerNext(d)

@@ -86,7 +86,7 @@ extension TimerWheel {
     /// Releases a taken-out entry and reports it. Its key-table bucket becomes stale by itself
     /// (invariant 7) unless it is flagged overdue (due ≤ `flagged`), which is removed here.
     @inline(__always) mutating func expire(_ entry: Slot, flagged: Int64, _ body: (Int64, Instant) -> Void) {
-        if entry.due <= flagged, let p = tablePosition(of: entry.key) { tableRemove(at: p) }
+        if entry.due <= flagged, let p = tablePosition(ofOverdue: entry.handle, key: entry.key) { tableRemove(at: p) }
         releaseHandle(entry.handle)
         live -= 1
         body(entry.key, Instant(microseconds: entry.due))
@@ -101,7 +101,7 @@ extension TimerWheel {
         let mask = table.count - 1
         for var b in old where !b.isEmpty && isLive(b) {
             if b.isOverdue && b.due > t { b.tag &= ~Self.overdueFlag }
-            var p = home(of: b.key)
+            var p = home(of: b.fingerprint)
             while !table[p].isEmpty { p = (p + 1) & mask }
             table[p] = b
             tableUsed += 1
