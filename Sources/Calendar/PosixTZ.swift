@@ -84,31 +84,25 @@ struct PosixTZ: Sendable, Hashable {
         return isDST(atSeconds: seconds) ? dst.offset.utcOffsetSeconds : std.utcOffsetSeconds
     }
 
-    /// Whether daylight time is in force at `seconds`. O(1): looks at the changes of at most three
-    /// years around it — start/end times may lie up to ±167 h from their date, so a neighbouring
-    /// year's change can be the latest one at or before `seconds`.
+    /// Whether daylight time is in force at `seconds`, exactly as glibc decides it (`__tz_compute`
+    /// in glibc's time/tzset.c), so schedd agrees with `date` on the same TZ string: only the two
+    /// changes of the instant's UTC year count. With start ≤ end, DST is `start ≤ t < end`;
+    /// otherwise (southern hemisphere) DST is `t < end || t ≥ start`. O(1), allocation-free.
+    ///
+    /// For the rules of real zones this is the same as "the latest change at or before t wins".
+    /// It differs only for rules whose changes spill across a UTC new year (all-year DST such as
+    /// `EST5EDT4,0/0,J365/25`, or an end more than a day past 31 December): there glibc — and so
+    /// schedd — shows standard time until the year's first change.
     ///
     /// Instants beyond ±2^52 s (±142 million years; reachable only through corrupt TZif data) are
     /// clamped to that bound so that the day arithmetic can never overflow.
     func isDST(atSeconds seconds: Int64) -> Bool {
         guard let dst else { return false }
         let limit: Int64 = 1 << 52
-        let year = civilFromDays(floorDiv(min(max(seconds, -limit), limit), 86_400)).year
-        // Changes ascend from year to year (a year's two changes are months apart), so the first
-        // year, going backwards, with a change at or before `seconds` holds the latest such change.
-        for y in stride(from: year + 1, through: year - 1, by: -1) {
-            let start = dst.start.day(in: y) * 86_400 + Int64(dst.startTime) - Int64(std.utcOffsetSeconds)
-            let end = dst.end.day(in: y) * 86_400 + Int64(dst.endTime) - Int64(dst.offset.utcOffsetSeconds)
-            // Same order as `changes(in:)`: the later change of the year decides first.
-            if start <= end {
-                if end <= seconds { return false }
-                if start <= seconds { return true }
-            } else {
-                if start <= seconds { return true }
-                if end <= seconds { return false }
-            }
-        }
-        // Unreachable for valid rules (year − 1 always has a change before `seconds`).
-        return false
+        let t = min(max(seconds, -limit), limit)
+        let year = civilFromDays(floorDiv(t, 86_400)).year
+        let start = dst.start.day(in: year) * 86_400 + Int64(dst.startTime) - Int64(std.utcOffsetSeconds)
+        let end = dst.end.day(in: year) * 86_400 + Int64(dst.endTime) - Int64(dst.offset.utcOffsetSeconds)
+        return start <= end ? (start <= t && t < end) : (t < end || start <= t)
     }
 }

@@ -31,7 +31,7 @@ final class CalendarSpecDifferentialTests: XCTestCase {
 
         for zoneName in zones {
             let zone = try ZoneDatabase.shared.zone(named: zoneName)
-            var anchors = try SystemdAnalyze.transitions(of: zoneName, from: 1990, to: 2040)
+            var anchors = try SystemdAnalyze.transitions(of: zoneName, from: 1971, to: 2199)
             if anchors.isEmpty { anchors = [1_700_000_000] }
             // About 1000 cases in all; CALENDAR_DIFF_SCALE multiplies that for soak runs.
             let batches = max(10, 120 / zones.count) * scale
@@ -43,7 +43,7 @@ final class CalendarSpecDifferentialTests: XCTestCase {
                     let before = random.pick([60, 1800, 3600, 5400, 7200, 86_400, 3 * 86_400])
                     base = anchor - Int64(random.int(0...before)) + (random.chance(0.2) ? Int64(random.int(0...3600)) : 0)
                 } else {
-                    base = Int64(random.int(31_536_000...4_000_000_000))
+                    base = Int64(random.int(31_536_000...7_250_000_000))   // 1971…2199
                 }
                 var specs: [String] = []
                 while specs.count < 8 {

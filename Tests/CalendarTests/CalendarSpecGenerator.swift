@@ -126,6 +126,7 @@ struct CalendarSpecGenerator {
         case 1: year = "\(random.int(2020...2026))..\(random.int(2027...2040))"
         case 2: year = String(random.int(24...30))   // two-digit years
         case 3: year = "\(random.int(2024...2027))/\(random.int(1...3))"
+        case 4: year = random.chance(0.5) ? "\(random.int(2090...2190))..2199" : String(random.int(1970...2199))
         default: year = "*"
         }
         return year + "-" + month + separator + day

@@ -121,7 +121,7 @@ final class CalendarSpecTests: XCTestCase {
             XCTAssertTrue("\(error)".hasSuffix("at offset 10"), "\(error)")
         }
         XCTAssertThrowsError(try CalendarSpec(parsing: "*-*-* 25:00")) { error in
-            XCTAssertTrue("\(error)".contains("hour 25 is out of range 0…23"), "\(error)")
+            XCTAssertEqual("\(error)", "calendar: '*-*-* 25:00': hour 25 is out of range 0…23 at offset 6")
         }
     }
 
