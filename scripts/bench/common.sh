@@ -50,13 +50,18 @@ path, out, err, cmd = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 if os.path.exists(path): os.unlink(path)
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind(path)
-s.settimeout(120)
+s.settimeout(0.05)
 env = dict(os.environ, NOTIFY_SOCKET=path)
 t0 = time.monotonic()
 p = subprocess.Popen(cmd, stdout=open(out, "ab"), stderr=open(err, "ab"), stdin=subprocess.DEVNULL, env=env,
                      start_new_session=True)
 while True:
-    msg = s.recv(4096).decode()
+    try:
+        msg = s.recv(4096).decode()
+    except socket.timeout:
+        if p.poll() is not None or time.monotonic() - t0 > 120:
+            sys.exit(1)
+        continue
     if "READY=1" in msg.split("\n"):
         break
 print(p.pid, "%.1f" % ((time.monotonic() - t0) * 1000))

@@ -16,8 +16,8 @@ bench_build
 bench_setup
 bench_machine
 if [ "$mode" = auto ]; then
-    if "$SCHEDD" run --notifier desktop --bus unix:path=/nonexistent --db "$BENCH_DIR/probe.db" 2>&1 \
-        | grep -q "not available\|needs one of"; then mode=stdout; else mode=desktop; fi
+    probe="$("$SCHEDD" run --notifier desktop --bus unix:path=/nonexistent --db "$BENCH_DIR/probe.db" 2>&1 || true)"
+    if grep -q "not available\|needs one of" <<< "$probe"; then mode=stdout; else mode=desktop; fi
 fi
 echo "mode: $mode"
 
@@ -37,6 +37,7 @@ if [ "$mode" = desktop ]; then
     DBUS_SESSION_BUS_ADDRESS="$BUS_ADDR" "$PY" "$ROOT/Tests/Support/notify/recording_server.py" \
         --log "$BENCH_DIR/calls.jsonl" --address "$BUS_ADDR" > "$BENCH_DIR/server.out" 2>&1 &
     server=$!
+    trap 'kill "$server" 2>/dev/null; bench_cleanup' EXIT
     for _ in $(seq 100); do grep -q '"ready"' "$BENCH_DIR/calls.jsonl" 2>/dev/null && break; sleep 0.05; done
     DBUS_SESSION_BUS_ADDRESS="$BUS_ADDR" bench_start_daemon "$BENCH_DIR/lat.db" "$BENCH_DIR/lat.out" \
         "$BENCH_DIR/lat.err" --notifier desktop
