@@ -1,13 +1,43 @@
-// STUB (to be replaced by the systemd calendar-event implementation).
-
 /// Why a calendar expression was rejected; `message` says what is wrong and where.
+///
+/// Example: `calendar: 'Mon..Fro 09:00': unknown weekday 'Fro' at offset 5`.
 public struct CalendarError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }
 
-/// A parsed systemd.time(7) calendar-event expression (`Mon..Fri 09:00`, `*-*-01 08:30 Europe/Berlin`).
+/// A parsed systemd.time(7) calendar-event expression (`Mon..Fri 09:00`, `*-*-01 08:30 Europe/Berlin`),
+/// accepting exactly what systemd 252 accepts.
+///
+/// Grammar (systemd.time(7), "Calendar Events"):
+///
+///     [WEEKDAYS] [DATE] [TIME] [ZONE]   |   SHORTHAND [ZONE]   |   @EPOCH [ZONE]
+///     WEEKDAYS  = day ("," day | ".." day | "-" day)*     Mon…Sun or Monday…Sunday, any case
+///     DATE      = [YEAR "-"] MONTH ("-" | "~") DAY        each a CHAIN; "~" counts days from the month's end
+///     TIME      = HOUR ":" MINUTE [":" SECOND]            SECOND may carry up to 6 fractional digits
+///     CHAIN     = "*" | VALUE ("," VALUE)*,  VALUE = N [".." N] ["/" N]
+///     ZONE      = "UTC" (any case) | an IANA zone name known to `ZoneDatabase.shared`
+///
+/// Field ranges after normalization (values outside are rejected):
+///
+/// | field  | range        | notes                                                     |
+/// |--------|--------------|-----------------------------------------------------------|
+/// | year   | 1970…2199    | 0…69 → 2000…2069, 70…99 → 1970…1999                        |
+/// | month  | 1…12         |                                                           |
+/// | day    | 1…31         | with `~`: 1…28 (the Nth day counted back from month end)   |
+/// | hour   | 0…23         | a missing time means 00:00:00                              |
+/// | minute | 0…59         | a missing second means :00                                 |
+/// | second | 0…59.999999  | microsecond resolution, `*` = 0/1                          |
+///
+/// Shorthands: minutely, hourly, daily, weekly (Mon 00:00), monthly, quarterly (Jan/Apr/Jul/Oct 1),
+/// semiannually (also biannually, bi-annually, semi-annually; Jan/Jul 1), yearly, annually (also anually).
+///
+/// Not supported: the local zone's abbreviation as a suffix (`daily CET` under `TZ=Europe/Berlin`),
+/// whose meaning depends on the process zone; an abbreviation that is also a zoneinfo file
+/// (`EST`, `MST`) is taken as that zone, as systemd does when the process zone differs.
+///
+/// Values are immutable and `Sendable`. Parsing is O(length of the text).
 public struct CalendarSpec: Sendable, Hashable {
     /// The expression as given.
     public let source: String
@@ -16,13 +46,65 @@ public struct CalendarSpec: Sendable, Hashable {
     /// The zone suffix (`UTC`, `Europe/Berlin`) that pins the expression, or nil when it floats.
     public let timeZoneName: String?
 
+    /// The parsed fields (chains of values, weekday bits, flags).
+    let fields: CalendarFields
+    /// The zone named by the suffix, loaded at parse time; nil when floating or UTC.
+    let pinnedZone: TimeZoneRules?
+
     /// Parses `text`; throws with a message naming the problem and its position.
+    ///
+    /// `CalendarSpec(parsing: "mon..fri 9:00").normalized == "Mon..Fri *-*-* 09:00:00"`.
     public init(parsing text: String) throws(CalendarError) {
-        source = text; normalized = text; timeZoneName = nil
+        var parsed: (fields: CalendarFields, zoneName: String?, zone: TimeZoneRules?)
+        do {
+            parsed = try CalendarParser.parse(text)
+        } catch {
+            throw CalendarError("calendar: '\(text)': \(error.message)")
+        }
+        parsed.fields.normalize()
+        if let problem = parsed.fields.validationProblem() {
+            throw CalendarError("calendar: '\(text)': \(problem)")
+        }
+        source = text
+        fields = parsed.fields
+        timeZoneName = fields.utc ? "UTC" : parsed.zoneName
+        pinnedZone = fields.utc ? nil : parsed.zone
+        normalized = fields.formatted(zoneName: parsed.zoneName)
     }
 
     /// The first elapse strictly after `instant`, evaluated in `zone` (ignored when the spec is pinned
-    /// to its own zone, which callers resolve through `ZoneDatabase`), or nil when there is none
-    /// (before year 2200).
-    public func nextElapse(after instant: Instant, in zone: TimeZoneRules) -> Instant? { nil }
+    /// to its own zone by a suffix, which was resolved through `ZoneDatabase` at parse time), or nil when
+    /// there is none before 2200-01-01 (systemd's `MAX_YEAR` is 2199).
+    ///
+    /// The elapse is the one `systemd-analyze calendar` (252.39, Debian 12) prints, DST behaviour
+    /// included: an occurrence whose wall time falls in a gap is skipped (`*-*-* 02:30 America/New_York`
+    /// has no elapse on 2026-03-08), and a wall time repeated by a fold fires once, at the earlier
+    /// offset (2026-11-01 01:30 EDT, 05:30Z). In a 30-minute gap (Australia/Lord_Howe 2025-10-05,
+    /// 02:00→02:30) `*:10,35` skips 02:10 and fires at 02:35 (+11).
+    ///
+    /// Where systemd 252 gives up ("Infinite loop in calendar calculation", e.g. `*-1/10-6` in
+    /// New York, caused by a stale `tm_isdst` after a month roll-over) this returns what the same
+    /// search gives without the stale flag: 2025-11-06 00:00 EST, then 2026-01-06 00:00 EST.
+    ///
+    /// Cost: typically a few hundred nanoseconds in UTC; bounded by 1000 search steps (systemd's
+    /// `MAX_CALENDAR_ITERATIONS`) plus one fallback search.
+    public func nextElapse(after instant: Instant, in zone: TimeZoneRules) -> Instant? {
+        if fields.utc { return ElapseSearch.next(fields, after: instant, zone: nil) }
+        let effective = pinnedZone ?? zone
+        return ElapseSearch.next(fields, after: instant, zone: effective.isUTC ? nil : effective)
+    }
+
+    public static func == (a: CalendarSpec, b: CalendarSpec) -> Bool {
+        a.source == b.source && a.normalized == b.normalized && a.timeZoneName == b.timeZoneName
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(source)
+        hasher.combine(normalized)
+    }
+}
+
+extension TimeZoneRules {
+    /// Whether this zone is UTC itself, for which the arithmetic fast path applies.
+    var isUTC: Bool { self === TimeZoneRules.utc }
 }

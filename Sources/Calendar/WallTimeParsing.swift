@@ -1,0 +1,167 @@
+/// A date and wall-clock time as written in ISO 8601 / RFC 3339 form, with its UTC offset if one
+/// was written: `2026-03-08T02:30` (floating), `2026-03-08T02:30:00Z`, `2026-03-08T02:30:00-05:00`.
+///
+/// Grammar (ASCII, nothing before or after):
+///
+///     YYYY-MM-DD T HH:MM [:SS [.fraction]] [Z | ±HH:MM]
+///
+/// - `YYYY` is 0001–9999, exactly four digits; each other field exactly two digits.
+/// - `T` is upper case; a single space is accepted instead only with `allowSpaceSeparator`
+///   (the command line's `schedd resolve "2026-03-08 02:30"`).
+/// - The date must exist (2026-02-30 and a 13th month are not dates) and the time must be
+///   00:00:00–23:59:59 (24:00 and leap second :60 are not times).
+/// - `fraction` is 1–9 digits, allowed only after seconds, and truncated to microseconds:
+///   accepted because JavaScript's `toISOString()` always writes milliseconds and Go writes
+///   nanoseconds; nothing schedd shows needs more than microseconds.
+/// - `Z` means offset 0. `±HH:MM` has HH ≤ 23 and MM ≤ 59; `-00:00` is read as 0.
+///
+/// Linear in the text's length; never traps on any input.
+public struct ISODateTime: Sendable, Hashable {
+    /// The wall-clock reading as written.
+    public var wall: CivilDateTime
+    /// The written UTC offset in seconds east of UTC, or nil when none was written (floating).
+    public var offsetSeconds: Int?
+
+    public init(wall: CivilDateTime, offsetSeconds: Int?) {
+        self.wall = wall; self.offsetSeconds = offsetSeconds
+    }
+
+    /// The fixed instant, or nil for a floating time.
+    public var instant: Instant? { offsetSeconds.map { wall.instant(offsetSeconds: $0) } }
+
+    /// Parses `text` by the grammar above; `allowOffset: false` rejects a written offset.
+    public init(parsing text: some StringProtocol, allowOffset: Bool = true,
+                allowSpaceSeparator: Bool = false) throws(WallTimeParseError) {
+        let s = Array(text.utf8)
+        let original = String(text)
+        var i = 0
+        func malformed() -> WallTimeParseError {
+            WallTimeParseError(kind: .malformed(offsetAllowed: allowOffset), text: original)
+        }
+        func digits(_ n: Int) -> Int? {
+            guard s.count - i >= n else { return nil }
+            var v = 0
+            for _ in 0..<n {
+                let d = s[i] &- UInt8(ascii: "0")
+                guard d < 10 else { return nil }
+                v = v * 10 + Int(d)
+                i += 1
+            }
+            return v
+        }
+        func take(_ c: Character) -> Bool {
+            guard i < s.count, s[i] == c.asciiValue! else { return false }
+            i += 1
+            return true
+        }
+        guard let year = digits(4), take("-"), let month = digits(2), take("-"), let day = digits(2)
+        else { throw malformed() }
+        guard take("T") || (allowSpaceSeparator && take(" ")) else { throw malformed() }
+        guard let hour = digits(2), take(":"), let minute = digits(2) else { throw malformed() }
+        var second = 0
+        var microsecond = 0
+        if take(":") {
+            guard let ss = digits(2) else { throw malformed() }
+            second = ss
+            if take(".") {
+                var count = 0
+                while i < s.count, s[i] &- UInt8(ascii: "0") < 10, count < 9 {
+                    if count < 6 { microsecond = microsecond * 10 + Int(s[i] - UInt8(ascii: "0")) }
+                    count += 1
+                    i += 1
+                }
+                guard count > 0 else { throw malformed() }
+                while count < 6 { microsecond *= 10; count += 1 }
+            }
+        }
+        var offset: Int?
+        if i < s.count {
+            if take("Z") {
+                offset = 0
+            } else if s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") {
+                let sign = s[i] == UInt8(ascii: "-") ? -1 : 1
+                i += 1
+                guard let oh = digits(2), take(":"), let om = digits(2) else { throw malformed() }
+                guard i == s.count else { throw malformed() }
+                guard oh <= 23, om <= 59 else { throw WallTimeParseError(kind: .invalidOffset, text: original) }
+                offset = sign * (oh * 3600 + om * 60)
+            } else {
+                throw malformed()
+            }
+        }
+        guard i == s.count else { throw malformed() }
+        if offset != nil && !allowOffset { throw WallTimeParseError(kind: .unexpectedOffset, text: original) }
+        let wall = CivilDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second,
+                                 microsecond: microsecond)
+        guard year >= 1, (1...12).contains(month), day >= 1, day <= daysInMonth(year, month) else {
+            throw WallTimeParseError(kind: .notADate, text: original)
+        }
+        guard hour <= 23, minute <= 59, second <= 59 else {
+            throw WallTimeParseError(kind: .notATime, text: original)
+        }
+        self.init(wall: wall, offsetSeconds: offset)
+    }
+}
+
+extension CivilDateTime {
+    /// Parses a floating wall time `YYYY-MM-DDTHH:MM[:SS[.fraction]]` (or with a space for `T`), as
+    /// `schedd resolve` takes it; a written offset is an error. See `ISODateTime` for the grammar.
+    public init(parsing text: some StringProtocol) throws(WallTimeParseError) {
+        self = try ISODateTime(parsing: text, allowOffset: false, allowSpaceSeparator: true).wall
+    }
+}
+
+/// Why a text is not an `ISODateTime`. `description` names the text and the rule:
+/// `2026-02-30T10:00 is not a date`.
+public struct WallTimeParseError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        /// Not the `YYYY-MM-DDTHH:MM[:SS]` shape at all.
+        case malformed(offsetAllowed: Bool)
+        /// The shape is right but the date does not exist (02-30, month 13, year 0000).
+        case notADate
+        /// The shape is right but the time does not exist (24:00, :60).
+        case notATime
+        /// The UTC offset's hours exceed 23 or its minutes 59.
+        case invalidOffset
+        /// An offset was written where only a floating wall time is allowed.
+        case unexpectedOffset
+    }
+
+    public var kind: Kind
+    /// The text as given.
+    public var text: String
+
+    public init(kind: Kind, text: String) { self.kind = kind; self.text = text }
+
+    public var description: String {
+        switch kind {
+        case .malformed(let offsetAllowed):
+            let shape = offsetAllowed ? "YYYY-MM-DDTHH:MM[:SS] with an optional Z or ±HH:MM" : "YYYY-MM-DDTHH:MM[:SS]"
+            return "\(WallTimeParseError.quoted(text)) is not \(shape)"
+        case .notADate: return "\(text) is not a date"
+        case .notATime: return "\(text) is not a time"
+        case .invalidOffset: return "\(text) has an invalid UTC offset"
+        case .unexpectedOffset: return "\(text) must not have a UTC offset"
+        }
+    }
+
+    /// The text in double quotes, control characters and quotes escaped, cut after 64 characters,
+    /// so a hostile value cannot flood or forge a log line.
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            if count == 64 { out += "…"; break }
+            count += 1
+            switch scalar.value {
+            case 0x22: out += "\\\""
+            case 0x5C: out += "\\\\"
+            case 0..<0x20, 0x7F..<0xA0:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,110 @@
+import SchedCalendar
+
+/// Decodes and validates one silent push (CONTRACT §1) into a `Push`.
+///
+/// Every rule of the contract's table is enforced; the first broken rule is thrown as a
+/// `PushError` naming the member and the rule. Rules are checked in a fixed order (size, JSON,
+/// root, `bk`, `bk.cancel`, `bk.messageId`, then `bk.local` in table order), so the same bad push
+/// always gives the same error.
+///
+/// Decisions where the contract is silent (also in the README):
+/// - **Strict JSON** (RFC 8259, see `JSONValue.parse`), nesting at most 64 levels in the whole push.
+/// - **Duplicate member names** inside `bk` (at any depth, `data` included) and a duplicate root `bk`
+///   are rejected; other root members belong to the sender and are not looked at.
+/// - **`null` is not absence**: an optional member given as `null` has the wrong type.
+/// - **`bk` must hold `local`, `cancel` or both**; a `bk` with neither does nothing and is rejected.
+/// - **`timeZone`** is allowed only with a floating `at`: with a fixed-offset `at` it contradicts the
+///   offset, and a calendar expression carries its own zone suffix (`… Europe/Berlin`).
+/// - **`until`** written without an offset floats in the calendar's zone (its suffix, else the
+///   device zone).
+/// - **Fractional seconds** in `at`/`until` are accepted (1–9 digits, truncated to microseconds):
+///   JavaScript's `toISOString()` always writes them. See `ISODateTime`.
+/// - **`graceSeconds`** must be written as a plain integer (`10`, not `10.0`, `1e1` or `"10"`),
+///   at most `maxGraceSeconds`.
+/// - **Caps not in the table**, each to bound storage and display: `icon`, `category`, `calendar`,
+///   `messageId` and action titles ≤ 1 KiB; action ids 1–128 bytes. `cancelOn` names, action ids
+///   and cancel ids/runs follow the id rule (no control characters), and so do `icon`, `category`
+///   and `calendar` (they are names, and error messages quote them). Displayed text (`title`,
+///   `body`, action titles, `messageId`) may hold newlines but not U+0000, which a D-Bus string
+///   cannot carry.
+///
+/// Cost: linear in the push's size (at most 64 KiB); never traps on any input.
+public enum PushDecoder {
+    /// The largest push accepted: 64 KiB.
+    public static let maxPushBytes = 65_536
+    /// Nesting limit for the whole push (root object = level 1).
+    public static let maxDepth = 64
+    /// `bk.local.id` and `bk.cancel.id`/`run`: 1–200 bytes.
+    public static let maxIdBytes = 200
+    public static let maxTitleBytes = 1_024
+    public static let maxBodyBytes = 8_192
+    /// `data`, measured as its compact serialization.
+    public static let maxDataBytes = 16_384
+    public static let maxCancelOnEvents = 32
+    public static let maxEventNameBytes = 128
+    public static let maxActions = 3
+    public static let maxActionIdBytes = 128
+    /// `icon`, `category`, `messageId`, action titles and `calendar`.
+    public static let maxHintBytes = 1_024
+    /// 100 Julian years. Keeps `due + grace` in microseconds far inside `Int64`.
+    public static let maxGraceSeconds: Int64 = 3_155_760_000
+
+    /// Decodes `bytes` (UTF-8 JSON) into a validated `Push`, or throws the first rule it breaks.
+    public static func decode(_ bytes: [UInt8]) throws(PushError) -> Push {
+        try decode(bytes[...])
+    }
+
+    /// Decodes any collection of bytes (`ArraySlice`, `UnsafeRawBufferPointer` from a fuzzer or a
+    /// D-Bus message); the same rules as `decode(_: [UInt8])`.
+    public static func decode(_ bytes: some Collection<UInt8>) throws(PushError) -> Push {
+        guard bytes.count <= maxPushBytes else { throw PushError("push", "larger than \(maxPushBytes) bytes") }
+        let root: JSONValue
+        do throws(JSONError) {
+            root = try JSONValue.parse(bytes, maxDepth: maxDepth)
+        } catch {
+            throw PushError("push", error.description)
+        }
+        guard case .object(let rootMembers) = root else { throw PushError("push", "must be a JSON object") }
+
+        var bkValue: JSONValue?
+        for m in rootMembers where m.key == "bk" {
+            guard bkValue == nil else { throw PushError("push", "duplicate member \"bk\"") }
+            bkValue = m.value
+        }
+        guard let bkValue else { throw PushError("bk", "required") }
+        guard case .object(let bkMembers) = bkValue else { throw PushError("bk", "must be an object") }
+
+        var push = Push()
+        let bk = try PushObject(bkMembers, path: "bk", known: ["local", "cancel", "messageId"],
+                                unknown: &push.unknownMembers)
+        guard bk.has("local") || bk.has("cancel") else {
+            throw PushError("bk", "one of \"local\" and \"cancel\" is required")
+        }
+        if let cancel = try bk.object("cancel") {
+            push.cancel = try decodeCancel(cancel, unknown: &push.unknownMembers)
+        }
+        if let messageId = try bk.string("messageId") {
+            try PushRules.text(messageId, bk.path("messageId"), maxBytes: maxHintBytes)
+            push.messageId = messageId
+        }
+        if let local = try bk.object("local") {
+            push.local = try decodeLocal(local, unknown: &push.unknownMembers)
+        }
+        return push
+    }
+
+    /// `bk.cancel`: `{"id": …}` xor `{"run": …}`, each following the id rule.
+    static func decodeCancel(_ members: [JSONMember], unknown: inout [String]) throws(PushError) -> CancelRequest {
+        let cancel = try PushObject(members, path: "bk.cancel", known: ["id", "run"], unknown: &unknown)
+        switch (try cancel.string("id"), try cancel.string("run")) {
+        case (let id?, nil):
+            try PushRules.identifier(id, cancel.path("id"), maxBytes: maxIdBytes)
+            return .id(id)
+        case (nil, let run?):
+            try PushRules.identifier(run, cancel.path("run"), maxBytes: maxIdBytes)
+            return .run(run)
+        default:
+            throw PushError("bk.cancel", "exactly one of \"id\" and \"run\" is required")
+        }
+    }
+}

@@ -1,0 +1,105 @@
+/// The members of one JSON object under validation, looked up by name, with the typed accessors
+/// that turn a wrong JSON type into a `PushError` naming the member.
+///
+/// Construction rejects duplicate names (`bk.local: duplicate member "title"`): a push with two
+/// titles has no single meaning, and the fingerprint must not depend on which one a reader keeps.
+/// Names not in `known` are appended to `unknown` as dotted paths, in document order.
+/// O(n) in the number of members.
+struct PushObject {
+    let path: String
+    private var values: [String: JSONValue]
+
+    init(_ members: [JSONMember], path: String, known: Set<String>, unknown: inout [String]) throws(PushError) {
+        self.path = path
+        values = Dictionary(minimumCapacity: members.count)
+        for m in members {
+            guard values.updateValue(m.value, forKey: m.key) == nil else {
+                throw PushError(path, "duplicate member \(PushError.quoted(m.key))")
+            }
+            if !known.contains(m.key) { unknown.append(path + "." + m.key) }
+        }
+    }
+
+    func has(_ key: String) -> Bool { values[key] != nil }
+
+    func path(_ key: String) -> String { path + "." + key }
+
+    func value(_ key: String) -> JSONValue? { values[key] }
+
+    /// A string member, nil when absent; another JSON type (null included) is an error.
+    func string(_ key: String) throws(PushError) -> String? {
+        switch values[key] {
+        case nil: return nil
+        case .string(let s)?: return s
+        default: throw PushError(path(key), "must be a string")
+        }
+    }
+
+    /// A string member that must be present.
+    func requiredString(_ key: String) throws(PushError) -> String {
+        guard let s = try string(key) else { throw PushError(path(key), "required") }
+        return s
+    }
+
+    func array(_ key: String) throws(PushError) -> [JSONValue]? {
+        switch values[key] {
+        case nil: return nil
+        case .array(let items)?: return items
+        default: throw PushError(path(key), "must be an array")
+        }
+    }
+
+    func object(_ key: String) throws(PushError) -> [JSONMember]? {
+        switch values[key] {
+        case nil: return nil
+        case .object(let members)?: return members
+        default: throw PushError(path(key), "must be an object")
+        }
+    }
+}
+
+/// Rules shared by several string members. Each throws a `PushError` for `member`.
+enum PushRules {
+    /// The id rule (CONTRACT §1 `id`): 1–`maxBytes` bytes of UTF-8, no control characters
+    /// (Unicode category Cc: U+0000–U+001F and U+007F–U+009F).
+    static func identifier(_ s: String, _ member: @autoclosure () -> String, maxBytes: Int) throws(PushError) {
+        guard !s.isEmpty else { throw PushError(member(), "must not be empty") }
+        try maxLength(s, member(), maxBytes)
+        if s.unicodeScalars.contains(where: isControl) { throw PushError(member(), "contains a control character") }
+    }
+
+    /// Text shown or stored verbatim: at most `maxBytes` bytes of UTF-8 and no U+0000 (a D-Bus
+    /// string cannot carry it, so it would be cut short on screen).
+    static func text(_ s: String, _ member: @autoclosure () -> String, maxBytes: Int) throws(PushError) {
+        try maxLength(s, member(), maxBytes)
+        if s.utf8.contains(0) { throw PushError(member(), "contains U+0000") }
+    }
+
+    static func maxLength(_ s: String, _ member: @autoclosure () -> String, _ maxBytes: Int) throws(PushError) {
+        if s.utf8.count > maxBytes { throw PushError(member(), "longer than \(maxBytes) bytes") }
+    }
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// Rejects duplicate keys anywhere inside `value` (for `data`, whose canonical form is sorted).
+    /// Iterative, O(size of value).
+    static func uniqueKeys(_ value: JSONValue, _ member: @autoclosure () -> String) throws(PushError) {
+        var pending = [value]
+        while let v = pending.popLast() {
+            switch v {
+            case .array(let items): pending.append(contentsOf: items)
+            case .object(let members):
+                var seen = Set<String>(minimumCapacity: members.count)
+                for m in members {
+                    guard seen.insert(m.key).inserted else {
+                        throw PushError(member(), "duplicate member \(PushError.quoted(m.key))")
+                    }
+                    pending.append(m.value)
+                }
+            default: break
+            }
+        }
+    }
+}

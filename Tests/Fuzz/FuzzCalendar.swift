@@ -1,0 +1,62 @@
+// libFuzzer harness for the calendar-expression parser and next-elapse search (scripts/fuzz.sh calendar).
+//
+// Checks, for every input (read as UTF-8, invalid sequences replaced):
+// - `CalendarSpec(parsing:)` returns or throws; it never traps, hangs or leaks.
+// - Round trip: an accepted spec's `normalized` form parses again to the same normalized form.
+// - `nextElapse(after:in:)` terminates in UTC and in America/New_York (DST) from bases on both sides
+//   of the 2026 transitions, and any elapse is strictly after its base; following it again gives a
+//   strictly later elapse; and in UTC the elapse after (elapse − 1 µs) is the elapse itself.
+import SchedCalendar
+
+let newYork: TimeZoneRules = {
+    do throws(ZoneError) { return try ZoneDatabase.shared.zone(named: "America/New_York") } catch {
+        fatalError("fuzz harness needs America/New_York in the zoneinfo database: \(error)")
+    }
+}()
+
+/// 2026-03-08T06:59:59Z (one second before the US spring-forward), 2026-11-01T05:30:00Z (inside the
+/// fold), 2024-02-28T23:59:59.999999Z (before a leap day), 1970-01-01T00:00:00Z.
+let bases: [Instant] = [
+    Instant(seconds: 1_772_953_199),
+    Instant(seconds: 1_793_511_000),
+    Instant(microseconds: 1_709_164_799_999_999),
+    Instant(seconds: 0),
+]
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzCalendar(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size))
+    let text = String(decoding: bytes, as: UTF8.self)
+    let spec: CalendarSpec
+    do throws(CalendarError) {
+        spec = try CalendarSpec(parsing: text)
+    } catch {
+        _ = error.description
+        return 0
+    }
+    let again: CalendarSpec
+    do throws(CalendarError) {
+        again = try CalendarSpec(parsing: spec.normalized)
+    } catch {
+        fatalError("normalized form does not parse: \(spec.normalized) (from \(text)): \(error)")
+    }
+    guard again.normalized == spec.normalized else {
+        fatalError("normalized form not stable: \(spec.normalized) → \(again.normalized) (from \(text))")
+    }
+    for zone in [TimeZoneRules.utc, newYork] {
+        for base in bases {
+            guard let elapse = spec.nextElapse(after: base, in: zone) else { continue }
+            guard elapse > base else { fatalError("elapse \(elapse) not after base \(base) in \(zone): \(text)") }
+            if let following = spec.nextElapse(after: elapse, in: zone), following <= elapse {
+                fatalError("elapse after \(elapse) is \(following), not later, in \(zone): \(text)")
+            }
+            if zone === TimeZoneRules.utc {
+                let redo = spec.nextElapse(after: elapse.adding(microseconds: -1), in: zone)
+                guard redo == elapse else {
+                    fatalError("elapse after \(elapse) − 1µs is \(String(describing: redo)) in UTC: \(text)")
+                }
+            }
+        }
+    }
+    return 0
+}

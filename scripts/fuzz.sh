@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Builds and runs the libFuzzer harnesses in Tests/Fuzz (docs/fuzzing.md).
+#
+#   scripts/fuzz.sh [push|calendar|tzif|all] [SECONDS]     (defaults: all, 60 s per harness)
+#
+# Each harness is linked from instrumented module objects (SchedCalendar, Scheduler) built with
+# `swiftc -sanitize=fuzzer,address`, then run for SECONDS with the seed corpus in
+# Tests/Fuzz/corpus/<name> (read only) and a scratch corpus that collects new inputs (never in the
+# repository). Exits non-zero if any run finds a crash, hang (> 5 s per input), leak or OOM, and
+# prints the reproducer's path and the command that replays it.
+#
+# Environment: FUZZ_WORK (scratch dir, default /tmp/schedd-fuzz), FUZZ_BUILD (objects and
+# binaries, default .build-fuzz), FUZZ_RSS_MB (default 2048), FUZZ_ARGS (extra libFuzzer flags).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+TARGET=${1:-all}
+SECONDS_PER=${2:-60}
+WORK=${FUZZ_WORK:-/tmp/schedd-fuzz}
+BUILD=${FUZZ_BUILD:-$ROOT/.build-fuzz}
+RSS_MB=${FUZZ_RSS_MB:-2048}
+
+case "$TARGET" in
+    push|calendar|tzif) TARGETS=("$TARGET") ;;
+    all) TARGETS=(push calendar tzif) ;;
+    *) echo "usage: $0 [push|calendar|tzif|all] [SECONDS]" >&2; exit 2 ;;
+esac
+[[ "$SECONDS_PER" =~ ^[0-9]+$ ]] || { echo "SECONDS must be a whole number" >&2; exit 2; }
+
+SWIFTC=(swiftc -sanitize=fuzzer,address -parse-as-library -O -use-ld=lld)
+mkdir -p "$BUILD"
+
+# Rebuilds $BUILD/<module>.o when it is missing or older than one of its sources or of the
+# module objects it imports (DEPS, space-separated).
+build_module() {
+    local module=$1 dir=$2 deps=$3; shift 3
+    local obj="$BUILD/$module.o" stale=0 dep
+    [[ -f "$obj" ]] || stale=1
+    [[ $stale -eq 1 || -z "$(find "$dir" -name '*.swift' -newer "$obj" | head -1)" ]] || stale=1
+    for dep in $deps; do [[ $stale -eq 1 || ! "$BUILD/$dep.o" -nt "$obj" ]] || stale=1; done
+    [[ $stale -eq 1 ]] || return 0
+    echo "fuzz: building $module (instrumented)"
+    "${SWIFTC[@]}" -wmo -module-name "$module" -I "$BUILD" "$@" -emit-module \
+        -emit-module-path "$BUILD/$module.swiftmodule" -c "$dir"/*.swift -o "$obj"
+}
+
+# Links the harness for one target against the modules it needs.
+build_harness() {
+    local name=$1 source objects=()
+    case "$name" in
+        push) source=FuzzPush.swift; objects=("$BUILD/SchedCalendar.o" "$BUILD/Scheduler.o") ;;
+        calendar) source=FuzzCalendar.swift; objects=("$BUILD/SchedCalendar.o") ;;
+        tzif) source=FuzzTZif.swift; objects=("$BUILD/SchedCalendar.o") ;;
+    esac
+    local bin="$BUILD/fuzz-$name" newest
+    newest=$(ls -t "Tests/Fuzz/$source" "${objects[@]}" "$bin" 2>/dev/null | head -1 || true)
+    if [[ -x "$bin" && "$newest" == "$bin" ]]; then return 0; fi
+    echo "fuzz: linking fuzz-$name"
+    "${SWIFTC[@]}" -I "$BUILD" -I Sources/CSQLite "Tests/Fuzz/$source" "${objects[@]}" -o "$bin"
+}
+
+build_module SchedCalendar Sources/Calendar ""
+if [[ " ${TARGETS[*]} " == *" push "* ]]; then
+    build_module Scheduler Sources/Scheduler SchedCalendar -I Sources/CSQLite
+fi
+for t in "${TARGETS[@]}"; do build_harness "$t"; done
+
+status=0
+for t in "${TARGETS[@]}"; do
+    corpus="$WORK/$t/corpus"
+    artifacts="$WORK/$t/artifacts"
+    log="$WORK/$t/fuzz.log"
+    mkdir -p "$corpus" "$artifacts"
+    rm -f "$artifacts"/crash-* "$artifacts"/timeout-* "$artifacts"/leak-* "$artifacts"/oom-* "$artifacts"/slow-unit-*
+    echo "fuzz: $t for ${SECONDS_PER}s (scratch corpus $corpus, log $log)"
+    # SWIFT_BACKTRACE=enable=no: otherwise Swift's backtracer takes the trap and no crash file is written.
+    set +e
+    # shellcheck disable=SC2086
+    SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+        "$BUILD/fuzz-$t" -max_total_time="$SECONDS_PER" -timeout=5 -rss_limit_mb="$RSS_MB" \
+        -use_value_profile=1 -dict="Tests/Fuzz/$t.dict" -artifact_prefix="$artifacts/" \
+        -print_final_stats=1 ${FUZZ_ARGS:-} "$corpus" "Tests/Fuzz/corpus/$t" >"$log" 2>&1
+    rc=$?
+    set -e
+    done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1 || true)
+    [[ -n "$done_line" ]] || done_line=$(grep -E '^#[0-9]+[[:space:]]' "$log" | tail -1 || true)
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+    echo "fuzz: $t rc=$rc runs=${runs:-?} exec/s=${rate:-?} ${done_line}"
+    found=$(find "$artifacts" -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'leak-*' -o -name 'oom-*' \) | sort)
+    if [[ $rc -ne 0 || -n "$found" ]]; then
+        status=1
+        grep -E 'Fatal error|ERROR: (libFuzzer|AddressSanitizer|LeakSanitizer)|SUMMARY' "$log" | head -5 || true
+        for f in $found; do
+            echo "fuzz: $t FOUND $f"
+            echo "fuzz:   replay: SWIFT_BACKTRACE=enable=no $BUILD/fuzz-$t $f"
+        done
+        [[ -n "$found" ]] || echo "fuzz: $t exited $rc without a reproducer; see $log"
+    fi
+done
+exit $status
