@@ -45,7 +45,7 @@ final class DaemonBasicsTests: XCTestCase {
     }
 
     func testClient_withNoDaemon_exits3NamingTheBus() throws {
-        let bus = try PrivateBus()
+        let bus = try TestBus()
         defer { bus.stop() }
         let result = try runProcess(Build.schedd, ["list", "--bus", bus.address])
         XCTAssertEqual(result.status, 3)

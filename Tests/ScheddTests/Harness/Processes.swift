@@ -76,7 +76,7 @@ struct TemporaryDirectory {
 
 /// A private dbus-daemon with Tests/Support/bus/test-bus.conf: no service directories, so nothing
 /// is ever auto-activated on it.
-final class PrivateBus {
+final class TestBus {
     let address: String
     let pid: pid_t
 

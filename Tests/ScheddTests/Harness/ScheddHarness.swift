@@ -5,7 +5,7 @@ import XCTest
 /// One test's world: a private bus, a fresh database, the real `schedd run` on that bus (with
 /// `--notifier stdout` and, usually, a fake clock) and the real CLI binary driving it.
 final class ScheddHarness {
-    let bus: PrivateBus
+    let bus: TestBus
     let directory: TemporaryDirectory
     /// The device zone (`TZ`) of the daemon and the CLI.
     let zone: String
@@ -17,7 +17,7 @@ final class ScheddHarness {
 
     /// Starts a bus and a daemon. `fakeClock` nil runs the real clock.
     init(fakeClock: String?, zone: String = "UTC", grace: Int? = nil) throws {
-        bus = try PrivateBus()
+        bus = try TestBus()
         directory = try TemporaryDirectory()
         self.zone = zone
         try startDaemon(fakeClock: fakeClock)
