@@ -16,10 +16,16 @@ final class ScheddHarness {
     var databasePath: String { directory.file("schedd.db") }
 
     /// Starts a bus and a daemon. `fakeClock` nil runs the real clock.
-    init(fakeClock: String?, zone: String = "UTC", grace: Int? = nil) throws {
+    /// Extra environment for the daemon (`TZDIR`…).
+    let daemonEnvironment: [String: String]
+
+    init(fakeClock: String?, zone: String = "UTC", daemonEnvironment: [String: String] = [:],
+         prepare: (TemporaryDirectory) throws -> Void = { _ in }) throws {
         bus = try TestBus()
         directory = try TemporaryDirectory()
         self.zone = zone
+        self.daemonEnvironment = daemonEnvironment
+        try prepare(directory)
         try startDaemon(fakeClock: fakeClock)
     }
 
@@ -40,6 +46,7 @@ final class ScheddHarness {
         env["NOTIFY_SOCKET"] = socket.path
         env.removeValue(forKey: "JOURNAL_STREAM")
         env.removeValue(forKey: "WATCHDOG_USEC")
+        for (key, value) in daemonEnvironment { env[key] = value.replacingOccurrences(of: "$DIR", with: directory.path) }
         process.environment = env
         process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
