@@ -19,12 +19,17 @@ final class ScheddHarness {
     /// Extra environment for the daemon (`TZDIR`…).
     let daemonEnvironment: [String: String]
 
+    /// The daemon's notifier options.
+    let notifierArguments: [String]
+
     init(fakeClock: String?, zone: String = "UTC", daemonEnvironment: [String: String] = [:],
+         notifierArguments: [String] = ["--notifier", "stdout"],
          prepare: (TemporaryDirectory) throws -> Void = { _ in }) throws {
         bus = try TestBus()
         directory = try TemporaryDirectory()
         self.zone = zone
         self.daemonEnvironment = daemonEnvironment
+        self.notifierArguments = notifierArguments
         try prepare(directory)
         try startDaemon(fakeClock: fakeClock)
     }
@@ -38,7 +43,7 @@ final class ScheddHarness {
         let socket = try NotifySocket(path: directory.file("notify.\(starts)"))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Build.schedd)
-        var arguments = ["run", "--bus", bus.address, "--db", databasePath, "--notifier", "stdout"]
+        var arguments = ["run", "--bus", bus.address, "--db", databasePath] + notifierArguments
         if let fakeClock { arguments += ["--fake-clock", fakeClock] }
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
