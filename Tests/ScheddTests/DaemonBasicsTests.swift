@@ -13,6 +13,12 @@ final class DaemonBasicsTests: XCTestCase {
         XCTAssertTrue(socket.wait(for: "STOPPING=1"), "received: \(socket.received)")
     }
 
+    func testRun_withWatchdogUsec_sendsWatchdogPings() throws {
+        let h = try ScheddHarness(fakeClock: "2026-03-08T05:00:00Z", daemonEnvironment: ["WATCHDOG_USEC": "200000"])
+        defer { h.tearDown() }
+        XCTAssertTrue(h.notify!.wait(for: "WATCHDOG=1"), "received: \(h.notify!.received)")
+    }
+
     func testIntrospection_listsEveryMethodAndSignalWithArgumentNames() throws {
         let h = try ScheddHarness(fakeClock: "2026-03-08T05:00:00Z")
         defer { h.tearDown() }
