@@ -52,6 +52,22 @@ final class RestartAndRealClockTests: XCTestCase {
         XCTAssertEqual(next, "2026-06-01T00:00:00Z", h.daemonStderr)
     }
 
+    func testRealClock_dueTimerFiresOnTime_lateZero() throws {
+        let h = try ScheddHarness(fakeClock: nil)
+        defer { h.tearDown() }
+        let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 2).rounded(.up))
+        let dueText = ISO8601DateFormatter().string(from: due)
+        _ = try h.push(localPush(id: "soon", at: dueText))
+        var shown: [[String: Any]] = []
+        for _ in 0..<200 where shown.isEmpty {
+            shown = h.shown
+            if shown.isEmpty { usleep(50_000) }
+        }
+        XCTAssertEqual(shown.first?["due"] as? String, dueText, h.daemonStderr)
+        XCTAssertEqual(shown.first?["late"] as? Double, 0)
+        XCTAssertEqual(try h.history().first?["late"] as? Double, 0)
+    }
+
     func testWallClockStep_onTheRealClock_isDetectedAtOnce_andLateIsShown() throws {
         guard getuid() == 0 else {
             XCTFail("stepping the wall clock needs root (clock_settime)")

@@ -104,7 +104,7 @@ final class Daemon {
                     loop.exit(0)
                 }
             }
-            dueTimer = try loop.addRealtimeTimer { [unowned self] in settle() }
+            dueTimer = try loop.addRealtimeTimer { [unowned self] in dueTimerFired() }
             if fakeClock == nil {
                 let watch = try ClockChangeWatch()
                 clockWatch = watch
@@ -148,6 +148,25 @@ final class Daemon {
             }
         }
         if fakeClock == nil { dueTimer?.arm(at: engine.nextDue) }
+    }
+
+    /// How late the due timer may wake and still count as on time: the loop's dispatch latency
+    /// (about a millisecond here), far below any grace. A later wake means the process was stopped or
+    /// starved, and is judged late like a clock jump (suspend/resume is reported as a clock change).
+    static let timerLatencyToleranceMicroseconds: Int64 = 1_000_000
+
+    /// The due timer fired: time passed normally, so what is due fires on time (history `late` 0),
+    /// unless the wake-up came implausibly late.
+    private func dueTimerFired() {
+        let now = clock.now
+        if let due = engine.nextDue, due <= now, now.microseconds - due.microseconds < Self.timerLatencyToleranceMicroseconds {
+            do {
+                try engine.advance(to: now, mode: .timePassing)
+            } catch {
+                logger.error("delivering due notifications failed: \(error.message)")
+            }
+        }
+        settle()
     }
 
     private func wallClockChanged() {
