@@ -26,14 +26,15 @@ final class NotifySocket {
 
     /// Waits until an assignment equal to `line` arrives, reading datagrams for at most
     /// `deadlineSeconds`; returns whether it came. (A deadline to stop waiting, not a timing assertion.)
-    func wait(for line: String, deadlineSeconds: Double = 20) -> Bool {
+    /// `unless` is checked between reads: true gives up at once (the daemon exited).
+    func wait(for line: String, deadlineSeconds: Double = 20, unless giveUp: () -> Bool = { false }) -> Bool {
         if received.contains(line) { return true }
         var remaining = Int32(deadlineSeconds * 1000)
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while remaining > 0 {
+        while remaining > 0, !giveUp() {
             var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let start = monotonicMilliseconds()
-            if poll(&descriptor, 1, remaining) > 0 {
+            if poll(&descriptor, 1, min(remaining, 100)) > 0 {
                 let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
                 if n > 0 {
                     received += String(decoding: buffer[0..<n], as: UTF8.self).split(separator: "\n").map(String.init)

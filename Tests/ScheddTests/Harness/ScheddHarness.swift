@@ -30,8 +30,15 @@ final class ScheddHarness {
         self.zone = zone
         self.daemonEnvironment = daemonEnvironment
         self.notifierArguments = notifierArguments
-        try prepare(directory)
-        try startDaemon(fakeClock: fakeClock)
+        do {
+            try prepare(directory)
+            try startDaemon(fakeClock: fakeClock)
+        } catch {
+            // No tearDown will run for a harness that failed to start: leave nothing behind.
+            bus.stop()
+            directory.remove()
+            throw error
+        }
     }
 
     /// Starts `schedd run` and waits for READY=1 on a NOTIFY_SOCKET of the test's own.
@@ -58,7 +65,7 @@ final class ScheddHarness {
         try process.run()
         daemon = process
         notify = socket
-        guard socket.wait(for: "READY=1") else {
+        guard socket.wait(for: "READY=1", unless: { !process.isRunning }) else {
             process.terminate()
             process.waitUntilExit()
             throw TestSetupError("schedd run never sent READY=1; stderr: \(daemonStderr)")
