@@ -40,7 +40,7 @@ if [ "$mode" = desktop ]; then
     trap 'kill "$server" 2>/dev/null; bench_cleanup' EXIT
     for _ in $(seq 100); do grep -q '"ready"' "$BENCH_DIR/calls.jsonl" 2>/dev/null && break; sleep 0.05; done
     DBUS_SESSION_BUS_ADDRESS="$BUS_ADDR" bench_start_daemon "$BENCH_DIR/lat.db" "$BENCH_DIR/lat.out" \
-        "$BENCH_DIR/lat.err" --notifier desktop
+        "$BENCH_DIR/lat.err" --notifier desktop --notify-bus "$BUS_ADDR"
 else
     mkfifo "$BENCH_DIR/out.fifo"
     "$PY" -c '
