@@ -20,6 +20,10 @@ bench_start_daemon "$db" /dev/null "$BENCH_DIR/daemon.err" --notifier none --tz 
 load_s=$(timed sh -c '"$0" push "$1" --json --bus "$2" > "$3"' "$SCHEDD" "$BENCH_DIR/load.ndjson" "$BUS_ADDR" "$BENCH_DIR/push.out" || true)
 scheduled=$(grep -c '"status":"scheduled"' "$BENCH_DIR/push.out" || true)
 echo "bulk push: $scheduled of $count scheduled in ${load_s} s ($(echo "$count / $load_s" | bc) pushes/s); loaded RSS $(rss_kb "$DAEMON_PID") kB"
+if [ "$scheduled" != "$count" ]; then
+    echo "the bulk load stopped short; the daemon's stderr ends with:"; tail -5 "$BENCH_DIR/daemon.err"
+    kill -0 "$DAEMON_PID" 2>/dev/null || echo "(the daemon is gone)"
+fi
 bench_stop_daemon
 echo "database: $(du -h "$db" | cut -f1) (+ $(du -h "$db-wal" 2>/dev/null | cut -f1 || echo 0) WAL)"
 
