@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every figure in BENCHMARKS.md, one after another (about 20 minutes on 2 cores): builds the release
+# Every figure in BENCHMARKS.md, one after another (about 30 minutes on 2 cores): builds the release
 # binaries once, then runs the schedd-bench subcommands and the load scripts. Each prints RESULT lines.
 # Usage: scripts/bench/all.sh 2>&1 | tee bench.log
 set -euo pipefail
