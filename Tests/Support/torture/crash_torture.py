@@ -1,0 +1,429 @@
+#!/usr/bin/python3
+"""Crash-safety torture for schedd (issue 6, item 2).
+
+Runs the real daemon (fake clock, stdout notifier appended to a file, fresh database) on a private
+bus, sends a seeded random mix of operations through the CLI — one-shot and calendar pushes,
+duplicates, cancels (push, CLI, run), tracks, `clock advance` spans that fire notifications and
+bulk NDJSON pushes — and SIGKILLs the daemon at `--kills` seeded moments (between operations and
+during pushes, advances and bulk loads), restarting it each time on the same database.
+
+The fake clock is not persisted by the daemon (`--fake-clock` sets where it starts), so each restart
+passes the last *acknowledged* clock value (the `now` of the last answered `clock advance`). After an
+advance that was killed unanswered, the daemon may already have committed firings later than that:
+the restarted clock then stands before them, which also exercises "stepping back never fires twice".
+
+Every operation that was acknowledged (exit status and answer) is recorded. At the end a last run
+advances the clock 60 days (everything one-shot fires), reads `list` and `history`, stops the daemon
+with SIGTERM and checks:
+  - no acknowledged push lost: every acknowledged `scheduled`/`replaced` (id, next) is pending with
+    that next, or history holds a record of that id with due == next (fired, missed, cancelled,
+    replaced);
+  - no acknowledged cancel lost: every id an acknowledged cancel/track answered has a `cancelled`
+    record;
+  - at most once (docs/semantics.md): across the notifier output of all runs each (id, due) appears
+    at most once, every shown (id, due) has a `fired` record (committed before it was shown), and
+    history holds no two `fired` records for one (id, due);
+  - PRAGMA integrity_check = ok.
+Prints the counts; exits 0 when every check holds, 1 otherwise (2 for a harness failure).
+"""
+
+import argparse
+import collections
+import datetime as dt
+import json
+import os
+import random
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torture_common import Bus, Failure, Schedd  # noqa: E402
+
+START = dt.datetime(2026, 3, 7, 12, 0, tzinfo=dt.timezone.utc)  # the US DST change is on day 2
+CALENDARS = ['*-*-* 08:00', 'Mon..Fri 09:30', '*-*-* 12,18:15', 'Sat,Sun 10:00 Europe/Berlin',
+             '*-*-* *:00/30', 'hourly', '*-*-01 08:30']
+EVENTS = ['ev%d' % i for i in range(6)]
+SPANS = [('10min', 600), ('45min', 2700), ('2h', 7200), ('6h', 21600), ('13h', 46800), ('1d', 86400),
+         ('2d', 172800)]
+
+
+def rfc3339(t):
+    return t.astimezone(dt.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
+
+
+def parse_instant(text):
+    return dt.datetime.fromisoformat(text.replace('Z', '+00:00'))
+
+
+class Generator:
+    """The seeded operation sequence. It depends only on the seed (never on the daemon's answers),
+    so a seed names one sequence; `planned` is the clock if every advance were acknowledged."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.planned = START
+        self.sent = []          # texts of earlier single pushes, for duplicates
+        self.bulks = 0
+
+    def schedule_id(self):
+        r = self.rng
+        return 'run_%d:s%d' % (r.randrange(24), r.randrange(6))
+
+    def local(self, sid):
+        r = self.rng
+        local = {'id': sid, 'title': r.choice(['Stand up', 'Pills 💊', '<b>bold</b> &amp; co', 'Étude %d' % r.randrange(99)])}
+        if r.random() < 0.75:
+            at = self.planned + dt.timedelta(seconds=r.randrange(60, 3 * 86400))
+            local['at'] = rfc3339(at) if r.random() < 0.5 else at.astimezone(
+                dt.timezone(dt.timedelta(hours=-5))).strftime('%Y-%m-%dT%H:%M:%S')  # floating wall time
+        else:
+            local['calendar'] = r.choice(CALENDARS)
+            if local['calendar'] in ('*-*-* *:00/30', 'hourly') or r.random() < 0.3:
+                local['until'] = rfc3339(self.planned + dt.timedelta(seconds=r.randrange(3600, 2 * 86400)))
+        if r.random() < 0.3:
+            local['cancelOn'] = r.sample(EVENTS, r.randrange(1, 3))
+        if r.random() < 0.2:
+            local['body'] = 'body %d' % r.randrange(1000)
+        if r.random() < 0.1:
+            local['graceSeconds'] = r.choice([0, 60, 86400])
+        return local
+
+    def bulk_lines(self):
+        r = self.rng
+        self.bulks += 1
+        lines = []
+        for i in range(r.randrange(500, 4000)):
+            x = r.random()
+            if x < 0.02:
+                lines.append(json.dumps({'bk': {'local': {'id': 'bad%d' % i, 'at': '2026-03-08T09:00'}}}))  # no title
+            elif x < 0.03 and lines:
+                lines.append(r.choice(lines))
+            else:
+                at = self.planned + dt.timedelta(seconds=r.randrange(60, 5 * 86400))
+                local = {'id': 'bulk%d_%d:n' % (self.bulks, i), 'at': rfc3339(at), 'title': 'bulk %d' % i}
+                if r.random() < 0.05:
+                    local['cancelOn'] = [r.choice(EVENTS)]
+                lines.append(json.dumps({'bk': {'local': local}, 'sender': 'relay'}))
+        return lines
+
+    def next_op(self):
+        r = self.rng
+        kind = r.choices(['push', 'dup', 'pushcancel', 'cancelpluslocal', 'cancel', 'track', 'advance', 'bulk'],
+                         [34, 10, 5, 3, 5, 5, 16, 2])[0]
+        if kind == 'dup' and not self.sent:
+            kind = 'push'
+        if kind == 'push':
+            text = json.dumps({'bk': {'local': self.local(self.schedule_id()), 'messageId': 'm%d' % r.randrange(10**6)}})
+            self.sent.append(text)
+            return ('push', text)
+        if kind == 'dup':
+            return ('push', r.choice(self.sent))
+        if kind == 'pushcancel':
+            cancel = {'id': self.schedule_id()} if r.random() < 0.7 else {'run': 'run_%d' % r.randrange(24)}
+            return ('push', json.dumps({'bk': {'cancel': cancel}}))
+        if kind == 'cancelpluslocal':
+            sid = self.schedule_id()
+            text = json.dumps({'bk': {'cancel': {'id': sid}, 'local': self.local(sid)}})
+            self.sent.append(text)
+            return ('push', text)
+        if kind == 'cancel':
+            if r.random() < 0.7:
+                return ('cancel', ['cancel', self.schedule_id()])
+            return ('cancel', ['cancel', '--run', 'run_%d' % r.randrange(24)])
+        if kind == 'track':
+            return ('track', r.choice(EVENTS))
+        if kind == 'advance':
+            name, seconds = r.choices(SPANS, [3, 3, 3, 2, 2, 2, 1])[0]
+            self.planned += dt.timedelta(seconds=seconds)
+            return ('advance', name)
+        return ('bulk', self.bulk_lines())
+
+
+class Run:
+    def __init__(self, args):
+        self.args = args
+        self.rng = random.Random(args.seed)
+        self.work = args.workdir or tempfile.mkdtemp(prefix='schedd-torture-')
+        os.makedirs(self.work, exist_ok=True)
+        self.db = os.path.join(self.work, 'state', 'schedd.db')
+        self.notes = os.path.join(self.work, 'notifications.jsonl')
+        self.log = os.path.join(self.work, 'daemon.log')
+        self.clock = rfc3339(START)   # the last acknowledged clock
+        self.acked_schedules = []     # (id, next, status, op index)
+        self.acked_cancels = []       # (id, op index)
+        self.counts = collections.Counter()
+        self.violations = []
+        self.durations = collections.defaultdict(list)   # seconds per answered call, by kind
+
+    def violation(self, text):
+        self.violations.append(text)
+        print('VIOLATION: ' + text, flush=True)
+
+    # -- answers ---------------------------------------------------------------------------------
+
+    def record_outcomes(self, stdout, index):
+        for line in stdout.splitlines():
+            line = line.strip()
+            if not line:
+                continue
+            value = json.loads(line)
+            if 'error' in value:
+                self.counts['acked rejections'] += 1
+                continue
+            status = value.get('status')
+            self.counts['acked push answers'] += 1
+            self.counts['status ' + str(status)] += 1
+            if status in ('scheduled', 'replaced') and value.get('next'):
+                self.acked_schedules.append((value['id'], value['next'], status, index))
+            for cancelled in value.get('cancelled') or []:
+                self.acked_cancels.append((cancelled, index))
+
+    def record(self, op, rc, stdout, stderr, index):
+        """Records the answer of a finished CLI call; returns True when it was acknowledged."""
+        kind = op[0]
+        if kind in ('push', 'bulk'):
+            if rc not in (0, 1):
+                if kind == 'bulk':      # the batches answered before the kill are acknowledged
+                    self.record_outcomes(stdout, index)
+                return False
+            if rc == 1 and kind == 'push':
+                self.violation('op %d: a valid push was rejected: %s' % (index, stderr.strip()))
+            self.record_outcomes(stdout, index)
+            return True
+        if rc != 0:
+            return False
+        value = json.loads(stdout)
+        if kind == 'advance':
+            self.clock = value['now']
+        else:
+            for cancelled in value.get('cancelled', []):
+                self.acked_cancels.append((cancelled, index))
+        return True
+
+    def cli_args(self, op, bulk_path):
+        kind = op[0]
+        if kind == 'push':
+            return ['push', '-', '--json'], op[1]
+        if kind == 'bulk':
+            with open(bulk_path, 'w') as f:
+                f.write('\n'.join(op[1]) + '\n')
+            return ['push', bulk_path, '--json'], None
+        if kind == 'cancel':
+            return op[1] + ['--json'], None
+        if kind == 'track':
+            return ['track', op[1], '--json'], None
+        return ['clock', 'advance', op[1], '--json'], None
+
+    # -- the run ---------------------------------------------------------------------------------
+
+    def plan(self, gen):
+        ops = [gen.next_op() for _ in range(self.args.ops)]
+        by_kind = collections.defaultdict(list)
+        for i, op in enumerate(ops[10:], start=10):
+            by_kind[op[0]].append(i)
+        kills = {}
+        k = self.args.kills
+        quota = [('advance', k * 7 // 20), ('bulk', k * 5 // 20), ('push', k * 4 // 20)]
+        for kind, n in quota:
+            for i in self.rng.sample(by_kind[kind], min(n, len(by_kind[kind]))):
+                kills[i] = 'during'
+        rest = [i for i in range(10, len(ops)) if i not in kills]
+        for i in self.rng.sample(rest, self.args.kills - len(kills)):
+            kills[i] = 'during' if ops[i][0] in ('cancel', 'track') else 'after'
+        # When to kill during an operation: after this fraction of the mean duration of that kind
+        # measured so far, or, during an advance, once the notifier output grew by this many bytes
+        # (mid-delivery, near the commit/show boundary).
+        delays = {i: (self.rng.random(), self.rng.randrange(1, 8000)) for i in kills}
+        return ops, kills, delays
+
+    def execute(self):
+        gen = Generator(random.Random(self.args.seed * 7919 + 1))
+        ops, kills, delays = self.plan(gen)
+        for op in ops:
+            self.counts['ops ' + op[0]] += 1
+            if op[0] == 'bulk':
+                self.counts['bulk lines'] += len(op[1])
+        self.bus = Bus()
+        self.daemon = Schedd(self.args.schedd, self.bus, self.db, self.notes, self.log)
+        started = time.monotonic()
+        try:
+            self.daemon.start(self.clock)
+            bulk_path = os.path.join(self.work, 'bulk.ndjson')
+            for index, op in enumerate(ops):
+                args, stdin = self.cli_args(op, bulk_path)
+                mode = kills.get(index)
+                if mode == 'during':
+                    stdin_path = None
+                    if stdin is not None:
+                        stdin_path = os.path.join(self.work, 'push.json')
+                        with open(stdin_path, 'w') as f:
+                            f.write(stdin)
+                    fraction, grown = delays[index]
+                    before = os.path.getsize(self.notes)
+                    p = self.daemon.popen(args, stdin_path)
+                    if op[0] == 'advance':
+                        while p.poll() is None and os.path.getsize(self.notes) < before + grown:
+                            time.sleep(0.0005)
+                    else:
+                        time.sleep(fraction * self.mean_duration(op[0]))
+                    self.daemon.kill9()
+                    out, err = p.communicate(timeout=300)
+                    acked = self.record(op, p.returncode, out.decode(errors='replace'), err.decode(errors='replace'), index)
+                    self.counts['kills during %s' % op[0]] += 1
+                    self.counts['kills that interrupted an operation' if not acked else
+                                'kills after the operation was answered'] += 1
+                    self.restart()
+                    continue
+                t0 = time.monotonic()
+                r = self.daemon.cli(args, input=stdin)
+                self.durations[op[0]].append(time.monotonic() - t0)
+                if not self.record(op, r.returncode, r.stdout, r.stderr, index):
+                    alive = self.daemon.alive()
+                    self.violation('op %d %s failed without a kill (rc %d, daemon %s): %s' % (
+                        index, op[0], r.returncode, 'alive' if alive else 'DEAD', r.stderr.strip()[-300:]))
+                    if not alive:
+                        self.restart()
+                if mode == 'after':
+                    self.daemon.kill9()
+                    self.counts['kills between operations'] += 1
+                    self.restart()
+            self.finish()
+        finally:
+            self.counts['duration s'] = round(time.monotonic() - started, 1)
+            self.daemon.kill9()
+            self.bus.stop()
+
+    def mean_duration(self, kind):
+        samples = self.durations[kind]
+        return sum(samples) / len(samples) if samples else 0.05
+
+    def restart(self):
+        self.counts['kills'] += 1
+        self.daemon.start(self.clock)
+
+    def finish(self):
+        r = self.daemon.cli(['clock', 'advance', '60d', '--json'])
+        if r.returncode != 0:
+            raise Failure('final clock advance failed: ' + r.stderr)
+        r = self.daemon.cli(['list', '--json'])
+        if r.returncode != 0:
+            raise Failure('list failed: ' + r.stderr)
+        self.pending = json.loads(r.stdout)
+        r = self.daemon.cli(['history', '--limit', '100000000', '--json'])
+        if r.returncode != 0:
+            raise Failure('history failed: ' + r.stderr)
+        self.history = json.loads(r.stdout)
+        status = self.daemon.stop()
+        if status != 0:
+            self.violation('the daemon exited %s on SIGTERM' % status)
+        self.check()
+
+    # -- checks ----------------------------------------------------------------------------------
+
+    def check(self):
+        shown = collections.Counter()
+        with open(self.notes, 'rb') as f:
+            for raw in f:
+                try:
+                    line = json.loads(raw)
+                except ValueError:
+                    self.violation('a notifier line is not JSON: %r' % raw[:200])
+                    continue
+                shown[(line['id'], line['due'])] += 1
+        fired = collections.Counter((h['id'], h['due']) for h in self.history if h['event'] == 'fired')
+        records = collections.defaultdict(set)
+        cancelled_ids = set()
+        for h in self.history:
+            records[h['id']].add(h['due'])
+            if h['event'] == 'cancelled':
+                cancelled_ids.add(h['id'])
+        pending = {(p['id'], p['next']) for p in self.pending}
+
+        twice = [(k, n) for k, n in shown.items() if n > 1]
+        for k, n in twice[:20]:
+            self.violation('shown %d times: %s due %s' % (n, k[0], k[1]))
+        dup_fired = [(k, n) for k, n in fired.items() if n > 1]
+        for k, n in dup_fired[:20]:
+            self.violation('%d fired records for %s due %s' % (n, k[0], k[1]))
+        unrecorded = [k for k in shown if k not in fired]
+        for k in unrecorded[:20]:
+            self.violation('shown without a fired record: %s due %s' % k)
+        lost = [s for s in self.acked_schedules
+                if (s[0], s[1]) not in pending and s[1] not in records[s[0]]]
+        for s in lost[:20]:
+            self.violation('acknowledged push lost: %s next %s (%s, op %d)' % s)
+        lost_cancels = [c for c in self.acked_cancels if c[0] not in cancelled_ids]
+        for c in lost_cancels[:20]:
+            self.violation('acknowledged cancel lost: %s (op %d)' % c)
+
+        con = sqlite3.connect(self.db)
+        integrity = [row[0] for row in con.execute('PRAGMA integrity_check')]
+        con.close()
+        if integrity != ['ok']:
+            self.violation('PRAGMA integrity_check: %s' % integrity[:5])
+
+        events = collections.Counter(h['event'] for h in self.history)
+        c = self.counts
+        c['notifications shown'] = sum(shown.values())
+        c['fired records'] = sum(fired.values())
+        c['fired but not shown (killed between commit and display)'] = len([k for k in fired if k not in shown])
+        # Runs of consecutive fired-but-not-shown records (history is in commit order): one per kill
+        # that landed between a batch commit and its displays; the largest is the loss window.
+        runs, current = [], 0
+        for h in self.history:
+            if h['event'] != 'fired':
+                continue
+            if (h['id'], h['due']) in shown:
+                if current:
+                    runs.append(current)
+                current = 0
+            else:
+                current += 1
+        if current:
+            runs.append(current)
+        c['lost-display runs (kills between commit and display)'] = len(runs)
+        c['largest lost-display run'] = max(runs, default=0)
+        c['acked schedules'] = len(self.acked_schedules)
+        c['acked cancels'] = len(self.acked_cancels)
+        c['pending at end'] = len(self.pending)
+        c['history records'] = len(self.history)
+        for e, n in events.items():
+            c['history ' + e] = n
+        for kind, samples in self.durations.items():
+            c['mean ms per %s' % kind] = round(1000 * sum(samples) / len(samples), 1)
+        c['daemon starts'] = self.daemon.starts
+        c['start retries (name still held)'] = self.daemon.start_retries
+        c['integrity_check'] = integrity[0] if integrity else 'none'
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--schedd', required=True, help='the schedd binary')
+    parser.add_argument('--seed', type=int, default=20261129)
+    parser.add_argument('--kills', type=int, default=20)
+    parser.add_argument('--ops', type=int, default=400)
+    parser.add_argument('--workdir', help='keep the database, notifier output and log here')
+    args = parser.parse_args()
+    run = Run(args)
+    try:
+        run.execute()
+    except Failure as e:
+        print('HARNESS FAILURE: %s' % e, flush=True)
+        return 2
+    print('crash torture: seed %d, work dir %s' % (args.seed, run.work))
+    for key in sorted(run.counts):
+        print('  %-58s %s' % (key, run.counts[key]))
+    if run.violations:
+        print('FAILED: %d violations' % len(run.violations))
+        return 1
+    print('OK: no acknowledged push or cancel lost, nothing shown twice, integrity ok')
+    if not args.workdir:
+        shutil.rmtree(run.work, ignore_errors=True)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
