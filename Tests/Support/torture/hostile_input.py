@@ -362,7 +362,7 @@ class Hostile:
         problems = [p for p in problems if p]
         problem = '; '.join(problems) if problems else None
         self.results.append(('flood of 10000 bad pushes', problem))
-        print(('PASS %s' % 'flood of 10000 bad pushes') if problem is None else ('FAIL flood: %s' % problem), flush=True)
+        print('PASS flood of 10000 bad pushes' if problem is None else 'FAIL flood of 10000 bad pushes: %s' % problem, flush=True)
 
     # -- markup ----------------------------------------------------------------------------------
 
@@ -389,7 +389,7 @@ class Hostile:
                 problem = 'not literal: title %r body %r' % (mine[0].get('title'), mine[0].get('body'))
         problem = problem or self.answering()
         self.results.append(('markup shown literally', problem))
-        print(('PASS markup shown literally') if problem is None else ('FAIL markup: %s' % problem), flush=True)
+        print('PASS markup shown literally' if problem is None else 'FAIL markup shown literally: %s' % problem, flush=True)
 
     # -- the run ---------------------------------------------------------------------------------
 
