@@ -28,15 +28,10 @@ import XCTest
 
 final class HostileInputTests: XCTestCase {
     /// The driver's verdict per case name (nil = passed), run once for all tests of this class.
-    private static let verdicts = HostileRun()
+    private static let verdicts = DriverVerdicts(driver: "hostile_input.py")
 
     private func assertCases(_ fragments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
-        let all = try Self.verdicts.results()
-        let selected = all.filter { name, _ in fragments.contains { name.contains($0) } }
-        XCTAssertFalse(selected.isEmpty, "no case matched \(fragments): the driver did not run them", file: file, line: line)
-        for (name, problem) in selected.sorted(by: { $0.key < $1.key }) {
-            XCTAssertNil(problem, name, file: file, line: line)
-        }
+        try Self.verdicts.assertPassed(fragments, file: file, line: line)
     }
 
     func testWrongSignaturesAndUnknownMethodsAreRefused() throws {
@@ -85,36 +80,5 @@ final class HostileInputTests: XCTestCase {
 
     func testMarkupIsShownLiterally() throws {
         try assertCases(["markup shown literally"])
-    }
-}
-
-/// A driver that did not run (a test failure, not a skip).
-struct DriverFailure: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
-}
-
-/// Runs hostile_input.py once and keeps its `PASS name` / `FAIL name: why` lines.
-private final class HostileRun: @unchecked Sendable {
-    private let lock = NSLock()
-    private var cached: [String: String?]?
-
-    func results() throws -> [String: String?] {
-        lock.lock()
-        defer { lock.unlock() }
-        if let cached { return cached }
-        let (_, output) = try TortureHarness.runDriver("hostile_input.py", [])
-        var verdicts: [String: String?] = [:]
-        for line in output.split(separator: "\n").map(String.init) {
-            if line.hasPrefix("PASS ") {
-                verdicts[String(line.dropFirst(5))] = .some(nil)
-            } else if line.hasPrefix("FAIL "), let colon = line.range(of: ": ") {
-                verdicts[String(line[line.index(line.startIndex, offsetBy: 5)..<colon.lowerBound])] =
-                    .some(String(line[colon.upperBound...]))
-            }
-        }
-        if verdicts.isEmpty { throw DriverFailure(message: "hostile_input.py produced no verdicts:\n\(output)") }
-        cached = verdicts
-        return verdicts
     }
 }

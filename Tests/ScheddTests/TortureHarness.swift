@@ -55,3 +55,55 @@ enum TortureHarness {
 
     private final class Marker {}
 }
+
+/// A driver that did not run (a test failure, not a skip).
+struct DriverFailure: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+/// Runs a driver that prints `PASS name` / `FAIL name: why` lines once, on first use, and keeps its
+/// verdicts (nil = passed) for the test methods that each assert a group of them.
+final class DriverVerdicts: @unchecked Sendable {
+    private let driver: String
+    private let arguments: [String]
+    private let lock = NSLock()
+    private var cached: [String: String?]?
+
+    /// The exit status a driver uses when it cannot run here (not root): the tests skip.
+    static let skipStatus: Int32 = 77
+
+    init(driver: String, arguments: [String] = []) {
+        self.driver = driver
+        self.arguments = arguments
+    }
+
+    func results() throws -> [String: String?] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let cached { return cached }
+        let (status, output) = try TortureHarness.runDriver(driver, arguments)
+        if status == Self.skipStatus { throw XCTSkip("\(driver): \(output)") }
+        var verdicts: [String: String?] = [:]
+        for line in output.split(separator: "\n").map(String.init) {
+            if line.hasPrefix("PASS ") {
+                verdicts[String(line.dropFirst(5))] = .some(nil)
+            } else if line.hasPrefix("FAIL "), let colon = line.range(of: ": ") {
+                verdicts[String(line[line.index(line.startIndex, offsetBy: 5)..<colon.lowerBound])] =
+                    .some(String(line[colon.upperBound...]))
+            }
+        }
+        if verdicts.isEmpty { throw DriverFailure(message: "\(driver) produced no verdicts:\n\(output)") }
+        cached = verdicts
+        return verdicts
+    }
+
+    /// Asserts that every case whose name holds one of `fragments` passed, and that there is one.
+    func assertPassed(_ fragments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+        let selected = try results().filter { name, _ in fragments.contains { name.contains($0) } }
+        XCTAssertFalse(selected.isEmpty, "no case matched \(fragments): the driver did not run them", file: file, line: line)
+        for (name, problem) in selected.sorted(by: { $0.key < $1.key }) {
+            XCTAssertNil(problem, name, file: file, line: line)
+        }
+    }
+}

@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import subprocess
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -24,11 +25,14 @@ class Bus:
                 '--nofork', '--nopidfile', '--print-address=1']
         if address:
             args.append('--address=' + address)
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
+        err = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, stderr=err)
         line = self.proc.stdout.readline().decode().strip()
         if not line:
-            raise Failure('dbus-daemon did not print its address')
+            self.proc.wait()
+            err.seek(0)
+            raise Failure('dbus-daemon did not print its address: %s' % err.read().decode(errors='replace').strip())
+        err.close()
         self.address = line
 
     def stop(self):
@@ -41,9 +45,10 @@ class Schedd:
     """The daemon under test: `schedd run` on `bus` with the stdout notifier, its stdout appended to
     `notes` (one JSON line per shown notification), its stderr to `log`."""
 
-    def __init__(self, binary, bus, db, notes, log, tz='America/New_York', env=None):
+    def __init__(self, binary, bus, db, notes, log, tz='America/New_York', env=None, run_prefix=()):
         self.binary, self.bus, self.db, self.notes, self.log, self.tz = binary, bus, db, notes, log, tz
         self.env = env
+        self.run_prefix = list(run_prefix)   # e.g. setpriv … to run the daemon as another user
         self.proc = None
         self.starts = 0
         self.start_retries = 0
@@ -57,7 +62,7 @@ class Schedd:
                 env = dict(self.env or os.environ)
                 env.update(extra_env or {})
                 self.proc = subprocess.Popen(
-                    [self.binary, 'run', '--bus', self.bus.address, '--db', self.db, '--notifier', 'stdout',
+                    self.run_prefix + [self.binary, 'run', '--bus', self.bus.address, '--db', self.db, '--notifier', 'stdout',
                      '--fake-clock', clock, '--tz', self.tz],
                     stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
             self.starts += 1
@@ -96,15 +101,15 @@ class Schedd:
             self.proc.terminate()
         return self.proc.wait(timeout=60) if self.proc is not None else None
 
-    def cli_args(self, args):
-        return [self.binary] + args + ['--bus', self.bus.address]
+    def cli_args(self, args, prefix=()):
+        return list(prefix) + [self.binary] + args + ['--bus', self.bus.address]
 
-    def cli(self, args, input=None, timeout=600):
+    def cli(self, args, input=None, timeout=600, prefix=()):
         """Runs `schedd ARGS --bus ADDRESS` to completion; returns the CompletedProcess (bytes in,
         text out)."""
         if isinstance(input, str):
             input = input.encode()
-        r = subprocess.run(self.cli_args(args), input=input, capture_output=True, timeout=timeout)
+        r = subprocess.run(self.cli_args(args, prefix), input=input, capture_output=True, timeout=timeout)
         r.stdout = r.stdout.decode(errors='replace')
         r.stderr = r.stderr.decode(errors='replace')
         return r
