@@ -32,7 +32,7 @@ enum TortureHarness {
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [supportDir.appendingPathComponent(driver).path, "--schedd", try scheddBinary()] + args
         let outPath = NSTemporaryDirectory() + "schedd-torture-\(UUID().uuidString).out"
-        FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: outPath) }
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         process.standardOutput = out

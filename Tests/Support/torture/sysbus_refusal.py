@@ -113,13 +113,13 @@ class Refusal:
                     problem = 'exit %d without naming the denial: %s' % (r.returncode, r.stderr.strip()[:300])
                 elif r.returncode != 3:
                     problem = 'refused with exit %d; docs/units.md says 3' % r.returncode
-                self.record('%s bus: outsider %s refused' % (name, label), problem)
+                self.record('%s bus / outsider %s refused' % (name, label), problem)
             after = self.rows(db)
-            self.record('%s bus: outsider stored nothing' % name,
+            self.record('%s bus / outsider stored nothing' % name,
                         None if after == before else 'rows %s → %s' % (before, after))
             r = daemon.cli(['list', '--json'])
             ids = sorted(p['id'] for p in json.loads(r.stdout)) if r.returncode == 0 else None
-            self.record('%s bus: daemon still answers with the allowed pushes pending' % name,
+            self.record('%s bus / daemon still answers with the allowed pushes pending' % name,
                         None if ids == ['run_member:a', 'run_root:a'] else 'list: exit %d, %s' % (r.returncode, ids))
         finally:
             daemon.kill9()
@@ -129,7 +129,7 @@ class Refusal:
         push = json.dumps({'bk': {'local': {'id': sid, 'at': '2026-03-08T09:00', 'title': 'allowed'}}})
         r = daemon.cli(['push', '-', '--json'], input=push, prefix=prefix, timeout=60)
         ok = r.returncode == 0 and json.loads(r.stdout.splitlines()[0]).get('status') == 'scheduled'
-        self.record('%s bus: %s may push' % (name, label), None if ok else 'exit %d: %s' % (r.returncode, r.stderr.strip()[:300]))
+        self.record('%s bus / %s may push' % (name, label), None if ok else 'exit %d: %s' % (r.returncode, r.stderr.strip()[:300]))
 
     def execute(self):
         work = tempfile.mkdtemp(prefix='schedd-sysbus-')
