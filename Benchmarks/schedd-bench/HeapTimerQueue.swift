@@ -2,21 +2,26 @@
 
 /// A binary min-heap timer queue ordered by (due, key), with the same API shape as `TimerWheel`.
 ///
-/// A fair baseline, not a strawman: entries live in a struct-of-arrays slab (free list), the heap
-/// holds `Int32` slab indices, each entry records its heap position (so cancel and re-insert are
-/// O(log n) with no search), and a `Dictionary` maps key → slab index. Insert and cancel are
-/// O(log n); `nextExpiry` is O(1) (the root); expiring one timer is O(log n).
+/// A fair baseline, not a strawman: the heap array holds 16-byte nodes with the due inline (so
+/// sifting compares without an indirection; the key is looked up only to break a tie), entries
+/// live in a struct-of-arrays slab (free list), each entry records its heap position (so cancel
+/// and re-insert are O(log n) with no search), and a `Dictionary` maps key → slab index. Insert
+/// and cancel are O(log n); `nextExpiry` is O(1) (the root); expiring one timer is O(log n).
 struct HeapTimerQueue {
+    struct Node {
+        var due: Int64
+        var slot: Int32
+    }
     private var keys: [Int64] = []
     private var dues: [Int64] = []
     private var position: [Int32] = []
-    private var heap: [Int32] = []
+    private var heap: [Node] = []
     private var index: [Int64: Int32] = [:]
     private var freeList: [Int32] = []
 
     var count: Int { heap.count }
 
-    var nextExpiry: Int64? { heap.first.map { dues[Int($0)] } }
+    var nextExpiry: Int64? { heap.first?.due }
 
     mutating func reserveCapacity(_ n: Int) { index.reserveCapacity(n) }
 
@@ -24,6 +29,7 @@ struct HeapTimerQueue {
         if let i = index[key] {
             dues[Int(i)] = due
             let p = Int(position[Int(i)])
+            heap[p].due = due
             siftUp(p)
             siftDown(Int(position[Int(i)]))
             return
@@ -40,7 +46,7 @@ struct HeapTimerQueue {
             position.append(0)
         }
         index[key] = i
-        heap.append(i)
+        heap.append(Node(due: due, slot: i))
         position[Int(i)] = Int32(heap.count - 1)
         siftUp(heap.count - 1)
     }
@@ -54,8 +60,9 @@ struct HeapTimerQueue {
 
     /// Pops every timer due at or before `t`, in (due, key) order.
     mutating func advance(to t: Int64, _ body: (Int64, Int64) -> Void) {
-        while let top = heap.first, dues[Int(top)] <= t {
-            let key = keys[Int(top)], due = dues[Int(top)]
+        while let node = heap.first, node.due <= t {
+            let top = node.slot
+            let key = keys[Int(top)], due = node.due
             index.removeValue(forKey: key)
             remove(at: 0)
             freeList.append(top)
@@ -67,14 +74,13 @@ struct HeapTimerQueue {
         let last = heap.removeLast()
         guard p < heap.count else { return }
         heap[p] = last
-        position[Int(last)] = Int32(p)
+        position[Int(last.slot)] = Int32(p)
         siftUp(p)
-        siftDown(Int(position[Int(last)]))
+        siftDown(Int(position[Int(last.slot)]))
     }
 
-    @inline(__always) private func less(_ a: Int32, _ b: Int32) -> Bool {
-        let da = dues[Int(a)], db = dues[Int(b)]
-        return da != db ? da < db : keys[Int(a)] < keys[Int(b)]
+    @inline(__always) private func less(_ a: Node, _ b: Node) -> Bool {
+        a.due != b.due ? a.due < b.due : keys[Int(a.slot)] < keys[Int(b.slot)]
     }
 
     private mutating func siftUp(_ start: Int) {
@@ -85,11 +91,11 @@ struct HeapTimerQueue {
             let y = heap[parent]
             if !less(x, y) { break }
             heap[p] = y
-            position[Int(y)] = Int32(p)
+            position[Int(y.slot)] = Int32(p)
             p = parent
         }
         heap[p] = x
-        position[Int(x)] = Int32(p)
+        position[Int(x.slot)] = Int32(p)
     }
 
     private mutating func siftDown(_ start: Int) {
@@ -103,10 +109,10 @@ struct HeapTimerQueue {
             let y = heap[child]
             if !less(y, x) { break }
             heap[p] = y
-            position[Int(y)] = Int32(p)
+            position[Int(y.slot)] = Int32(p)
             p = child
         }
         heap[p] = x
-        position[Int(x)] = Int32(p)
+        position[Int(x.slot)] = Int32(p)
     }
 }

@@ -31,6 +31,12 @@ import SchedCalendar
 ///
 /// Entries due before `E` (inserted overdue) sit in one extra **overdue list**.
 ///
+/// Each slot is a **contiguous array** of (due, key, handle) entries, so expiring or cascading a
+/// slot walks memory in order (the CPU prefetches it) and never dereferences a pointer per entry.
+/// A **handle** (dense `UInt32`, reused through a free list) names a pending timer; `position`
+/// maps it to its index in its slot array, so cancel is a swap-remove. The **key table** maps a
+/// key to its due and handle (see TimerWheel_KeyTable.swift); expiry does not touch it.
+///
 /// ## Invariants (checked by `invariantViolations()`, asserted in tests after every step)
 /// 1. An entry with tick `W` is in exactly the list `listIndex(ofTick: W)` computed from the
 ///    current `elapsed`: the overdue list iff `W < E`; otherwise level `L`, slot digit `L` of `W`.
@@ -39,29 +45,37 @@ import SchedCalendar
 ///    a level lower slots expire first: the earliest entry is in the lowest occupied slot of the
 ///    lowest occupied level (found with one `trailingZeroBitCount` per level).
 /// 2. Bit `s` of `occupied[L]` is set iff slot `(L, s)` is non-empty.
-/// 3. Lists are doubly linked by `Int32` slab index (`-1` ends a list); heads are per slot.
-/// 4. The key table maps every pending key to its slab index and nothing else.
+/// 3. `position[h]` is the index of handle `h`'s entry in its slot array; handles not in use are
+///    chained through `position` from `freeHead`.
+/// 4. Every slot entry is pending: the key table has a live bucket for its key with its due and
+///    handle, and the table has no other live bucket.
 /// 5. `cachedNext` is the minimum due of all pending entries (nil when empty).
 /// 6. `elapsed == tick(now)` after every public operation.
+/// 7. A non-empty bucket is live iff it is flagged `overdue` or its due is after `now`; it is
+///    flagged iff it is live and its due is at or before `now` (inserted already due). So every
+///    other bucket with a due at or before `now` belongs to a timer that expired, and is absent.
 ///
 /// ## Complexity
-/// `insert`, `cancel`, `due(ofKey:)`: O(1) expected (open-addressing key table; list link and
-/// unlink by index). `nextExpiry`: O(1) (cached). When the cached earliest entry leaves, the
-/// cache is recomputed by scanning only the earliest occupied slot (plus the overdue list):
-/// usually a handful of entries, but a far slot can be large (1M timers all due within the same
-/// 12-day level-5 slot: cancelling the earliest one scans them); the scan also warms the cache
-/// lines the next advance takes out.
+/// `insert`, `cancel`, `due(ofKey:)`: O(1) expected (one key-table probe; an append to, or a
+/// swap-remove from, a slot array). `nextExpiry`: O(1) (cached). When the cached earliest entry
+/// leaves, the cache is recomputed by scanning only the earliest occupied slot (plus the overdue
+/// list): usually a handful of contiguous entries, but a far slot can be large (1M timers all due
+/// within the same 12-day level-5 slot: cancelling the earliest one scans them).
 /// `advance(to:)` forward: O(expired + cascaded + levels + sort), every entry descending at most
 /// once per level. Only the due entries of the slot being taken out are sorted: one tick's worth
 /// when the daemon wakes at `nextExpiry`, one slot's worth per slot when a jump covers whole
 /// slots. Entries left in the target tick's slot (due later in that millisecond) are re-examined
-/// by each advance within that millisecond. `advance(to:)` backwards (a
-/// clock step back, rare): O(n) re-base of every entry relative to the earlier tick.
+/// by each advance within that millisecond. The key table is left alone by expiry (invariant 7);
+/// it is purged of expired keys when it fills, O(buckets) amortised over the inserts that filled
+/// it. `advance(to:)` backwards (a clock step back, rare): O(n + buckets) re-base of every entry
+/// relative to the earlier tick, after purging the expired keys from the table.
 ///
 /// ## Memory
-/// Per pending timer: key 8 + due 8 + next 4 + prev 4 = 24 bytes in the slab, plus 8 bytes per
-/// key-table bucket at load 3/8…3/4 (11–21 bytes) — 35–70 bytes depending on growth slack.
-/// Freed slab entries are reused through a free list; storage never shrinks.
+/// Per pending timer: a 24-byte slot entry (due 8, key 8, handle 4, padding), a 4-byte
+/// `position`, and a 16-byte key-table bucket at occupancy 3/8…3/4 (21–43 bytes): about 50–70
+/// bytes, plus the slack of slot arrays grown by doubling (allocated, mostly not resident).
+/// Measured at 1M timers over a year: 81 bytes/timer resident (`schedd-bench memory`).
+/// Handles and slot capacity are reused; storage never shrinks.
 public struct TimerWheel: Sendable {
     /// Microseconds per tick (1 ms).
     static let tickMicros: Int64 = 1000
@@ -69,54 +83,50 @@ public struct TimerWheel: Sendable {
     static let slotsPerLevel = 64
     /// 11 levels of 6 bits cover the 64-bit tick space, so no overflow list is needed.
     static let levelCount = 11
-    /// Index of the overdue list in `heads`, after the 11 × 64 slot heads.
+    /// Index of the overdue list in `slots`, after the 11 × 64 slot arrays.
     static let overdueList = levelCount * slotsPerLevel
-    /// End-of-list sentinel.
-    static let none: Int32 = -1
-    /// Marks a slab entry on the free list in `prev` (debug aid).
-    static let freeMark: Int32 = -2
+    /// End of the free-handle chain.
+    static let noHandle = UInt32.max
 
     /// The instant the wheel has advanced to.
     public internal(set) var now: Instant
     /// `tick(now)`: the tick the wheel has processed up to (see invariant 6).
     var elapsed: UInt64
 
-    /// One pending (or free) timer. 24 bytes: the fields walked together when a slot expires or
-    /// cascades share one cache line (an array of structs: one miss per entry instead of four).
-    struct Entry {
+    /// One pending timer in a slot array.
+    struct Slot {
         var due: Int64
         var key: Int64
-        var next: Int32
-        var prev: Int32
+        var handle: UInt32
     }
 
-    /// The slab, indexed by Int32; free entries are chained through `next`.
-    var slab: [Entry] = []
-    var freeHead: Int32 = TimerWheel.none
-    var live = 0
-
-    /// List heads: 11 × 64 slots, then the overdue list.
-    var heads: [Int32]
+    /// Slot arrays: 11 × 64 slots, then the overdue list.
+    var slots: [[Slot]]
     /// Per level, bit `s` set iff slot `s` is non-empty.
     var occupied: [UInt64]
+    /// Handle → index in its slot array; for a free handle, the next free handle.
+    var position: [UInt32] = []
+    var freeHead: UInt32 = TimerWheel.noHandle
+    var live = 0
 
-    /// Open-addressing table (linear probing, Fibonacci hashing): each bucket is the top 32 bits
-    /// of the key's hash (its fingerprint, which also gives its home bucket) above the Int32 slab
-    /// index, or `emptyBucket`.
-    var table: [UInt64]
+    /// Open-addressing key table; `tableUsed` counts its non-empty (live or stale) buckets.
+    var table: [Bucket]
     var tableShift: Int
+    var tableUsed = 0
 
     /// The earliest due of any pending entry, in microseconds.
     var cachedNext: Int64?
-    /// Reused buffer for sorting a slot's entries on expiry.
-    var scratch: [Int32] = []
+    /// Reused buffers: an empty slot array swapped in for a slot being taken out, and the due
+    /// entries of that slot being sorted.
+    var spare: [Slot] = []
+    var dueBuffer: [Slot] = []
 
     public init(now: Instant) {
         self.now = now
         self.elapsed = Self.tick(now.microseconds)
-        self.heads = Array(repeating: Self.none, count: Self.overdueList + 1)
+        self.slots = Array(repeating: [], count: Self.overdueList + 1)
         self.occupied = Array(repeating: 0, count: Self.levelCount)
-        self.table = Array(repeating: Self.emptyBucket, count: 16)
+        self.table = Array(repeating: .empty, count: 16)
         self.tableShift = 64 - 4
     }
 
@@ -127,39 +137,42 @@ public struct TimerWheel: Sendable {
     /// A `due` at or before `now` expires on the next `advance`.
     public mutating func insert(key: Int64, due: Instant) {
         let d = due.microseconds
-        if let i = tableFind(key) {
-            let old = slab[Int(i)].due
-            unlink(i)
-            slab[Int(i)].due = d
-            link(i)
-            if old == cachedNext && d > old { recomputeNext() } else { lowerNext(d) }
+        let flag: UInt32 = d <= now.microseconds ? Self.overdueFlag : 0
+        let (p, present) = tableSlot(for: key)
+        if present {
+            let old = table[p]
+            let h = old.handle
+            removeFromSlot(handle: h, due: old.due)
+            table[p].due = d
+            table[p].tag = h | flag
+            place(Slot(due: d, key: key, handle: h))
+            if old.due == cachedNext && d > old.due { recomputeNext() } else { lowerNext(d) }
             return
         }
         precondition(live < Int(Int32.max), "TimerWheel holds at most Int32.max timers")
-        let i = allocate(key: key, due: d)
-        link(i)
-        tableInsert(i)
+        let h = allocateHandle()
+        table[p] = Bucket(due: d, fingerprint: Self.fingerprint(key), tag: h | flag)
+        place(Slot(due: d, key: key, handle: h))
         live += 1
         lowerNext(d)
     }
 
     /// Removes a timer; returns whether it was present. O(1).
     @discardableResult public mutating func cancel(key: Int64) -> Bool {
-        guard let position = tablePosition(of: key) else { return false }
-        let i = slabIndex(atBucket: position)
-        tableRemove(at: position)
-        let d = slab[Int(i)].due
-        unlink(i)
-        free(i)
+        guard let p = tablePosition(of: key) else { return false }
+        let b = table[p]
+        tableRemove(at: p)
+        removeFromSlot(handle: b.handle, due: b.due)
+        releaseHandle(b.handle)
         live -= 1
-        if d == cachedNext { recomputeNext() }
+        if b.due == cachedNext { recomputeNext() }
         return true
     }
 
     /// The due instant of `key`, if pending. O(1).
     public func due(ofKey key: Int64) -> Instant? {
-        guard let i = tableFind(key) else { return nil }
-        return Instant(microseconds: slab[Int(i)].due)
+        guard let p = tablePosition(of: key) else { return nil }
+        return Instant(microseconds: table[p].due)
     }
 
     /// The exact earliest due instant of any pending timer (nil when empty), so the owner can sleep
@@ -175,13 +188,15 @@ public struct TimerWheel: Sendable {
         return expired
     }
 
-    /// Buckets in the key table (a power of two; load is kept ≤ 3/4).
+    /// Buckets in the key table (a power of two; occupancy is kept ≤ 3/4).
     public var tableBuckets: Int { table.count }
 
-    /// Bytes of storage currently allocated by the wheel (slab, key table, heads, bitmaps,
-    /// scratch), from array capacities.
+    /// Bytes of storage currently allocated by the wheel (slot arrays, key table, positions,
+    /// bitmaps, buffers), from array capacities.
     public var allocatedBytes: Int {
-        slab.capacity * MemoryLayout<Entry>.stride
-            + table.capacity * 8 + heads.capacity * 4 + occupied.capacity * 8 + scratch.capacity * 4
+        let slotBytes = slots.reduce(0) { $0 + $1.capacity } * MemoryLayout<Slot>.stride
+        return slotBytes + slots.capacity * MemoryLayout<[Slot]>.stride
+            + table.capacity * MemoryLayout<Bucket>.stride + position.capacity * 4 + occupied.capacity * 8
+            + (spare.capacity + dueBuffer.capacity) * MemoryLayout<Slot>.stride
     }
 }

@@ -16,15 +16,18 @@ extension TimerWheel {
     public mutating func advance(to instant: Instant, _ body: (_ key: Int64, _ due: Instant) -> Void) {
         let t = instant.microseconds
         let target = Self.tick(t)
+        // Buckets of entries due at or before `flagged` carry the overdue flag (invariant 7).
+        let flagged = min(now.microseconds, t)
         var changed = false
-        if target < elapsed {
-            rebase(to: target)
+        if t < now.microseconds {
+            unflagAndPurge(through: t)
+            if target < elapsed { rebase(to: target) }
             changed = true
         }
         now = instant
-        if heads[Self.overdueList] != Self.none {
+        if !slots[Self.overdueList].isEmpty {
             // All overdue dues are before elapsed's tick, hence ≤ t: they all expire.
-            processList(Self.overdueList, through: t, body)
+            processList(Self.overdueList, through: t, flagged: flagged, body)
             changed = true
         }
         while let (level, slot) = earliestSlot() {
@@ -33,79 +36,89 @@ extension TimerWheel {
             assert(start >= elapsed, "slot (\(level), \(slot)) starts at \(start) before elapsed=\(elapsed)")
             elapsed = start
             let list = level * Self.slotsPerLevel + slot
-            if processList(list, through: t, body) { changed = true }
+            if processList(list, through: t, flagged: flagged, body) { changed = true }
             // Entries left in a level-0 slot are due later within the target tick itself: stop.
-            if level == 0 && heads[list] != Self.none { break }
+            if level == 0 && !slots[list].isEmpty { break }
         }
         if target > elapsed { elapsed = target }
         if changed { recomputeNext() }
     }
 
     /// Takes out the earliest list (or the overdue list): expires its entries due at or before
-    /// `t` in (due, key) order, and re-links the others relative to `elapsed` (the slot's start).
+    /// `t` in (due, key) order, and re-places the others relative to `elapsed` (the slot's start).
     /// Returns whether anything expired.
     ///
     /// Why this is in order: the list is the earliest occupied one (invariant 1), everything before
     /// its range has already expired and everything in its range is in it, so its due entries are
-    /// exactly the next ones. Re-linked entries (due after `t`) land on a strictly lower level,
+    /// exactly the next ones. Re-placed entries (due after `t`) land on a strictly lower level,
     /// or, at level 0, back in this slot (only for the target tick, where the caller stops).
-    /// Ordering hazard: the list is detached first and each `next` is read before its entry is
-    /// re-linked or freed, since both rewrite it.
     @discardableResult
-    mutating func processList(_ list: Int, through t: Int64, _ body: (Int64, Instant) -> Void) -> Bool {
-        var i = takeList(list)
+    mutating func processList(_ list: Int, through t: Int64, flagged: Int64,
+                              _ body: (Int64, Instant) -> Void) -> Bool {
+        var taken = takeList(list)
+        defer { returnSpare(&taken) }
         // Common case (wake-ups): a single entry.
-        if i != Self.none && slab[Int(i)].next == Self.none {
-            if slab[Int(i)].due > t { link(i); return false }
-            expire(i, body)
+        if taken.count == 1 {
+            let entry = taken[0]
+            if entry.due > t { place(entry); return false }
+            expire(entry, flagged: flagged, body)
             return true
         }
-        var buffer: [Int32] = []
-        swap(&buffer, &scratch)
-        defer { buffer.removeAll(keepingCapacity: true); swap(&buffer, &scratch) }
-        while i != Self.none {
-            let n = slab[Int(i)].next
-            if slab[Int(i)].due <= t {
-                buffer.append(i)
+        var buffer: [Slot] = []
+        swap(&buffer, &dueBuffer)
+        defer { buffer.removeAll(keepingCapacity: true); swap(&buffer, &dueBuffer) }
+        for entry in taken {
+            if entry.due <= t {
+                buffer.append(entry)
             } else {
-                assert(list == Self.overdueList || listIndex(ofTick: Self.tick(slab[Int(i)].due)) / Self.slotsPerLevel
-                       < max(1, list / Self.slotsPerLevel), "re-linking due=\(slab[Int(i)].due) from list \(list) would not descend; elapsed=\(elapsed)")
-                link(i)
+                assert(list == Self.overdueList || listIndex(ofTick: Self.tick(entry.due)) / Self.slotsPerLevel
+                       < max(1, list / Self.slotsPerLevel), "re-placing due=\(entry.due) from list \(list) would not descend; elapsed=\(elapsed)")
+                place(entry)
             }
-            i = n
         }
         if buffer.count > 1 {
-            buffer.sort { a, b in
-                let da = slab[Int(a)].due, db = slab[Int(b)].due
-                return da != db ? da < db : slab[Int(a)].key < slab[Int(b)].key
-            }
+            buffer.sort { a, b in a.due != b.due ? a.due < b.due : a.key < b.key }
         }
-        for i in buffer { expire(i, body) }
+        for entry in buffer { expire(entry, flagged: flagged, body) }
         return !buffer.isEmpty
     }
 
-    /// Removes unlinked entry `i` from the key table and the slab, then reports it.
-    @inline(__always) mutating func expire(_ i: Int32, _ body: (Int64, Instant) -> Void) {
-        let key = slab[Int(i)].key, due = slab[Int(i)].due
-        if let position = tablePosition(of: key) { tableRemove(at: position) }
-        free(i)
+    /// Releases a taken-out entry and reports it. Its key-table bucket becomes stale by itself
+    /// (invariant 7) unless it is flagged overdue (due ≤ `flagged`), which is removed here.
+    @inline(__always) mutating func expire(_ entry: Slot, flagged: Int64, _ body: (Int64, Instant) -> Void) {
+        if entry.due <= flagged, let p = tablePosition(ofOverdue: entry.handle, key: entry.key) { tableRemove(at: p) }
+        releaseHandle(entry.handle)
         live -= 1
-        body(key, Instant(microseconds: due))
+        body(entry.key, Instant(microseconds: entry.due))
+    }
+
+    /// Before `now` moves back to `t`: removes stale buckets (which would otherwise look live
+    /// again) and keeps the overdue flag only on dues ≤ `t` (invariant 7). O(buckets).
+    mutating func unflagAndPurge(through t: Int64) {
+        let old = table
+        table = Array(repeating: .empty, count: old.count)
+        tableUsed = 0
+        let mask = table.count - 1
+        for var b in old where !b.isEmpty && isLive(b) {
+            if b.isOverdue && b.due > t { b.tag &= ~Self.overdueFlag }
+            var p = home(of: b.fingerprint)
+            while !table[p].isEmpty { p = (p + 1) & mask }
+            table[p] = b
+            tableUsed += 1
+        }
     }
 
     /// Re-bases every entry relative to an earlier tick (a clock step back). O(n + slots): the
     /// level of an entry depends on `elapsed`, and moving `elapsed` back invalidates all of them.
     mutating func rebase(to tick: UInt64) {
-        var buffer: [Int32] = []
+        var buffer: [Slot] = []
         buffer.reserveCapacity(live)
-        for list in 0..<heads.count {
-            var i = takeList(list)
-            while i != Self.none {
-                buffer.append(i)
-                i = slab[Int(i)].next
-            }
+        for list in 0..<slots.count {
+            buffer.append(contentsOf: slots[list])
+            slots[list].removeAll(keepingCapacity: true)
         }
+        for level in 0..<Self.levelCount { occupied[level] = 0 }
         elapsed = tick
-        for i in buffer { link(i) }
+        for entry in buffer { place(entry) }
     }
 }

@@ -1,5 +1,5 @@
-// Debug helpers checking the TimerWheel invariants documented on the type. O(n): used by tests
-// after every step, never on a hot path.
+// Debug helpers checking the TimerWheel invariants documented on the type. O(n + buckets): used by
+// tests after every step, never on a hot path.
 
 extension TimerWheel {
     /// Every violated invariant, as a message naming the values involved (empty when consistent).
@@ -11,40 +11,52 @@ extension TimerWheel {
         }
         var seen = 0
         var minimum: Int64?
-        for list in 0..<heads.count {
+        var handles = Set<UInt32>()
+        for list in 0..<slots.count {
             if list < Self.overdueList {
                 let bit = occupied[list >> 6] & (1 << UInt64(list & 63)) != 0
-                if bit != (heads[list] != Self.none) {
-                    problems.append("occupied bit of list \(list) is \(bit) but head=\(heads[list])")
+                if bit != !slots[list].isEmpty {
+                    problems.append("occupied bit of list \(list) is \(bit) but it holds \(slots[list].count)")
                 }
             }
-            var previous = Self.none
-            var i = heads[list]
-            while i != Self.none {
+            for (index, entry) in slots[list].enumerated() {
                 seen += 1
-                if seen > slab.count {
-                    problems.append("cycle in list \(list)")
-                    return problems
-                }
-                let d = slab[Int(i)].due
-                let expected = listIndex(ofTick: Self.tick(d))
+                let expected = listIndex(ofTick: Self.tick(entry.due))
                 if expected != list {
-                    problems.append("entry \(i) key=\(slab[Int(i)].key) due=\(d) is in list \(list), expected \(expected); elapsed=\(elapsed)")
+                    problems.append("key=\(entry.key) due=\(entry.due) is in list \(list), expected \(expected); elapsed=\(elapsed)")
                 }
-                if slab[Int(i)].prev != previous {
-                    problems.append("entry \(i) prev=\(slab[Int(i)].prev), expected \(previous)")
+                if Int(entry.handle) >= position.count || position[Int(entry.handle)] != UInt32(index) {
+                    problems.append("handle \(entry.handle) of key \(entry.key) is at \(index), position says otherwise")
                 }
-                if tableFind(slab[Int(i)].key) != i {
-                    problems.append("key \(slab[Int(i)].key) maps to \(String(describing: tableFind(slab[Int(i)].key))), not \(i)")
+                if !handles.insert(entry.handle).inserted { problems.append("handle \(entry.handle) used twice") }
+                if let p = tablePosition(of: entry.key) {
+                    let b = table[p]
+                    if b.due != entry.due || b.handle != entry.handle {
+                        problems.append("key \(entry.key): bucket has due=\(b.due) handle=\(b.handle), slot has \(entry.due)/\(entry.handle)")
+                    }
+                    if b.isOverdue != (entry.due <= now.microseconds) {
+                        problems.append("key \(entry.key) due=\(entry.due): overdue flag \(b.isOverdue) at now=\(now.microseconds)")
+                    }
+                } else {
+                    problems.append("pending key \(entry.key) is not in the key table")
                 }
-                minimum = min(minimum ?? d, d)
-                previous = i
-                i = slab[Int(i)].next
+                minimum = min(minimum ?? entry.due, entry.due)
             }
         }
-        if seen != live { problems.append("lists hold \(seen) entries, count is \(live)") }
-        let indexed = table.reduce(0) { $0 + ($1 == Self.emptyBucket ? 0 : 1) }
-        if indexed != live { problems.append("key table holds \(indexed) entries, count is \(live)") }
+        if seen != live { problems.append("slots hold \(seen) entries, count is \(live)") }
+        var free = 0
+        var h = freeHead
+        while h != Self.noHandle && free <= position.count {
+            if handles.contains(h) { problems.append("handle \(h) is both free and in use") }
+            free += 1
+            h = position[Int(h)]
+        }
+        if free + seen != position.count { problems.append("\(free) free + \(seen) used handles, \(position.count) exist") }
+        let used = table.reduce(0) { $0 + ($1.isEmpty ? 0 : 1) }
+        let liveBuckets = table.reduce(0) { $0 + (!$1.isEmpty && isLive($1) ? 1 : 0) }
+        if used != tableUsed { problems.append("key table has \(used) non-empty buckets, tableUsed=\(tableUsed)") }
+        if liveBuckets != live { problems.append("key table holds \(liveBuckets) live entries, count is \(live)") }
+        if tableUsed * 4 > table.count * 3 { problems.append("key table occupancy \(tableUsed)/\(table.count) > 3/4") }
         if minimum != cachedNext {
             problems.append("cachedNext=\(String(describing: cachedNext)), minimum due=\(String(describing: minimum))")
         }

@@ -1,4 +1,4 @@
-// Tick arithmetic, slot lists and the slab of a TimerWheel.
+// Tick arithmetic, slot arrays and handles of a TimerWheel.
 
 extension TimerWheel {
     /// The tick of a due (or of `now`): `⌈µs / 1000⌉`, rounded *up* so a slot is taken out only
@@ -35,66 +35,57 @@ extension TimerWheel {
         return nil
     }
 
-    /// Pushes entry `i` on the front of the list its due belongs to.
-    @inline(__always) mutating func link(_ i: Int32) {
-        let list = listIndex(ofTick: Self.tick(slab[Int(i)].due))
-        linkFront(i, list: list)
+    /// Appends `entry` to the slot array its due belongs to and records its position.
+    @inline(__always) mutating func place(_ entry: Slot) {
+        let list = listIndex(ofTick: Self.tick(entry.due))
+        position[Int(entry.handle)] = UInt32(truncatingIfNeeded: slots[list].count)
+        slots[list].append(entry)
+        if list < Self.overdueList { occupied[list >> 6] |= 1 << UInt64(list & 63) }
     }
 
-    @inline(__always) mutating func linkFront(_ i: Int32, list: Int) {
-        let head = heads[list]
-        slab[Int(i)].prev = Self.none
-        slab[Int(i)].next = head
-        if head != Self.none { slab[Int(head)].prev = i }
-        heads[list] = i
-        if list < Self.overdueList {
-            occupied[list >> 6] |= 1 << UInt64(list & 63)
+    /// Swap-removes the entry of `handle` (due `due`) from its slot array (invariant 1 names it).
+    @inline(__always) mutating func removeFromSlot(handle: UInt32, due: Int64) {
+        let list = listIndex(ofTick: Self.tick(due))
+        let p = Int(position[Int(handle)])
+        assert(slots[list][p].handle == handle, "handle \(handle) due=\(due) is not at \(p) of list \(list)")
+        let last = slots[list].removeLast()
+        if p < slots[list].count {
+            slots[list][p] = last
+            position[Int(last.handle)] = UInt32(truncatingIfNeeded: p)
+        } else if p == 0 && list < Self.overdueList {
+            occupied[list >> 6] &= ~(1 << UInt64(list & 63))
         }
     }
 
-    /// Removes entry `i` from its list, found from its due (invariant 1).
-    @inline(__always) mutating func unlink(_ i: Int32) {
-        let list = listIndex(ofTick: Self.tick(slab[Int(i)].due))
-        let p = slab[Int(i)].prev, n = slab[Int(i)].next
-        if p != Self.none {
-            slab[Int(p)].next = n
-        } else {
-            assert(heads[list] == i, "entry \(i) due=\(slab[Int(i)].due) is not the head of list \(list)")
-            heads[list] = n
-            if n == Self.none && list < Self.overdueList {
-                occupied[list >> 6] &= ~(1 << UInt64(list & 63))
-            }
-        }
-        if n != Self.none { slab[Int(n)].prev = p }
-    }
-
-    /// Detaches a whole list, returning its first entry (walk it with `next`).
-    @inline(__always) mutating func takeList(_ list: Int) -> Int32 {
-        let head = heads[list]
-        heads[list] = Self.none
+    /// Detaches a whole slot array (replaced by the empty `spare`), clearing its bit.
+    @inline(__always) mutating func takeList(_ list: Int) -> [Slot] {
+        var taken: [Slot] = []
+        swap(&taken, &spare)
+        swap(&taken, &slots[list])
         if list < Self.overdueList { occupied[list >> 6] &= ~(1 << UInt64(list & 63)) }
-        return head
+        return taken
     }
 
-    /// A slab entry for a new timer, from the free list when possible. Not yet linked.
-    @inline(__always) mutating func allocate(key: Int64, due: Int64) -> Int32 {
-        if freeHead != Self.none {
-            let i = freeHead
-            freeHead = slab[Int(i)].next
-            slab[Int(i)].key = key
-            slab[Int(i)].due = due
-            return i
+    /// Gives a taken array's storage back as the next `spare` (emptied, capacity kept).
+    @inline(__always) mutating func returnSpare(_ array: inout [Slot]) {
+        array.removeAll(keepingCapacity: true)
+        if array.capacity >= spare.capacity { swap(&array, &spare) }
+    }
+
+    /// A handle for a new timer, from the free chain when possible.
+    @inline(__always) mutating func allocateHandle() -> UInt32 {
+        if freeHead != Self.noHandle {
+            let h = freeHead
+            freeHead = position[Int(h)]
+            return h
         }
-        let i = Int32(slab.count)
-        slab.append(Entry(due: due, key: key, next: Self.none, prev: Self.none))
-        return i
+        position.append(0)
+        return UInt32(truncatingIfNeeded: position.count - 1)
     }
 
-    /// Returns an unlinked slab entry to the free list.
-    @inline(__always) mutating func free(_ i: Int32) {
-        slab[Int(i)].next = freeHead
-        slab[Int(i)].prev = Self.freeMark
-        freeHead = i
+    @inline(__always) mutating func releaseHandle(_ h: UInt32) {
+        position[Int(h)] = freeHead
+        freeHead = h
     }
 
     @inline(__always) mutating func lowerNext(_ due: Int64) {
@@ -103,18 +94,15 @@ extension TimerWheel {
     }
 
     /// Recomputes `cachedNext` (invariant 5) from the overdue list, or else from the earliest
-    /// occupied slot alone (invariant 1). O(entries in that list).
+    /// occupied slot alone (invariant 1). O(entries in that list), a contiguous scan.
     mutating func recomputeNext() {
-        var i = heads[Self.overdueList]
-        if i == Self.none, let (level, slot) = earliestSlot() {
-            i = heads[level * Self.slotsPerLevel + slot]
+        var list = Self.overdueList
+        if slots[list].isEmpty {
+            guard let (level, slot) = earliestSlot() else { cachedNext = nil; return }
+            list = level * Self.slotsPerLevel + slot
         }
-        guard i != Self.none else { cachedNext = nil; return }
         var best = Int64.max
-        while i != Self.none {
-            best = min(best, slab[Int(i)].due)
-            i = slab[Int(i)].next
-        }
+        for entry in slots[list] { best = min(best, entry.due) }
         cachedNext = best
     }
 }

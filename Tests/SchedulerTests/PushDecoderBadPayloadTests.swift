@@ -267,7 +267,7 @@ final class PushDecoderBadPayloadTests: XCTestCase {
             BadPush("calendar unknown zone", localPush(trigger: "\"calendar\":\"daily Mars/Olympus_Mons\""),
                     "bk.local.calendar"),
             BadPush("calendar hour 25, exact", localPush(trigger: "\"calendar\":\"Mon..Fri 25:00\""), "bk.local.calendar",
-                    "'Mon..Fri 25:00': hour 25 is out of range 0…23"),
+                    "'Mon..Fri 25:00': hour 25 is out of range 0…23 at offset 9"),
             BadPush("calendar unknown zone after time", localPush(trigger: "\"calendar\":\"*-*-* 09:00 Mars/Olympus_Mons\""),
                     "bk.local.calendar"),
         ])
