@@ -53,6 +53,17 @@ enum TortureHarness {
         }
     }
 
+    /// The `  key   value` figure lines a driver prints, by key.
+    static func counts(_ output: String) -> [String: String] {
+        var counts: [String: String] = [:]
+        for line in output.split(separator: "\n") where line.hasPrefix("  ") {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            guard let gap = text.range(of: "  ") else { continue }
+            counts[String(text[..<gap.lowerBound])] = text[gap.upperBound...].trimmingCharacters(in: .whitespaces)
+        }
+        return counts
+    }
+
     private final class Marker {}
 }
 

@@ -154,6 +154,7 @@ class Run:
         self.clock = rfc3339(START)   # the last acknowledged clock
         self.acked_schedules = []     # (id, next, status, op index)
         self.acked_cancels = []       # (id, op index)
+        self.pushed_at = collections.defaultdict(list)   # id → op indices of every attempted bk.local
         self.counts = collections.Counter()
         self.violations = []
         self.durations = collections.defaultdict(list)   # seconds per answered call, by kind
@@ -242,6 +243,14 @@ class Run:
     def execute(self):
         gen = Generator(random.Random(self.args.seed * 7919 + 1))
         ops, kills, delays = self.plan(gen)
+        for index, op in enumerate(ops):
+            for text in ([op[1]] if op[0] == 'push' else op[1] if op[0] == 'bulk' else []):
+                try:
+                    local = json.loads(text)['bk'].get('local')
+                except (ValueError, KeyError):
+                    continue
+                if local and 'id' in local:
+                    self.pushed_at[local['id']].append(index)
         for op in ops:
             self.counts['ops ' + op[0]] += 1
             if op[0] == 'bulk':
@@ -358,6 +367,23 @@ class Run:
         lost_cancels = [c for c in self.acked_cancels if c[0] not in cancelled_ids]
         for c in lost_cancels[:20]:
             self.violation('acknowledged cancel lost: %s (op %d)' % c)
+        # An acknowledged cancel stays done: unless the id was pushed again later, nothing of it fires
+        # after its last `cancelled` record (a cancel undone by a crash would fire again).
+        last_cancel = {}
+        for n, h in enumerate(self.history):
+            if h['event'] == 'cancelled':
+                last_cancel[h['id']] = n
+        resurrected = []
+        for sid, index in self.acked_cancels:
+            if any(i > index for i in self.pushed_at.get(sid, [])) or sid not in last_cancel:
+                continue
+            later = [h for h in self.history[last_cancel[sid] + 1:] if h['id'] == sid and h['event'] in ('fired', 'missed')]
+            if later:
+                resurrected.append((sid, index, later[0]['due']))
+        for r in resurrected[:20]:
+            self.violation('fired after an acknowledged cancel: %s (op %d), due %s' % r)
+        self.counts['acked cancels checked for resurrection'] = len(
+            [1 for sid, index in self.acked_cancels if not any(i > index for i in self.pushed_at.get(sid, []))])
 
         con = sqlite3.connect(self.db)
         integrity = [row[0] for row in con.execute('PRAGMA integrity_check')]
