@@ -58,14 +58,7 @@ class Schedd:
         Retries a start that failed because the bus still held the name of a killed predecessor."""
         deadline = time.monotonic() + timeout
         while True:
-            with open(self.notes, 'ab') as out, open(self.log, 'ab') as err:
-                env = dict(self.env or os.environ)
-                env.update(extra_env or {})
-                self.proc = subprocess.Popen(
-                    self.run_prefix + [self.binary, 'run', '--bus', self.bus.address, '--db', self.db, '--notifier', 'stdout',
-                     '--fake-clock', clock, '--tz', self.tz],
-                    stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
-            self.starts += 1
+            self.spawn(clock, extra_env)
             while time.monotonic() < deadline:
                 if self.proc.poll() is not None:
                     break
@@ -80,6 +73,17 @@ class Schedd:
                 raise Failure('schedd exited at start with %d; log %s' % (self.proc.returncode, self.log))
             self.start_retries += 1
             time.sleep(0.1)
+
+    def spawn(self, clock, extra_env=None):
+        """Starts the daemon without waiting for it (see `start`)."""
+        with open(self.notes, 'ab') as out, open(self.log, 'ab') as err:
+            env = dict(self.env or os.environ)
+            env.update(extra_env or {})
+            self.proc = subprocess.Popen(
+                self.run_prefix + [self.binary, 'run', '--bus', self.bus.address, '--db', self.db,
+                                   '--notifier', 'stdout', '--fake-clock', clock, '--tz', self.tz],
+                stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
+        self.starts += 1
 
     @property
     def pid(self):
