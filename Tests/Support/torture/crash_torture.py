@@ -398,7 +398,7 @@ class Run:
         lost_cancels = [c for c in self.acked_cancels if c[0] not in cancelled_ids]
         for c in lost_cancels[:20]:
             self.violation('acknowledged cancel lost: %s (op %d)' % c)
-        # An acknowledged cancel stays done: unless the id was pushed again later, nothing of it fires
+        # An acknowledged cancel stays done: unless the id was pushed again by that op or a later one, nothing of it fires
         # after its last `cancelled` record (a cancel undone by a crash would fire again).
         last_cancel = {}
         for n, h in enumerate(self.history):
@@ -406,7 +406,7 @@ class Run:
                 last_cancel[h['id']] = n
         resurrected = []
         for sid, index in self.acked_cancels:
-            if any(i > index for i in self.pushed_at.get(sid, [])) or sid not in last_cancel:
+            if any(i >= index for i in self.pushed_at.get(sid, [])) or sid not in last_cancel:
                 continue
             later = [h for h in self.history[last_cancel[sid] + 1:] if h['id'] == sid and h['event'] in ('fired', 'missed')]
             if later:
@@ -414,7 +414,7 @@ class Run:
         for r in resurrected[:20]:
             self.violation('fired after an acknowledged cancel: %s (op %d), due %s' % r)
         self.counts['acked cancels checked for resurrection'] = len(
-            [1 for sid, index in self.acked_cancels if not any(i > index for i in self.pushed_at.get(sid, []))])
+            [1 for sid, index in self.acked_cancels if not any(i >= index for i in self.pushed_at.get(sid, []))])
 
         con = sqlite3.connect(self.db)
         integrity = [row[0] for row in con.execute('PRAGMA integrity_check')]
