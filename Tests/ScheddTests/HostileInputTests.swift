@@ -21,9 +21,11 @@
 //    (SIGABRT "failed to allocate 553648064 bytes" under a 768 MiB address-space limit). Fix: stream the
 //    input — read up to the next newline, reject a line (or a single push) longer than 64 KiB as soon as
 //    it passes the limit without buffering the rest, send batches as they fill.
-// 4. `bk.local.data` larger than 16 KiB is accepted (testOverLimitMembersAreNamed): the daemon still uses
-//    Sources/schedd/Support/PushDecoding_Standin.swift, which checks no `data` size. Fix: switch the
-//    daemon to `PushDecoder.decode` (Sources/Scheduler), which enforces maxDataBytes.
+// 4. `bk.local.data` larger than 16 KiB and a `title` holding U+0000 are accepted
+//    (testOverLimitMembersAreNamed): the daemon still uses Sources/schedd/Support/PushDecoding_Standin.swift,
+//    which checks no `data` size and no NUL in displayed text (a D-Bus string cannot carry U+0000, so the
+//    desktop notifier would truncate or fail it). Fix: switch the daemon to `PushDecoder.decode`
+//    (Sources/Scheduler), which enforces maxDataBytes and the NUL rule.
 import XCTest
 
 final class HostileInputTests: XCTestCase {
@@ -39,7 +41,7 @@ final class HostileInputTests: XCTestCase {
     }
 
     func testOneMiBStringsAreRejectedOverDBus() throws {
-        try assertCases(["dbus Push 1 MiB", "dbus PushBatch 1 MiB", "dbus Track 1 MiB", "dbus ClockSet 1 MiB",
+        try assertCases(["dbus Push 1 MiB", "dbus PushBatch 1 MiB", "dbus PushBatch 100000", "dbus Track 1 MiB", "dbus ClockSet 1 MiB",
                          "dbus ClockZone 1 MiB", "UInt64.max", "UInt32.max"])
     }
 
@@ -48,7 +50,7 @@ final class HostileInputTests: XCTestCase {
     }
 
     func testOverLimitMembersAreNamed() throws {
-        try assertCases(["over-limit", "33-entry"])
+        try assertCases(["over-limit", "33-entry", "U+0000"])
     }
 
     func testZoneNamesThatArePathsAreRejected() throws {

@@ -202,6 +202,15 @@ class Hostile:
             c('dbus Push over-limit %s' % member, lambda m=member, v=value: self.expect_dbus_error(
                 'Push', 's', [push_text(**{m: v})], push_err, [m]))
 
+        # U+0000 cannot travel in a D-Bus string (the desktop notifier's Notify call would fail).
+        c('dbus Push title with U+0000 names title', lambda: self.expect_dbus_error(
+            'Push', 's', [push_text(title='a\u0000b')], push_err, ['title']))
+        c('dbus Push id with U+0000 names id', lambda: self.expect_dbus_error(
+            'Push', 's', [push_text(id='run_h:\u0000')], push_err, ['id']))
+        # One PushBatch call of 100,000 bad pushes: one error answer each, nothing stored.
+        c('dbus PushBatch 100000 bad pushes in one call', lambda: self.batch_all_rejected(
+            ['{"bk":{"local":{"id":"run_b:%d"}}}' % i for i in range(100_000)]))
+
         # 100,000-entry cancelOn (≈ 1 MiB) and deep nesting.
         events = ['e%d' % i for i in range(100_000)]
         c('dbus Push 100000-entry cancelOn', lambda: self.expect_dbus_error('Push', 's', [push_text(cancelOn=events)], push_err))
