@@ -10,7 +10,7 @@ Every case must give a clear error (a D-Bus error / CLI exit 1 or 2 with a messa
 pushes the message names the member or rule), store nothing (the row count of every table in the
 database is unchanged, the pending list stays empty) and leave the daemon alive and answering.
 The daemon's VmRSS/VmHWM (/proc/PID/status) are read before and after the flood; the bound is
-stated in FLOOD_RSS_GROWTH_BOUND_KB. Last, notification text that looks like markup must reach the
+stated in hostile_flood.py (FLOOD_*_BOUND_KB). Last, notification text that looks like markup must reach the
 stdout notifier literally (exact strings in its JSON line).
 
 Case names to run can be given with --only (substring match). Prints one line per case
@@ -26,34 +26,18 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hostile_flood import FloodAndMarkup  # noqa: E402
+from hostile_support import MIB, push_text  # noqa: E402
 from torture_common import Bus, Failure, Schedd  # noqa: E402
 
 import dbus  # noqa: E402  (python3-dbus)
 
 NAME, PATH, IFACE = 'org.schedd.Scheduler1', '/org/schedd/Scheduler1', 'org.schedd.Scheduler1'
-MIB = 1 << 20
-# The flood may grow the daemon's resident set by at most this much (VmRSS after − before), and
-# its peak (VmHWM) by at most FLOOD_PEAK_GROWTH_BOUND_KB over the resident set before the flood.
-FLOOD_RSS_GROWTH_BOUND_KB = 50 * 1024
-FLOOD_PEAK_GROWTH_BOUND_KB = 100 * 1024
 
 
-_serial = [0]
-
-
-def push_text(**local):
-    """A valid push with `local` members replaced; each under a new id (run_hN:x) unless given, so a
-    push wrongly accepted by one case cannot change the answer of another."""
-    _serial[0] += 1
-    base = {'id': 'run_h%d:x' % _serial[0], 'at': '2026-03-08T09:00', 'title': 'hostile'}
-    base.update(local)
-    return json.dumps({'bk': {'local': {k: v for k, v in base.items() if v is not None}}})
-
-
-class Hostile:
+class Hostile(FloodAndMarkup):
     def __init__(self, args):
         self.args = args
         self.work = tempfile.mkdtemp(prefix='schedd-hostile-')
@@ -305,100 +289,6 @@ class Hostile:
             return '%d answers for %d pushes' % (len(answers), len(texts))
         bad = [a for a in answers if 'error' not in json.loads(a)]
         return ('accepted: %s' % bad[:2]) if bad else None
-
-    # -- flood -----------------------------------------------------------------------------------
-
-    def flood_lines(self, n):
-        kinds = [
-            lambda i: '{"bk":{"local":{"id":"run_f:%d","at":"2026-03-08T09:00"}}}' % i,              # no title
-            lambda i: '{"bk":{"local":{"id":"run_f:%d","at":"yesterday","title":"t"}}}' % i,           # bad at
-            lambda i: '{"bk":{"local":' + '[' * 200 + ']' * 200 + '}}',                                 # nesting
-            lambda i: '{"bk":{"local":{"id":"","at":"2026-03-08T09:00","title":"t"}}}',                # empty id
-            lambda i: 'not json %d' % i,
-            lambda i: '{"bk":{"local":{"id":"run_f:%d","calendar":"Mon..Fry 25:61","title":"t"}}}' % i,
-            lambda i: push_text(id='run_f:%d' % i, title='x' * 2000),                                  # title > 1 KiB
-            lambda i: push_text(id='run_f:%d' % i, timeZone='Mars/Olympus_Mons'),
-        ]
-        lines = []
-        for i in range(n):
-            if i % 100 == 99:
-                lines.append(push_text(id='run_f:%d' % i, body='y' * 70_000))                       # > 64 KiB
-            else:
-                lines.append(kinds[i % len(kinds)](i))
-        return lines
-
-    def flood(self):
-        if self.args.only and not any('flood' in o for o in self.args.only):
-            return
-        lines = self.flood_lines(10_000)
-        before_rows = self.rows()
-        before = self.daemon.status()
-        started = time.monotonic()
-        problems = []
-        path = self.file('flood.ndjson', '\n'.join(lines) + '\n')
-        r = self.daemon.cli(['push', path, '--json'])
-        answers = [json.loads(l) for l in r.stdout.splitlines() if l.strip()]
-        if r.returncode != 1 or len(answers) != 10_000 or any('error' not in a for a in answers):
-            problems.append('NDJSON flood: exit %d, %d answers, %d not errors' % (
-                r.returncode, len(answers), len([a for a in answers if 'error' not in a])))
-        for i in range(0, 10_000, 10):         # one D-Bus call each for 1,000 of them
-            kind, detail = self.dbus_call('Push', 's', [lines[i]])
-            if kind != 'error' or not detail.startswith('org.schedd.Scheduler1.Error.InvalidPush'):
-                problems.append('D-Bus Push of flood line %d: %s %s' % (i, kind, str(detail)[:200]))
-                break
-        for i in range(0, 10_000, 100):        # one CLI call each for 100 of them
-            rr = self.daemon.cli(['push', '-'], input=lines[i])
-            if rr.returncode != 1 or not rr.stderr.strip():
-                problems.append('CLI push of flood line %d: exit %d' % (i, rr.returncode))
-                break
-        self.figures['flood seconds'] = round(time.monotonic() - started, 1)
-        problems.append(self.answering())
-        after = self.daemon.status()
-        after_rows = self.rows()
-        if after_rows != before_rows:
-            problems.append('stored something: rows %s → %s' % (before_rows, after_rows))
-        for key in ('VmRSS', 'VmHWM'):
-            self.figures['%s before flood kB' % key] = before[key]
-            self.figures['%s after flood kB' % key] = after[key]
-        growth = after['VmRSS'] - before['VmRSS']
-        peak = after['VmHWM'] - before['VmRSS']
-        self.figures['VmRSS growth kB (bound %d)' % FLOOD_RSS_GROWTH_BOUND_KB] = growth
-        self.figures['VmHWM over VmRSS before kB (bound %d)' % FLOOD_PEAK_GROWTH_BOUND_KB] = peak
-        if growth > FLOOD_RSS_GROWTH_BOUND_KB:
-            problems.append('VmRSS grew by %d kB (bound %d kB)' % (growth, FLOOD_RSS_GROWTH_BOUND_KB))
-        if peak > FLOOD_PEAK_GROWTH_BOUND_KB:
-            problems.append('VmHWM rose %d kB above the resident set before (bound %d kB)' % (peak, FLOOD_PEAK_GROWTH_BOUND_KB))
-        problems = [p for p in problems if p]
-        problem = '; '.join(problems) if problems else None
-        self.results.append(('flood of 10000 bad pushes', problem))
-        print('PASS flood of 10000 bad pushes' if problem is None else 'FAIL flood of 10000 bad pushes: %s' % problem, flush=True)
-
-    # -- markup ----------------------------------------------------------------------------------
-
-    def markup(self):
-        if self.args.only and not any('markup' in o for o in self.args.only):
-            return
-        title = '<b>bold</b> &amp; <i>it</i>'
-        body = 'see <a href="https://example.org/?a=1&b=2">here</a> &lt;3 &#x41; <img src=x onerror=alert(1)>'
-        problem = None
-        r = self.daemon.cli(['push', '-', '--json'], input=json.dumps(
-            {'bk': {'local': {'id': 'run_m:markup', 'at': '2026-03-07T12:30:00Z', 'title': title, 'body': body}}}))
-        if r.returncode != 0:
-            problem = 'push failed: %s' % r.stderr
-        else:
-            size = os.path.getsize(self.notes)
-            r = self.daemon.cli(['clock', 'advance', '1h'])
-            with open(self.notes, 'rb') as f:
-                f.seek(size)
-                shown = [json.loads(l) for l in f.read().splitlines() if l.strip()]
-            mine = [s for s in shown if s.get('id') == 'run_m:markup']
-            if len(mine) != 1:
-                problem = 'shown %d times' % len(mine)
-            elif mine[0].get('title') != title or mine[0].get('body') != body:
-                problem = 'not literal: title %r body %r' % (mine[0].get('title'), mine[0].get('body'))
-        problem = problem or self.answering()
-        self.results.append(('markup shown literally', problem))
-        print('PASS markup shown literally' if problem is None else 'FAIL markup shown literally: %s' % problem, flush=True)
 
     # -- the run ---------------------------------------------------------------------------------
 
