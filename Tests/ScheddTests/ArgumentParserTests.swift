@@ -109,3 +109,34 @@ final class ArgumentParserTests: XCTestCase {
         XCTAssertThrowsError(try BusTarget(option: "sesion"))
     }
 }
+
+/// `schedd run` options, checked before anything starts.
+final class DaemonOptionsTests: XCTestCase {
+    func testOptions_readEveryRunOption() throws {
+        let options = try DaemonOptions(parseArguments([
+            "run", "--bus", "unix:path=/tmp/b", "--db", "/tmp/x/s.db", "--notifier", "none",
+            "--fake-clock", "2026-03-08T01:00:00-05:00", "--tz", "UTC", "--notify-bus", "unix:path=/tmp/n",
+        ]))
+        XCTAssertEqual(options.bus, .address("unix:path=/tmp/b"))
+        XCTAssertEqual(options.databasePath, "/tmp/x/s.db")
+        XCTAssertEqual(options.notifier, NotifierKind.none)
+        XCTAssertEqual(options.notifyBus, "unix:path=/tmp/n")
+        XCTAssertEqual(options.fakeClockStart?.rfc3339, "2026-03-08T06:00:00Z")
+        XCTAssertEqual(options.zoneName, "UTC")
+        XCTAssertNil(try DaemonOptions(parseArguments(["run"])).notifier)
+    }
+
+    func testOptions_rejectBadValuesAsUsageOrInput() throws {
+        let cases: [([String], ExitCode)] = [
+            (["run", "--notifier", "popup"], .usage),
+            (["run", "--fake-clock", "yesterday"], .usage),
+            (["run", "--bus", "nowhere"], .usage),
+            (["run", "--tz", "Mars/Base"], .rejected),
+        ]
+        for (arguments, code) in cases {
+            XCTAssertThrowsError(try DaemonOptions(parseArguments(arguments)), "\(arguments)") { error in
+                XCTAssertEqual((error as? CommandFailure)?.code, code, "\(arguments)")
+            }
+        }
+    }
+}

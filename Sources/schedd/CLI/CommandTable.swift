@@ -39,7 +39,9 @@ let commandTable: [CommandSpec] = [
     CommandSpec(name: "run", arguments: "", summary: "Run the daemon", positionalCount: 0...0, options: [
         busOption,
         .value("db", "PATH", "The SQLite database (default: $XDG_STATE_HOME/schedd/schedd.db)"),
-        .value("notifier", "stdout|none", "Where notifications go (stdout: one JSON line each)"),
+        .value("notifier", "desktop|stdout|none",
+               "Where notifications go (default: desktop when a notification server is on the session bus, else stdout)"),
+        .value("notify-bus", "ADDRESS", "The bus of the notification server (default: the session bus)"),
         .value("fake-clock", "RFC3339", "Start a fake clock standing still at this instant (see 'schedd clock')"),
         .value("tz", "ZONE", "The device zone (default: $TZ, else /etc/localtime)"),
     ], details: [

@@ -57,7 +57,7 @@ func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode 
 
 /// Warns on stderr about members schedd ignores (CONTRACT §1: forward compatibility).
 private func warnAboutUnknownMembers(_ text: String, line: Int?) {
-    guard case .success(let push) = decodePush(Array(text.utf8)) else { return }
+    guard let push = try? PushDecoder.decode(Array(text.utf8)) else { return }
     for member in push.unknownMembers {
         Console.err("schedd: warning: \(line.map { "line \($0): " } ?? "")\(member): unknown member, ignored")
     }

@@ -55,11 +55,14 @@ func runCalendarCommand(_ args: ParsedArguments, now: Instant) throws(CommandFai
 }
 
 /// One spec's block in `systemd-analyze calendar` layout (labels right-aligned to 15 columns).
+/// "From now" is measured from the real clock, not from `--base-time`, as systemd does.
 func calendarHumanBlock(spec: CalendarSpec, elapses: [Instant], zone: TimeZoneRules, now: Instant) -> String {
     func line(_ label: String, _ value: String) -> String {
         String(repeating: " ", count: max(0, 15 - label.count)) + label + ": " + value
     }
-    var lines = [line("Original form", spec.source), line("Normalized form", spec.normalized)]
+    // Like systemd-analyze, the original form is shown only when normalizing changed it.
+    var lines = spec.source == spec.normalized ? [] : [line("Original form", spec.source)]
+    lines.append(line("Normalized form", spec.normalized))
     if elapses.isEmpty { lines.append(line("Next elapse", "never")) }
     let showUTC = zone.name != "UTC"
     for (i, elapse) in elapses.enumerated() {

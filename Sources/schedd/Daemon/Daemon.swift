@@ -1,6 +1,7 @@
 import CSystemd
 import Glibc
 import SchedCalendar
+import ScheddDesktop
 import Scheduler
 
 /// `schedd run`: connects the engine to the bus, the event loop, the clock and the notifier.
@@ -21,6 +22,8 @@ final class Daemon {
     /// The fake clock (`--fake-clock`), or nil when running on `CLOCK_REALTIME`.
     let fakeClock: FakeClock?
     let clock: any Clock
+    /// The desktop notifier when notifications go to org.freedesktop.Notifications.
+    let desktop: DesktopNotifier?
     private var dueTimer: RealtimeTimer?
     private var clockWatch: ClockChangeWatch?
     private var zoneWatch: ZoneChangeWatch?
@@ -50,7 +53,9 @@ final class Daemon {
             try makeDirectories(String(options.databasePath[..<slash]))
         }
         let connection = bus
-        let notifier = AnnouncingNotifier(makeNotifier(options.notifier), logger: logger) { shown in
+        let choice = try makeNotifier(options.notifier, notifyBus: options.notifyBus, waitForBus: options.bus == .system)
+        desktop = choice.desktop
+        let notifier = AnnouncingNotifier(choice.notifier, logger: logger) { shown in
             connection.emitSignal("NotificationShown", strings: [shown.id, JSONValue(shown: shown).serialized()])
         }
         do {
@@ -72,6 +77,7 @@ final class Daemon {
         logger.info("serving \(BusNames.service) on \(options.bus)"
                     + (fakeClock.map { _ in " with a fake clock at \(clock.now.rfc3339)" } ?? ""))
         let code = loop.run()
+        desktop?.detach()
         ServiceManager.notify("STOPPING=1")
         logger.info("stopping")
         bus.flush()
@@ -98,7 +104,7 @@ final class Daemon {
                     loop.exit(0)
                 }
             }
-            dueTimer = try loop.addRealtimeTimer { [unowned self] in settle() }
+            dueTimer = try loop.addRealtimeTimer { [unowned self] in dueTimerFired() }
             if fakeClock == nil {
                 let watch = try ClockChangeWatch()
                 clockWatch = watch
@@ -117,6 +123,7 @@ final class Daemon {
         } catch {
             throw .failure(error.message)
         }
+        if let desktop { try attachDesktop(desktop) }
         settle()
     }
 
@@ -143,6 +150,25 @@ final class Daemon {
         if fakeClock == nil { dueTimer?.arm(at: engine.nextDue) }
     }
 
+    /// How late the due timer may wake and still count as on time: the loop's dispatch latency
+    /// (about a millisecond here), far below any grace. A later wake means the process was stopped or
+    /// starved, and is judged late like a clock jump (suspend/resume is reported as a clock change).
+    static let timerLatencyToleranceMicroseconds: Int64 = 1_000_000
+
+    /// The due timer fired: time passed normally, so what is due fires on time (history `late` 0),
+    /// unless the wake-up came implausibly late.
+    private func dueTimerFired() {
+        let now = clock.now
+        if let due = engine.nextDue, due <= now, now.microseconds - due.microseconds < Self.timerLatencyToleranceMicroseconds {
+            do {
+                try engine.advance(to: now, mode: .timePassing)
+            } catch {
+                logger.error("delivering due notifications failed: \(error.message)")
+            }
+        }
+        settle()
+    }
+
     private func wallClockChanged() {
         logger.info("the wall clock changed; now \(clock.now.rfc3339)")
         do {
@@ -164,6 +190,40 @@ final class Daemon {
             logger.error("re-evaluating after a zone change failed: \(error)")
         }
         settle()
+    }
+
+    /// Lets the loop drive the desktop notifier; records and announces what the person did with a
+    /// notification, and retries failed deliveries when a notification server appears.
+    private func attachDesktop(_ desktop: DesktopNotifier) throws(CommandFailure) {
+        do {
+            try desktop.attach(to: loop.handle)
+        } catch {
+            throw .failure("cannot attach the desktop notifier: \(error.description)")
+        }
+        desktop.onInteraction = { [unowned self] id, event, reason in
+            do throws(EngineError) {
+                try engine.recordInteraction(id: id, event: event, reason: reason, now: clock.now)
+            } catch {
+                logger.error("recording \(event.rawValue) failed: \(error.message)", id: id)
+            }
+            logger.info(event.rawValue + (reason.map { " (\($0))" } ?? ""), id: id, run: runId(of: id))
+            switch event {
+            case .opened:
+                let action = reason.map { $0.hasPrefix("action:") ? String($0.dropFirst(7)) : $0 } ?? "default"
+                bus.emitSignal("NotificationOpened", strings: [id, action])
+            case .dismissed: bus.emitSignal("NotificationDismissed", strings: [id])
+            default: break
+            }
+        }
+        desktop.onServerAppeared = { [unowned self] in
+            logger.info("a notification server appeared: retrying failed deliveries")
+            do throws(EngineError) {
+                _ = try engine.retryFailed(now: clock.now)
+            } catch {
+                logger.error("retrying failed deliveries failed: \(error.message)")
+            }
+            settle()
+        }
     }
 
     /// Announces cancelled ids on the bus (`NotificationCancelled`, with the reason).

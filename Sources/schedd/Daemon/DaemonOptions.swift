@@ -6,7 +6,10 @@ struct DaemonOptions {
     var bus: BusTarget
     /// The SQLite database; its missing parent directories are created (0700).
     var databasePath: String
-    var notifier: NotifierKind
+    /// `--notifier`; nil chooses desktop when a notification server is present, else stdout.
+    var notifier: NotifierKind?
+    /// `--notify-bus`: the D-Bus address the desktop notifier uses; nil = the user's session bus.
+    var notifyBus: String?
     /// `--fake-clock`: the instant the fake clock starts at; nil for the real clock.
     var fakeClockStart: Instant?
     /// `--tz`: a fixed device zone (no /etc/localtime watching); nil to follow the system.
@@ -16,13 +19,14 @@ struct DaemonOptions {
         bus = try BusTarget(option: args.value("bus"))
         zoneName = args.value("tz")
         if let zoneName { _ = try Zones.named(zoneName) }
-        let notifierName = args.value("notifier") ?? "stdout"
-        guard let kind = NotifierKind(rawValue: notifierName) else {
-            var message = "--notifier needs one of \(NotifierKind.allCases.map(\.rawValue).joined(separator: ", "))"
-            if notifierName == "desktop" { message += " (the desktop notifier is not available in this build)" }
-            throw .usage(message + ", not '\(notifierName)'")
+        if let notifierName = args.value("notifier") {
+            guard let kind = NotifierKind(rawValue: notifierName) else {
+                throw .usage("--notifier needs one of \(NotifierKind.allCases.map(\.rawValue).joined(separator: ", ")), "
+                             + "not '\(notifierName)'")
+            }
+            notifier = kind
         }
-        notifier = kind
+        notifyBus = args.value("notify-bus")
         if let text = args.value("fake-clock") {
             let zone = try Zones.zone(option: zoneName)
             guard let start = instant(fromTimeText: text, in: zone) else {

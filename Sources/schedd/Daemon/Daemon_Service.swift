@@ -109,9 +109,10 @@ extension Daemon {
     /// `Push(s push) → s outcomes`: a JSON array of `{"id","status","next"}`.
     private func push(_ text: String) throws(ServiceFailure) -> String {
         let decoded: Push
-        switch decodePush(Array(text.utf8)) {
-        case .success(let push): decoded = push
-        case .failure(let rejection): throw ServiceFailure(.invalidPush, rejection.message)
+        do {
+            decoded = try PushDecoder.decode(Array(text.utf8))
+        } catch {
+            throw ServiceFailure(.invalidPush, error.message)
         }
         let outcomes = try engineCall { now throws(EngineError) in try engine.push(decoded, now: now) }
         announceCancellations(in: outcomes)
@@ -124,10 +125,10 @@ extension Daemon {
         var answers = [String?](repeating: nil, count: texts.count)
         var valid: [(index: Int, push: Push)] = []
         for (i, text) in texts.enumerated() {
-            switch decodePush(Array(text.utf8)) {
-            case .success(let push): valid.append((i, push))
-            case .failure(let rejection):
-                answers[i] = JSONValue.object([JSONMember("error", .string(rejection.message))]).serialized()
+            do {
+                valid.append((i, try PushDecoder.decode(Array(text.utf8))))
+            } catch {
+                answers[i] = JSONValue.object([JSONMember("error", .string(error.message))]).serialized()
             }
         }
         let outcomes = try engineCall { now throws(EngineError) in try engine.pushBatch(valid.map(\.push), now: now) }

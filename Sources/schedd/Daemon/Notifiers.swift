@@ -1,8 +1,14 @@
 import Scheduler
+import ScheddDesktop
 
-/// `--notifier`: where due notifications go. `desktop` (the freedesktop Notify client) plugs in here.
+/// `--notifier`: where due notifications go.
 enum NotifierKind: String, Sendable, CaseIterable {
-    case stdout, none
+    /// org.freedesktop.Notifications on the session bus (or `--notify-bus`): ScheddDesktop's `DesktopNotifier`.
+    case desktop
+    /// One JSON line per shown notification on stdout.
+    case stdout
+    /// Nothing shown (history still records `fired`).
+    case none
 }
 
 /// Prints one JSON line per shown notification on stdout (`--notifier stdout`), written at once
@@ -42,11 +48,31 @@ final class AnnouncingNotifier: Notifier {
     func close(id: String) { inner.close(id: id) }
 }
 
-/// Builds the notifier for `kind`. The desktop notifier (next issue) will take the daemon's bus
-/// connection and event loop from here to talk to org.freedesktop.Notifications.
-func makeNotifier(_ kind: NotifierKind) -> any Notifier {
+/// The notifier `schedd run` uses, and the desktop notifier behind it when there is one (the daemon
+/// attaches that to its loop and wires its interactions to the engine).
+struct NotifierChoice {
+    var notifier: any Notifier
+    var desktop: DesktopNotifier?
+}
+
+/// Builds the notifier for `kind`; nil (no `--notifier`) means desktop when the notification bus has a
+/// notification server right now, stdout otherwise. `notifyBus` nil is the user's session bus. A
+/// system daemon waits for a notification bus that is not up yet (a kiosk session starting later).
+func makeNotifier(_ kind: NotifierKind?, notifyBus: String?, waitForBus: Bool) throws(CommandFailure) -> NotifierChoice {
     switch kind {
-    case .stdout: StdoutNotifier()
-    case .none: NullNotifier()
+    case .stdout?: return NotifierChoice(notifier: StdoutNotifier())
+    case .none?: return NotifierChoice(notifier: NullNotifier())
+    case .desktop?:
+        do {
+            let desktop = try DesktopNotifier(address: notifyBus, waitForBus: waitForBus)
+            return NotifierChoice(notifier: desktop, desktop: desktop)
+        } catch {
+            throw .failure("--notifier desktop: cannot reach the notification bus: \(error.description)")
+        }
+    case nil:
+        if let desktop = try? DesktopNotifier(address: notifyBus), desktop.serverPresent {
+            return NotifierChoice(notifier: desktop, desktop: desktop)
+        }
+        return NotifierChoice(notifier: StdoutNotifier())
     }
 }
