@@ -2,7 +2,7 @@
 // against the real daemon. Each case must give a clear error, store nothing (row counts of every table
 // unchanged) and leave the daemon answering.
 //
-// BUGS these tests expose (found 2026-11-29 on main fded55e; Sources/ is not ours to fix):
+// BUGS these tests expose (found 2026-11-29, still present on main 899d5ca; Sources/ is not ours to fix):
 //
 // 1. Cancel/CancelRun take any string (testCancelIdsFollowTheIdRule). `Cancel("")`, a 1 MiB id, an id
 //    with control characters, and `schedd cancel <100 KiB id>` all answer `[]` and store a tombstone
@@ -21,11 +21,8 @@
 //    (SIGABRT "failed to allocate 553648064 bytes" under a 768 MiB address-space limit). Fix: stream the
 //    input — read up to the next newline, reject a line (or a single push) longer than 64 KiB as soon as
 //    it passes the limit without buffering the rest, send batches as they fill.
-// 4. `bk.local.data` larger than 16 KiB and a `title` holding U+0000 are accepted
-//    (testOverLimitMembersAreNamed): the daemon still uses Sources/schedd/Support/PushDecoding_Standin.swift,
-//    which checks no `data` size and no NUL in displayed text (a D-Bus string cannot carry U+0000, so the
-//    desktop notifier would truncate or fail it). Fix: switch the daemon to `PushDecoder.decode`
-//    (Sources/Scheduler), which enforces maxDataBytes and the NUL rule.
+// (Fixed on main 899d5ca, which switched the daemon to PushDecoder: `bk.local.data` over 16 KiB and a
+// `title` holding U+0000 were accepted by the stand-in decoder; testOverLimitMembersAreNamed keeps them.)
 import XCTest
 
 final class HostileInputTests: XCTestCase {

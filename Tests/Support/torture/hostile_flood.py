@@ -42,6 +42,12 @@ class FloodAndMarkup:
             return
         lines = self.flood_lines(10_000)
         before_rows = self.rows()
+        try:    # reset VmHWM to the current VmRSS (Linux ≥ 4.0), so the peak read after is the flood's own
+            with open('/proc/%d/clear_refs' % self.daemon.pid, 'w') as f:
+                f.write('5')
+            self.figures['VmHWM reset before flood'] = 'yes'
+        except OSError:
+            self.figures['VmHWM reset before flood'] = 'no (not permitted): the peak may predate the flood'
         before = self.daemon.status()
         started = time.monotonic()
         problems = []
