@@ -1,5 +1,6 @@
 """The seeded operation sequence of crash_torture.py: pushes (one-shots, calendars, duplicates,
-cancel+local), cancels, tracks, fake-clock advances and bulk NDJSON loads. Depends only on the seed."""
+cancel+local), cancels, tracks, fake-clock advances and steps (forward and back) and bulk NDJSON
+loads. Depends only on the seed."""
 
 import datetime as dt
 import json
@@ -73,8 +74,8 @@ class Generator:
 
     def next_op(self):
         r = self.rng
-        kind = r.choices(['push', 'dup', 'pushcancel', 'cancelpluslocal', 'cancel', 'track', 'advance', 'bulk'],
-                         [34, 10, 5, 3, 5, 5, 16, 2])[0]
+        kind = r.choices(['push', 'dup', 'pushcancel', 'cancelpluslocal', 'cancel', 'track', 'advance', 'bulk',
+                          'clockset'], [34, 10, 5, 3, 5, 5, 16, 2, 3])[0]
         if kind == 'dup' and not self.sent:
             kind = 'push'
         if kind == 'push':
@@ -97,6 +98,12 @@ class Generator:
             return ('cancel', ['cancel', '--run', 'run_%d' % r.randrange(24)])
         if kind == 'track':
             return ('track', r.choice(EVENTS))
+        if kind == 'clockset':
+            # A wall-clock step (`clock set`, like date -s): forward jumps make what they pass late or
+            # missed; backward ones make the next advances cross instants that already fired.
+            step = r.randrange(1800, 86400) if r.random() < 0.6 else -r.randrange(3600, 86400)
+            self.planned += dt.timedelta(seconds=step)
+            return ('clockset', rfc3339(self.planned))
         if kind == 'advance':
             name, seconds = r.choices(SPANS, [3, 3, 3, 2, 2, 2, 1])[0]
             self.planned += dt.timedelta(seconds=seconds)

@@ -3,14 +3,17 @@
 
 Runs the real daemon (fake clock, stdout notifier appended to a file, fresh database) on a private
 bus, sends a seeded random mix of operations through the CLI — one-shot and calendar pushes,
-duplicates, cancels (push, CLI, run), tracks, `clock advance` spans that fire notifications and
-bulk NDJSON pushes — and SIGKILLs the daemon at `--kills` seeded moments (between operations and
-during pushes, advances and bulk loads), restarting it each time on the same database.
+duplicates, cancels (push, CLI, run), tracks, `clock advance` spans that fire notifications,
+`clock set` steps forward and back, and bulk NDJSON pushes — and SIGKILLs the daemon at `--kills`
+seeded moments (between operations; during pushes, advances, bulk loads and the catch-up of a
+restart), restarting it each time on the same database.
 
 The fake clock is not persisted by the daemon (`--fake-clock` sets where it starts), so each restart
-passes the last *acknowledged* clock value (the `now` of the last answered `clock advance`). After an
-advance that was killed unanswered, the daemon may already have committed firings later than that:
-the restarted clock then stands before them, which also exercises "stepping back never fires twice".
+passes the last *acknowledged* clock value (the `now` of the last answered `clock advance`/`set`).
+After an advance that was killed unanswered, the daemon may already have committed firings later
+than that: the restarted clock then stands before them, which also exercises "stepping back never
+fires twice". After every other killed advance the restart starts at that advance's target instead,
+as a real clock would have moved on (the due notifications are then late or missed).
 
 Every operation that was acknowledged (exit status and answer) is recorded. At the end a last run
 advances the clock 60 days (everything one-shot fires), reads `list` and `history`, stops the daemon
@@ -107,7 +110,7 @@ class Run:
         if rc != 0:
             return False
         value = json.loads(stdout)
-        if kind == 'advance':
+        if kind in ('advance', 'clockset'):
             self.clock = value['now']
         else:
             for cancelled in value.get('cancelled', []):
@@ -126,6 +129,8 @@ class Run:
             return op[1] + ['--json'], None
         if kind == 'track':
             return ['track', op[1], '--json'], None
+        if kind == 'clockset':
+            return ['clock', 'set', op[1], '--json'], None
         return ['clock', 'advance', op[1], '--json'], None
 
     # -- the run ---------------------------------------------------------------------------------
