@@ -20,13 +20,16 @@ advances the clock 60 days (everything one-shot fires), reads `list` and `histor
 with SIGTERM and checks:
   - no acknowledged push lost: every acknowledged `scheduled`/`replaced` (id, next) is pending with
     that next, or history holds a record of that id with due == next (fired, missed, cancelled,
-    replaced);
+    replaced) — for a calendar, any record of that id with due ≥ next (occurrences missed while
+    down collapse into the latest);
   - no acknowledged cancel lost: every id an acknowledged cancel/track answered has a `cancelled`
-    record;
+    record, and nothing of it fires after that record unless the id was pushed again;
   - at most once (docs/semantics.md): across the notifier output of all runs each (id, due) appears
     at most once, every shown (id, due) has a `fired` record (committed before it was shown), and
     history holds no two `fired` records for one (id, due);
   - PRAGMA integrity_check = ok.
+Also prints how many displays were lost (`fired` but never shown: killed between a batch's commit
+and its display) and the largest such run — README promises at most the one in flight.
 Prints the counts; exits 0 when every check holds, 1 otherwise (2 for a harness failure).
 """
 
