@@ -246,7 +246,7 @@ extension BusMessage {
         let hasEgid = sd_bus_creds_get_egid(creds, &egid) >= 0
         var list: UnsafePointer<gid_t>?
         let count = sd_bus_creds_get_supplementary_gids(creds, &list)
-        let groups = count > 0 && list != nil ? Array(UnsafeBufferPointer(start: list, count: Int(count))) : []
+        let groups = count < 0 ? nil : Array(UnsafeBufferPointer(start: count > 0 ? list : nil, count: Int(count)))
         var pid: pid_t = 0
         let hasPid = sd_bus_creds_get_pid(creds, &pid) >= 0
         return CallerCredentials(pid: hasPid ? pid : nil, euid: euid, egid: hasEgid ? egid : nil,

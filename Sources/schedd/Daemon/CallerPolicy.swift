@@ -7,7 +7,8 @@ struct CallerCredentials: Sendable, Equatable {
     var euid: uid_t
     /// The effective gid; nil when it could not be read.
     var egid: gid_t?
-    var supplementaryGroups: [gid_t]
+    /// The supplementary gids; nil when they could not be read.
+    var supplementaryGroups: [gid_t]?
 }
 
 /// The daemon's own access rule (`--allow-group`, on by default with `--bus system`): a method call
@@ -37,9 +38,14 @@ struct CallerPolicy: Sendable {
     /// Nil when `caller` may call; otherwise the message of the AccessDenied error, naming the rule.
     func denial(for caller: CallerCredentials) -> String? {
         if caller.euid == 0 || caller.euid == ownUID { return nil }
-        if caller.egid == groupID || caller.supplementaryGroups.contains(groupID) { return nil }
+        if caller.egid == groupID || caller.supplementaryGroups?.contains(groupID) == true { return nil }
         let ownClause = ownUID == 0 ? "" : ", not schedd's own user (uid \(ownUID))"
-        return "caller uid \(caller.euid) is not root\(ownClause) and not in group '\(groupName)'"
+        let denial = "caller uid \(caller.euid) is not root\(ownClause) and not in group '\(groupName)'"
+        guard caller.egid != nil, caller.supplementaryGroups != nil else {
+            // sd-bus reads groups from /proc/PID/status; hidden (ProtectProc=invisible), nobody is a member.
+            return denial + " (its groups cannot be read: /proc/PID/status is hidden from schedd)"
+        }
+        return denial
     }
 
     /// The gid of group `name`, or nil when there is no such group. O(size of the group entry).
