@@ -1,4 +1,4 @@
-/// schedd's D-Bus names (docs/dbus-api.md). The interface is versioned: an incompatible change
+/// schedd's D-Bus names (README, "D-Bus API"). The interface is versioned: an incompatible change
 /// becomes `org.schedd.Scheduler2`, served next to this one.
 enum BusNames {
     /// The well-known name the daemon owns.

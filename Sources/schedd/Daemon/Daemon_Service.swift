@@ -19,7 +19,7 @@ struct ServiceFailure: Error {
     }
 }
 
-/// The methods of org.schedd.Scheduler1 (docs/dbus-api.md). Each replies only after the engine
+/// The methods of org.schedd.Scheduler1 (README, "D-Bus API"). Each replies only after the engine
 /// returned, that is after its effect is durable.
 extension Daemon {
     /// The vtable dispatcher: reads the arguments of `message`, runs the method, sends the reply.
