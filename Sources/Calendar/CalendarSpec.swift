@@ -76,11 +76,15 @@ public struct CalendarSpec: Sendable, Hashable {
     /// to its own zone by a suffix, which was resolved through `ZoneDatabase` at parse time), or nil when
     /// there is none before 2200-01-01 (systemd's `MAX_YEAR` is 2199).
     ///
-    /// The elapse is the one `systemd-analyze calendar` prints, DST behaviour included: an occurrence
-    /// whose wall time falls in a gap is skipped (`*-*-* 02:30 America/New_York` has no elapse on
-    /// 2026-03-08), and a wall time repeated by a fold fires once, at the earlier offset
-    /// (2026-11-01 01:30 EDT, 05:30Z). Where systemd 252 gives up ("Infinite loop in calendar
-    /// calculation", e.g. `*-1/10-6` in New York) this returns the elapse a correct calculation gives.
+    /// The elapse is the one `systemd-analyze calendar` (252.39, Debian 12) prints, DST behaviour
+    /// included: an occurrence whose wall time falls in a gap is skipped (`*-*-* 02:30 America/New_York`
+    /// has no elapse on 2026-03-08), and a wall time repeated by a fold fires once, at the earlier
+    /// offset (2026-11-01 01:30 EDT, 05:30Z). In a 30-minute gap (Australia/Lord_Howe 2025-10-05,
+    /// 02:00→02:30) `*:10,35` skips 02:10 and fires at 02:35 (+11).
+    ///
+    /// Where systemd 252 gives up ("Infinite loop in calendar calculation", e.g. `*-1/10-6` in
+    /// New York, caused by a stale `tm_isdst` after a month roll-over) this returns what the same
+    /// search gives without the stale flag: 2025-11-06 00:00 EST, then 2026-01-06 00:00 EST.
     ///
     /// Cost: typically a few hundred nanoseconds in UTC; bounded by 1000 search steps (systemd's
     /// `MAX_CALENDAR_ITERATIONS`) plus one fallback search.

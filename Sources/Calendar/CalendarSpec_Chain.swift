@@ -22,6 +22,7 @@ extension CalendarParser {
 
     private mutating func parseComponent(usec: Bool, field: String) throws(CalendarParseError) -> CalendarComponent {
         let unit = usec ? CalendarFields.usecPerSecond : 1
+        let offset = i
         let start = try parseDecimal(usec: usec, field: field)
         var stop = -1
         var repeatValue = 0
@@ -47,14 +48,16 @@ extension CalendarParser {
                 || next == UInt8(ascii: "~") || next == UInt8(ascii: ":") else {
             throw error("unexpected '\(rest(1))' in the \(field)")
         }
-        return CalendarComponent(start: start, stop: stop, repeat: repeatValue)
+        return CalendarComponent(start: start, stop: stop, repeat: repeatValue, offset: offset)
     }
 
     /// A decimal number (`strtoul`), times 10^6 plus up to six rounded fractional digits for seconds.
     private mutating func parseDecimal(usec: Bool, field: String) throws(CalendarParseError) -> Int {
         guard isDigit(current) else {
             if current == 0 { throw error("missing \(field)") }
-            if isAlnum(current) { throw error("unexpected '\(word(at: i))' (expected a number or '*' for the \(field))") }
+            if isAlnum(current) || current >= 0x80 {
+                throw error("unknown word '\(word(at: i))' (not a weekday, shorthand, number or '*')")
+            }
             throw error("unexpected '\(rest(1))' (expected a number or '*' for the \(field))")
         }
         let begin = i

@@ -32,21 +32,26 @@ enum ElapseSearch {
         let startSecond = floorDiv(start, Int64(usecPerSecond))
         var c = clock.breakDown(startSecond)
         var usec = Int(start - startSecond * Int64(usecPerSecond))
-        if let zone = clock.zone { clock.guess = zone.offset(at: Instant(seconds: startSecond)).utcOffsetSeconds }
+        clock.guess = clock.utcOffset(at: startSecond)
+        let startTime = c, startUsec = usec
+        // Once a candidate lands at or before the start (mktime moved it back, as around negative DST),
+        // the search keeps the DST flag mktime reports instead of resetting it (systemd PR #36897,
+        // in Debian's 252.39).
+        var keepDSTFlag = false
 
         for _ in 0..<maxIterations {
-            _ = clock.normalize(&c)
-            c.isDST = -1
+            if !clock.isUTC || !c.isInRange { _ = clock.normalize(&c) }
+            if !keepDSTFlag { c.isDST = -1 }
 
             var year = c.year
-            var r = match(f.year, &year, c, f, &clock, isDay: false)
+            var r = match(f.year, &year, c, &clock, endOfMonth: false)
             c.year = year
             if r > 0 { c.month = 0; c.day = 1; c.hour = 0; c.minute = 0; c.second = 0; usec = 0 }
             if r < 0 { return .never }
             if withinBounds(&c, &clock) <= 0 { return .never }
 
             var month = c.month + 1
-            r = match(f.month, &month, c, f, &clock, isDay: false)
+            r = match(f.month, &month, c, &clock, endOfMonth: false)
             c.month = month - 1
             if r > 0 { c.day = 1; c.hour = 0; c.minute = 0; c.second = 0; usec = 0 }
             if r >= 0 { r = withinBounds(&c, &clock) }
@@ -54,7 +59,7 @@ enum ElapseSearch {
             if r == 0 { continue }
 
             var dayValue = c.day
-            r = match(f.day, &dayValue, c, f, &clock, isDay: true)
+            r = match(f.day, &dayValue, c, &clock, endOfMonth: f.endOfMonth)
             c.day = dayValue
             if r > 0 { c.hour = 0; c.minute = 0; c.second = 0; usec = 0 }
             if r >= 0 { r = withinBounds(&c, &clock) }
@@ -67,7 +72,7 @@ enum ElapseSearch {
             }
 
             var hourValue = c.hour
-            r = match(f.hour, &hourValue, c, f, &clock, isDay: false)
+            r = match(f.hour, &hourValue, c, &clock, endOfMonth: false)
             c.hour = hourValue
             if r > 0 { c.minute = 0; c.second = 0; usec = 0 }
             if r >= 0 { r = withinBounds(&c, &clock) }
@@ -75,7 +80,7 @@ enum ElapseSearch {
             if r == 0 { continue }   // the hour may be missing (DST): retry from the normalized time
 
             var minuteValue = c.minute
-            r = match(f.minute, &minuteValue, c, f, &clock, isDay: false)
+            r = match(f.minute, &minuteValue, c, &clock, endOfMonth: false)
             c.minute = minuteValue
             if r > 0 { c.second = 0; usec = 0 }
             if r >= 0 { r = withinBounds(&c, &clock) }
@@ -83,12 +88,19 @@ enum ElapseSearch {
             if r == 0 { continue }
 
             var micro = c.second * usecPerSecond + usec
-            r = match(f.microsecond, &micro, c, f, &clock, isDay: false)
+            r = match(f.microsecond, &micro, c, &clock, endOfMonth: false)
             usec = micro % usecPerSecond
             c.second = micro / usecPerSecond
             if r >= 0 { r = withinBounds(&c, &clock) }
             if r < 0 { c.minute += 1; c.second = 0; usec = 0; continue }
             if r == 0 { continue }
+
+            if !isAfter(c, usec, startTime, startUsec) {
+                // Stuck at or before the start: step an hour on and let mktime settle the DST flag.
+                keepDSTFlag = true
+                c.hour += 1
+                continue
+            }
 
             guard let t = clock.normalize(&c), t >= 0 else { return .never }
             return .found(Instant(microseconds: t * Int64(usecPerSecond) + Int64(usec)))
@@ -96,13 +108,21 @@ enum ElapseSearch {
         return .cycled
     }
 
+    /// Whether wall time `a` (+ `aUsec`) is later than the start `b` (+ `bUsec`); `a` is not later when
+    /// its microsecond is before `bUsec` (systemd compares `start usec` with `found usec + 1`).
+    static func isAfter(_ a: BrokenDownTime, _ aUsec: Int, _ b: BrokenDownTime, _ bUsec: Int) -> Bool {
+        let l = (a.year, a.month, a.day, a.hour, a.minute, a.second)
+        let r = (b.year, b.month, b.day, b.hour, b.minute, b.second)
+        if l != r { return l > r }
+        return bUsec < aUsec + 1
+    }
+
     /// systemd's `find_matching_component`: moves `value` to the earliest chain value ≥ it.
     /// Returns 1 when it moved, 0 when it already matched (or the chain is `*`), -1 when none is left.
     @inline(__always)
-    static func match(_ chain: CalendarChain, _ value: inout Int, _ tm: BrokenDownTime, _ f: CalendarFields,
-                      _ clock: inout WallClock, isDay: Bool) -> Int {
+    static func match(_ chain: CalendarChain, _ value: inout Int, _ tm: BrokenDownTime,
+                      _ clock: inout WallClock, endOfMonth: Bool) -> Int {
         guard let chain else { return 0 }
-        let endOfMonth = isDay && f.endOfMonth
         var best = Int.max
         for component in chain {
             var start = component.start
@@ -141,11 +161,13 @@ enum ElapseSearch {
     /// changed one restarted), -1 past 2199, on failure, or when normalizing would go backwards.
     static func withinBounds(_ tm: inout BrokenDownTime, _ clock: inout WallClock) -> Int {
         if tm.year > CalendarFields.yearRange.upperBound { return -1 }
+        // UTC: a wall time with every field in range is its own normalization.
+        if clock.isUTC && tm.isInRange { return 1 }
         var t = tm
         guard let secs = clock.normalize(&t), secs >= 0 else { return -1 }
         var cmp: Int
         if t.year != tm.year {
-            cmp = t.year < tm.year ? -1 : 1; t.month = 0
+            cmp = t.year < tm.year ? -1 : 1; t.month = 0; t.day = 1
         } else if t.month != tm.month {
             cmp = t.month < tm.month ? -1 : 1; t.day = 1
         } else if t.day != tm.day {
@@ -165,6 +187,7 @@ enum ElapseSearch {
     /// systemd's `matches_weekday`: the weekday of the normalized `tm` is one of `bits` (-1 = any).
     static func matchesWeekday(_ bits: Int, _ tm: BrokenDownTime, _ clock: inout WallClock) -> Bool {
         if bits < 0 || bits >= 127 { return true }
+        if clock.isUTC && tm.isInRange { return bits & (1 << tm.weekdayFromMonday) != 0 }
         var t = tm
         guard let secs = clock.normalize(&t), secs >= 0 else { return false }
         return bits & (1 << t.weekdayFromMonday) != 0

@@ -6,6 +6,20 @@ struct CalendarComponent: Hashable, Sendable, Comparable {
     var start: Int
     var stop: Int
     var `repeat`: Int
+    /// Where the value starts in the text, for messages; not part of the value.
+    var offset = 0
+
+    init(start: Int, stop: Int, repeat: Int, offset: Int = 0) {
+        self.start = start; self.stop = stop; self.repeat = `repeat`; self.offset = offset
+    }
+
+    static func == (a: CalendarComponent, b: CalendarComponent) -> Bool {
+        (a.start, a.stop, a.repeat) == (b.start, b.stop, b.repeat)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(start); hasher.combine(stop); hasher.combine(`repeat`)
+    }
 
     static func < (a: CalendarComponent, b: CalendarComponent) -> Bool {
         (a.start, a.stop, a.repeat) < (b.start, b.stop, b.repeat)
@@ -102,18 +116,28 @@ struct CalendarFields: Hashable, Sendable {
         func show(_ v: Int) -> String { usec ? formatSeconds(v) : String(v) }
         let shownRange = "\(show(from))…\(show(to))"
         for c in chain {
-            if c.start < from || c.start > to { return "\(name) \(show(c.start)) is out of range \(shownRange)" }
-            if c.repeat > to - from { return "\(name) repetition /\(show(c.repeat)) is too large" }
-            if c.stop >= 0 {
-                if c.stop < from || c.stop > to { return "\(name) \(show(c.stop)) is out of range \(shownRange)" }
-                if c.start + c.repeat > c.stop {
-                    return "\(name) range \(show(c.start))..\(show(c.stop)) is empty or backwards"
-                }
-            } else if endOfMonth && c.start - c.repeat < from {
-                return "\(name) \(show(c.start))/\(show(c.repeat)) never repeats"
-            } else if !endOfMonth && c.start + c.repeat > to {
-                return "\(name) \(show(c.start))/\(show(c.repeat)) never repeats within \(shownRange)"
+            if let p = problem(c, name, from: from, to: to, endOfMonth: endOfMonth, show: show, shownRange: shownRange) {
+                return "\(p) at offset \(c.offset)"
             }
+        }
+        return nil
+    }
+
+
+    /// What is wrong with one value of a chain over `from...to`, or nil.
+    private static func problem(_ c: CalendarComponent, _ name: String, from: Int, to: Int, endOfMonth: Bool,
+                                show: (Int) -> String, shownRange: String) -> String? {
+        if c.start < from || c.start > to { return "\(name) \(show(c.start)) is out of range \(shownRange)" }
+        if c.repeat > to - from { return "\(name) repetition /\(show(c.repeat)) is too large" }
+        if c.stop >= 0 {
+            if c.stop < from || c.stop > to { return "\(name) \(show(c.stop)) is out of range \(shownRange)" }
+            if c.start + c.repeat > c.stop {
+                return "\(name) range \(show(c.start))..\(show(c.stop)) is empty or backwards"
+            }
+        } else if endOfMonth && c.start - c.repeat < from {
+            return "\(name) \(show(c.start))/\(show(c.repeat)) never repeats"
+        } else if !endOfMonth && c.start + c.repeat > to {
+            return "\(name) \(show(c.start))/\(show(c.repeat)) never repeats within \(shownRange)"
         }
         return nil
     }

@@ -107,6 +107,7 @@ extension CalendarParser {
 
     /// `@SECONDS`: a fixed UTC instant (strtoul rules: leading blanks and a sign are accepted).
     private mutating func parseEpoch() throws(CalendarParseError) {
+        let at = i
         i += 1
         while [9, 10, 11, 12, 13, 32].contains(current) { i += 1 }
         var negative = false
@@ -122,7 +123,7 @@ extension CalendarParser {
         }
         if negative && value != 0 { throw error("epoch seconds before 1970") }
         let civil = CivilDateTime(instant: Instant(seconds: Int64(value)), offsetSeconds: 0)
-        func const(_ v: Int) -> CalendarChain { [CalendarComponent(start: v, stop: -1, repeat: 0)] }
+        func const(_ v: Int) -> CalendarChain { [CalendarComponent(start: v, stop: -1, repeat: 0, offset: at)] }
         fields.utc = true
         fields.year = const(civil.year)
         fields.month = const(civil.month)

@@ -46,6 +46,8 @@ struct CalendarParser {
         guard let first = b.first, let last = b.last, first != UInt8(ascii: "/"), last != UInt8(ascii: "/") else {
             return false
         }
+        // Every zone name has a letter; without one (`2024-01-01`) there is no file worth opening.
+        guard b.contains(where: { isAlnum($0) && !isDigit($0) }) else { return false }
         var previousSlash = false
         for c in b {
             let isSlash = c == UInt8(ascii: "/")

@@ -62,33 +62,47 @@ struct PosixTZ: Sendable, Hashable {
         var offset: ZoneOffset
     }
 
-    /// The two changes of `year` (DST start and end), ordered by instant; empty without DST.
-    func changes(in year: Int) -> [Change] {
-        guard let dst else { return [] }
+    /// The two changes of `year` (DST start and end), ordered by instant; nil without DST.
+    /// Allocation-free: this runs on every footer-range query.
+    func changes(in year: Int) -> (first: Change, second: Change)? {
+        guard let dst else { return nil }
         let start = dst.start.day(in: year) * 86_400 + Int64(dst.startTime) - Int64(std.utcOffsetSeconds)
         let end = dst.end.day(in: year) * 86_400 + Int64(dst.endTime) - Int64(dst.offset.utcOffsetSeconds)
         let a = Change(instant: start, offset: dst.offset), b = Change(instant: end, offset: std)
-        return start <= end ? [a, b] : [b, a]
+        return start <= end ? (a, b) : (b, a)
     }
 
-    /// The offset in force at `seconds` (POSIX seconds). O(1): looks at the changes of three years.
+    /// The offset in force at `seconds` (POSIX seconds). O(1); see `isDST(atSeconds:)`.
+    func offset(atSeconds seconds: Int64) -> ZoneOffset {
+        guard let dst else { return std }
+        return isDST(atSeconds: seconds) ? dst.offset : std
+    }
+
+    /// Seconds east of UTC at `seconds`: `offset(atSeconds:)` without copying abbreviations.
+    func utcOffset(atSeconds seconds: Int64) -> Int {
+        guard let dst else { return std.utcOffsetSeconds }
+        return isDST(atSeconds: seconds) ? dst.offset.utcOffsetSeconds : std.utcOffsetSeconds
+    }
+
+    /// Whether daylight time is in force at `seconds`, exactly as glibc decides it (`__tz_compute`
+    /// in glibc's time/tzset.c), so schedd agrees with `date` on the same TZ string: only the two
+    /// changes of the instant's UTC year count. With start ≤ end, DST is `start ≤ t < end`;
+    /// otherwise (southern hemisphere) DST is `t < end || t ≥ start`. O(1), allocation-free.
+    ///
+    /// For the rules of real zones this is the same as "the latest change at or before t wins".
+    /// It differs only for rules whose changes spill across a UTC new year (all-year DST such as
+    /// `EST5EDT4,0/0,J365/25`, or an end more than a day past 31 December): there glibc — and so
+    /// schedd — shows standard time until the year's first change.
     ///
     /// Instants beyond ±2^52 s (±142 million years; reachable only through corrupt TZif data) are
     /// clamped to that bound so that the day arithmetic can never overflow.
-    func offset(atSeconds seconds: Int64) -> ZoneOffset {
-        guard dst != nil else { return std }
+    func isDST(atSeconds seconds: Int64) -> Bool {
+        guard let dst else { return false }
         let limit: Int64 = 1 << 52
-        let year = civilFromDays(floorDiv(min(max(seconds, -limit), limit), 86_400)).year
-        var result = std
-        var best = Int64.min
-        // Start/end times may lie up to ±167 h from their date, so a neighbouring year's change can
-        // be the latest one before `seconds`; the last change at or before it wins.
-        for y in (year - 1)...(year + 1) {
-            for change in changes(in: y) where change.instant <= seconds && change.instant >= best {
-                best = change.instant
-                result = change.offset
-            }
-        }
-        return result
+        let t = min(max(seconds, -limit), limit)
+        let year = civilFromDays(floorDiv(t, 86_400)).year
+        let start = dst.start.day(in: year) * 86_400 + Int64(dst.startTime) - Int64(std.utcOffsetSeconds)
+        let end = dst.end.day(in: year) * 86_400 + Int64(dst.endTime) - Int64(dst.offset.utcOffsetSeconds)
+        return start <= end ? (start <= t && t < end) : (t < end || start <= t)
     }
 }

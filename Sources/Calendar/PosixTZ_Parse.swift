@@ -17,8 +17,9 @@ private struct PosixTZParser {
 
     init(bytes: [UInt8], text: String) { self.bytes = bytes; self.text = text }
 
-    func fail(_ what: String) -> ZoneError {
-        ZoneError("invalid POSIX TZ string '\(text)': \(what) at position \(pos)")
+    /// An error naming `what` went wrong at byte `position` (default: the current one), 0-based.
+    func fail(_ what: String, at position: Int? = nil) -> ZoneError {
+        ZoneError("invalid POSIX TZ string '\(text)': \(what) at position \(position ?? pos)")
     }
 
     var peek: UInt8? { pos < bytes.count ? bytes[pos] : nil }
@@ -67,11 +68,11 @@ private struct PosixTZParser {
             while let c = peek, isAlnum(c) || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") { pos += 1 }
             let count = pos - inner
             try expect(">")
-            guard count >= 3 else { pos = begin; throw fail("zone abbreviation shorter than 3 characters") }
+            guard count >= 3 else { throw fail("zone abbreviation shorter than 3 characters", at: begin) }
             return String(decoding: bytes[inner..<(inner + count)], as: UTF8.self)
         }
         while let c = peek, isAlpha(c) { pos += 1 }
-        guard pos - begin >= 3 else { pos = begin; throw fail("expected a zone abbreviation of 3+ letters") }
+        guard pos - begin >= 3 else { throw fail("expected a zone abbreviation of 3+ letters", at: begin) }
         return String(decoding: bytes[begin..<pos], as: UTF8.self)
     }
 
@@ -79,15 +80,18 @@ private struct PosixTZParser {
     mutating func time(maxHours: Int, what: String) throws(ZoneError) -> Int {
         var sign = 1
         if eat("-") { sign = -1 } else { _ = eat("+") }
+        let at = pos
         guard let h = number(maxDigits: 3) else { throw fail("expected the hours of the \(what)") }
-        guard h <= maxHours else { throw fail("hours of the \(what) above \(maxHours)") }
+        guard h <= maxHours else { throw fail("hours of the \(what) above \(maxHours)", at: at) }
         var seconds = h * 3600
         if eat(":") {
-            guard let m = number(maxDigits: 2), m < 60 else { throw fail("expected minutes 00-59 in the \(what)") }
+            let at = pos
+            guard let m = number(maxDigits: 2), m < 60 else { throw fail("expected minutes 00-59 in the \(what)", at: at) }
             seconds += m * 60
             if eat(":") {
+                let at = pos
                 guard let s = number(maxDigits: 2), s < 60 else {
-                    throw fail("expected seconds 00-59 in the \(what)")
+                    throw fail("expected seconds 00-59 in the \(what)", at: at)
                 }
                 seconds += s
             }
@@ -98,19 +102,26 @@ private struct PosixTZParser {
     /// `Jn`, `n` or `Mm.w.d`.
     mutating func dateRule() throws(ZoneError) -> PosixTZ.DateRule {
         if eat("J") {
-            guard let n = number(maxDigits: 3), (1...365).contains(n) else { throw fail("expected a day 1-365 after J") }
+            let at = pos
+            guard let n = number(maxDigits: 3), (1...365).contains(n) else {
+                throw fail("expected a day 1-365 after J", at: at)
+            }
             return .julian(n)
         }
         if eat("M") {
-            guard let m = number(maxDigits: 2), (1...12).contains(m) else { throw fail("expected a month 1-12") }
+            var at = pos
+            guard let m = number(maxDigits: 2), (1...12).contains(m) else { throw fail("expected a month 1-12", at: at) }
             try expect(".")
-            guard let w = number(maxDigits: 1), (1...5).contains(w) else { throw fail("expected a week 1-5") }
+            at = pos
+            guard let w = number(maxDigits: 1), (1...5).contains(w) else { throw fail("expected a week 1-5", at: at) }
             try expect(".")
-            guard let d = number(maxDigits: 1), (0...6).contains(d) else { throw fail("expected a weekday 0-6") }
+            at = pos
+            guard let d = number(maxDigits: 1), (0...6).contains(d) else { throw fail("expected a weekday 0-6", at: at) }
             return .monthWeekDay(month: m, week: w, weekday: d)
         }
+        let at = pos
         guard let n = number(maxDigits: 3), (0...365).contains(n) else {
-            throw fail("expected a date rule (Jn, n or Mm.w.d)")
+            throw fail("expected a date rule (Jn, n or Mm.w.d)", at: at)
         }
         return .zeroBased(n)
     }

@@ -85,18 +85,26 @@ public final class TimeZoneRules: Sendable, CustomStringConvertible {
 
     /// The offset in force at POSIX second `seconds`.
     func offset(atSeconds seconds: Int64) -> ZoneOffset {
-        if let footer, seconds >= footerStart { return footer.offset(atSeconds: seconds) }
+        if seconds >= footerStart, let o = footer?.offset(atSeconds: seconds) { return o }
         return offsets[tableIndex(atSeconds: seconds)]
+    }
+
+    /// Seconds east of UTC at POSIX second `seconds` (`offset(atSeconds:)` without the abbreviation).
+    func utcOffset(atSeconds seconds: Int64) -> Int {
+        if seconds >= footerStart, let o = footer?.utcOffset(atSeconds: seconds) { return o }
+        return offsets[tableIndex(atSeconds: seconds)].utcOffsetSeconds
     }
 
     /// The index of the last table transition at or before `seconds` (≥ 0 thanks to the sentinel).
     func tableIndex(atSeconds seconds: Int64) -> Int {
-        var lo = 0, hi = transitions.count  // invariant: transitions[lo] <= seconds < transitions[hi]
-        while hi - lo > 1 {
-            let mid = lo + (hi - lo) / 2
-            if transitions[mid] <= seconds { lo = mid } else { hi = mid }
+        transitions.withUnsafeBufferPointer { t in
+            var lo = 0, hi = t.count  // invariant: t[lo] <= seconds < t[hi] (t[0] is the Int64.min sentinel)
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2
+                if t[mid] <= seconds { lo = mid } else { hi = mid }
+            }
+            return lo
         }
-        return lo
     }
 
     /// The wall-clock reading at `instant`.

@@ -24,6 +24,7 @@ public final class ZoneDatabase: Sendable {
 
     /// The zone with IANA name `name` (`Europe/Berlin`, `UTC`), read from `directory/name`.
     ///
+    /// `UTC` and `Etc/UTC` fall back to built-in UTC when the file is missing (no tzdata installed).
     /// Unknown or corrupt → error, never UTC: `unknown time zone 'Mars/Olympus': no file
     /// /usr/share/zoneinfo/Mars/Olympus`. Names that could leave the directory (absolute, with
     /// `..`, `.` or empty components) are rejected. O(1) once cached; first load O(file size).
@@ -32,10 +33,21 @@ public final class ZoneDatabase: Sendable {
             throw ZoneError("invalid time zone name '\(name)': \(problem)")
         }
         let path = directory + "/" + name
-        return try cache.withLock { (zones) throws(ZoneError) -> TimeZoneRules in
-            if let zone = zones[name] { return zone }
-            let zone = try ZoneDatabase.load(path: path, name: name)
-            zones[name] = zone
+        return try cached(name) { () throws(ZoneError) in
+            // UTC needs no data: without tzdata installed, `UTC` and `Etc/UTC` still work.
+            if (name == "UTC" || name == "Etc/UTC") && !ZoneFileReader.exists(path) {
+                return name == "UTC" ? .utc : TimeZoneRules(name: name, fixedOffset: 0)
+            }
+            return try ZoneDatabase.load(path: path, name: name)
+        }
+    }
+
+    /// The zone cached under `key`, else the result of `load` (run under the lock, then cached).
+    func cached(_ key: String, _ load: () throws(ZoneError) -> TimeZoneRules) throws(ZoneError) -> TimeZoneRules {
+        try cache.withLock { (zones) throws(ZoneError) -> TimeZoneRules in
+            if let zone = zones[key] { return zone }
+            let zone = try load()
+            zones[key] = zone
             return zone
         }
     }

@@ -27,17 +27,19 @@ extension ZoneDatabase {
     }
 
     /// A `TZ` value (see `deviceZone`).
+    /// Files and POSIX strings are cached too (under keys starting with NUL, which no name has): `TZ` does not change
+    /// while a process runs.
     func zone(tz: String) throws(ZoneError) -> TimeZoneRules {
         if tz.hasPrefix(":") {
             let rest = String(tz.dropFirst())
-            return rest.hasPrefix("/") ? try ZoneDatabase.load(path: rest, name: rest) : try zone(named: rest)
+            return rest.hasPrefix("/") ? try zone(atPath: rest) : try zone(named: rest)
         }
-        if tz.hasPrefix("/") { return try ZoneDatabase.load(path: tz, name: tz) }
+        if tz.hasPrefix("/") { return try zone(atPath: tz) }
         if ZoneDatabase.nameProblem(tz) == nil && ZoneFileReader.exists(directory + "/" + tz) {
             return try zone(named: tz)
         }
         do {
-            return try TimeZoneRules(posixTZ: tz)
+            return try cached("\u{0}posix " + tz) { () throws(ZoneError) in try TimeZoneRules(posixTZ: tz) }
         } catch {
             // Digits, `<` or `,` only appear in POSIX strings; anything else was meant as a name.
             if tz.utf8.contains(where: { ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ",") }) {
@@ -45,6 +47,11 @@ extension ZoneDatabase {
             }
             return try zone(named: tz)
         }
+    }
+
+    /// The TZif file at absolute `path`, named by the path; parsed once.
+    func zone(atPath path: String) throws(ZoneError) -> TimeZoneRules {
+        try cached("\u{0}file " + path) { () throws(ZoneError) in try ZoneDatabase.load(path: path, name: path) }
     }
 
     /// `America/New_York` from `/usr/share/zoneinfo/America/New_York` (also `…/zoneinfo/posix/…`).

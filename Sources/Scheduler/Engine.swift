@@ -1,61 +1,184 @@
-// STUB (to be replaced by the real engine): the API the daemon programs against.
 import SchedCalendar
 
 /// schedd's core: durable schedules, the timer wheel and the firing rules (CONTRACT §1–§5).
 ///
 /// Takes `now` as an argument and never reads a clock. Not thread-safe: owned by the daemon's loop
 /// thread (or a test). Every mutating call returns only after its effect is durable in the store.
+///
+/// In memory the engine holds only the timer wheel (key = SQLite rowid, due instant) and a few zones;
+/// titles, bodies and every other field stay in SQLite and are read when a schedule fires.
+///
+/// Delivery is **at-most-once** (docs/semantics.md): a firing is committed to the store (history
+/// `fired`, the one-shot removed / the calendar advanced) *before* the notifier is called. A crash
+/// between the commit and the display loses that display; it can never show a notification twice.
 public final class Engine {
     /// Grace applied when a schedule has no `graceSeconds` (README: "Late and missed").
     public static let defaultGraceSeconds: Int64 = 3600
 
-    /// Opens the engine over the database at `databasePath` (created 0600 when missing), restoring
-    /// every pending schedule. `deviceZone` is the zone floating schedules are resolved in.
-    public init(databasePath: String, notifier: any Notifier, deviceZone: TimeZoneRules,
-                defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds, now: Instant) throws(EngineError) {
-        self.deviceZone = deviceZone
-    }
+    /// How long tombstones are kept at least (CONTRACT §1: "at least 30 days").
+    public static let tombstoneRetentionSeconds: Int64 = 30 * 86_400
+
+    /// Due entries recorded per transaction while advancing: bounds a transaction's size when a long
+    /// `clock advance` fires many occurrences, while keeping one fsync per batch.
+    static let firingBatchSize = 1000
+
+    let store: any ScheduleStore
+    let notifier: any Notifier
+    let zones: ZoneDatabase
+    let defaultGraceSeconds: Int64
+    var wheel: TimerWheel
+    var zoneCache: [String: TimeZoneRules] = [:]
+    var lastMaintenance: Instant
+    /// The `now` of the latest call: where the clock stood before an `advance` (its `start`).
+    var lastNow: Instant
 
     /// The zone floating schedules currently follow.
-    public private(set) var deviceZone: TimeZoneRules
+    public internal(set) var deviceZone: TimeZoneRules
 
-    /// Applies one push (cancel first, then local). Durable before it returns.
-    public func push(_ push: Push, now: Instant) throws(EngineError) -> [PushOutcome] { [] }
+    /// Opens the engine over the database at `databasePath` (created 0600 when missing), restoring
+    /// every pending schedule. `deviceZone` is the zone floating schedules are resolved in.
+    /// `zones` resolves pinned zone names (`timeZone`, calendar zone suffixes).
+    public convenience init(databasePath: String, notifier: any Notifier, deviceZone: TimeZoneRules,
+                            defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds, zones: ZoneDatabase = .shared,
+                            now: Instant) throws(EngineError) {
+        let store: SQLiteScheduleStore
+        do { store = try SQLiteScheduleStore(path: databasePath) } catch {
+            throw EngineError(.storage, error.message)
+        }
+        try self.init(store: store, notifier: notifier, deviceZone: deviceZone, zones: zones,
+                      defaultGraceSeconds: defaultGraceSeconds, now: now)
+    }
 
-    /// Applies many pushes in one group commit; outcomes in input order.
-    public func pushBatch(_ pushes: [Push], now: Instant) throws(EngineError) -> [[PushOutcome]] { [] }
+    /// Opens the engine over any store, restoring every pending schedule into the wheel. When the device
+    /// zone differs from the one recorded in the store (the zone changed while the daemon was down),
+    /// floating schedules are re-resolved as by `deviceZoneChanged`.
+    public init(store: any ScheduleStore, notifier: any Notifier, deviceZone: TimeZoneRules,
+                zones: ZoneDatabase = .shared, defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds,
+                now: Instant) throws(EngineError) {
+        guard defaultGraceSeconds >= 0 else { throw EngineError(.invalidArgument, "default grace must be ≥ 0") }
+        self.store = store
+        self.notifier = notifier
+        self.zones = zones
+        self.deviceZone = deviceZone
+        self.defaultGraceSeconds = defaultGraceSeconds
+        self.wheel = TimerWheel(now: now)
+        self.lastMaintenance = now
+        self.lastNow = now
+        zoneCache[deviceZone.name] = deviceZone
+        try storage { () throws(StoreError) in
+            for entry in try store.pendingDeadlines() { wheel.insert(key: entry.key, due: entry.due) }
+        }
+        let recorded = try storage { () throws(StoreError) in try store.metadata("device_zone") }
+        if recorded != deviceZone.name {
+            try deviceZoneChanged(to: deviceZone, now: now)
+        }
+        try maintain(now: now)
+    }
 
-    /// `track NAME`: cancels every pending schedule whose cancelOn holds `event` and that was stored
-    /// before now; returns their ids.
-    public func track(event: String, dataJSON: String?, now: Instant) throws(EngineError) -> [String] { [] }
+    deinit { store.close() }
 
-    /// Cancels one schedule (reason `cli`), leaving a tombstone even when unknown; returns the ids cancelled.
-    public func cancel(id: String, now: Instant) throws(EngineError) -> [String] { [] }
-
-    /// Cancels every schedule of a run (reason `run`), leaving a run tombstone.
-    public func cancel(run: String, now: Instant) throws(EngineError) -> [String] { [] }
-
-    /// Pending schedules by next due, paged.
-    public func list(limit: Int?, offset: Int = 0) throws(EngineError) -> [PendingSchedule] { [] }
-
-    /// The newest `limit` history records, oldest first.
-    public func history(limit: Int) throws(EngineError) -> [HistoryRecord] { [] }
-
-    /// Moves to `now`, delivering what is due (see `AdvanceMode`); returns what was handed to the
-    /// notifier, in order. Delivered and recorded before it returns.
-    @discardableResult
-    public func advance(to now: Instant, mode: AdvanceMode) throws(EngineError) -> [DueNotification] { [] }
-
-    /// The device zone changed: floating schedules are re-resolved to their wall time in `zone`.
-    public func deviceZoneChanged(to zone: TimeZoneRules, now: Instant) throws(EngineError) { deviceZone = zone }
+    /// Closes the database. The engine must not be used afterwards.
+    public func close() { store.close() }
 
     /// The earliest due instant of any pending schedule: the loop sleeps until then.
-    public var nextDue: Instant? { nil }
+    public var nextDue: Instant? { wheel.nextExpiry }
 
-    /// Retries every notification whose delivery `failed` (a notification server appeared).
-    public func retryFailed(now: Instant) throws(EngineError) -> [DueNotification] { [] }
+    /// Number of pending schedules.
+    public var pendingCount: Int { wheel.count }
+
+    /// Pending schedules by next due, paged.
+    public func list(limit: Int?, offset: Int = 0) throws(EngineError) -> [PendingSchedule] {
+        let rows = try storage { () throws(StoreError) in try store.schedulesByNext(limit: limit, offset: offset) }
+        return rows.map(pendingSchedule)
+    }
+
+    /// The newest `limit` history records, oldest first.
+    public func history(limit: Int) throws(EngineError) -> [HistoryRecord] {
+        try storage { () throws(StoreError) in try store.history(limit: limit) }
+    }
 
     /// Records what the person did with a shown notification: `opened` (reason `action:KEY`) or `dismissed`.
+    /// The record carries the schedule's title, messageId and data when they are still known.
     public func recordInteraction(id: String, event: HistoryRecord.Event, reason: String?, now: Instant)
-        throws(EngineError) {}
+        throws(EngineError) {
+        guard event == .opened || event == .dismissed else {
+            throw EngineError(.invalidArgument, "interaction must be opened or dismissed, not \(event.rawValue)")
+        }
+        try storage { () throws(StoreError) in
+            try store.transaction { () throws(StoreError) in
+                var title: String?, messageId: String?, data: String?
+                if let pending = try store.schedule(id: id) {
+                    (title, messageId, data) = (pending.title, pending.messageId, pending.dataJSON)
+                } else if let done = try store.finished(id: id) {
+                    (title, messageId, data) = (done.title, done.messageId, done.dataJSON)
+                }
+                try store.appendHistory(HistoryRecord(id: id, event: event, at: now, due: nil, reason: reason,
+                                                      lateSeconds: nil, title: title, messageId: messageId,
+                                                      dataJSON: data))
+            }
+        }
+    }
+
+    // MARK: Internals shared by the Engine_* files
+
+    /// Runs store calls, mapping failures to `EngineError.storage`. After a failure the wheel is rebuilt from
+    /// the store, since the failed transaction was rolled back and in-memory changes made inside it are void.
+    func storage<R>(_ body: () throws(StoreError) -> R) throws(EngineError) -> R {
+        do { return try body() } catch {
+            rebuildWheel()
+            throw EngineError(error.engineKind ?? .storage, error.message)
+        }
+    }
+
+    /// Reloads the wheel from the store (best effort: on failure the old wheel stays).
+    func rebuildWheel() {
+        guard let entries = try? store.pendingDeadlines() else { return }
+        var fresh = TimerWheel(now: wheel.now)
+        for entry in entries { fresh.insert(key: entry.key, due: entry.due) }
+        wheel = fresh
+    }
+
+    /// Purges tombstones past their retention and finished records past `keepUntil`; at most hourly.
+    func maintain(now: Instant) throws(EngineError) {
+        try storage { () throws(StoreError) in
+            try store.transaction { () throws(StoreError) in
+                try store.purgeTombstones(createdBefore: now.adding(seconds: -Self.tombstoneRetentionSeconds))
+                try store.purgeFinished(expiredBy: now)
+            }
+        }
+        lastMaintenance = now
+    }
+
+    func grace(of schedule: StoredSchedule) -> Int64 { schedule.graceSeconds ?? defaultGraceSeconds }
+
+    /// Whether something due at `due` and shown at `at` is within `graceSeconds` (equal is within).
+    /// Saturates for huge graces instead of overflowing.
+    static func isWithinGrace(due: Instant, at: Instant, graceSeconds: Int64) -> Bool {
+        let lateness = at.microseconds &- due.microseconds
+        return lateness <= min(graceSeconds, Int64.max / 2_000_000) * 1_000_000
+    }
+
+    /// Seconds between two instants, as history's `late`.
+    static func seconds(from start: Instant, to end: Instant) -> Double {
+        Double(end.microseconds - start.microseconds) / 1_000_000
+    }
+
+    func pendingSchedule(_ s: StoredSchedule) -> PendingSchedule {
+        let trigger: String
+        switch s.kind {
+        case .fixedAt:
+            let instant = s.atInstant ?? s.next
+            let offset = s.atOffset ?? 0
+            trigger = "at " + CivilDateTime(instant: instant, offsetSeconds: offset)
+                .iso8601(withOffset: offset, utcDesignator: true)
+        case .floatingAt:
+            trigger = "at " + (s.wall.map { $0.iso8601(withOffset: nil) } ?? "?")
+        case .calendar:
+            let normalized = (try? CalendarSpec(parsing: s.spec ?? "").normalized) ?? s.spec ?? ""
+            trigger = "calendar " + normalized
+        }
+        let zone = s.kind == .fixedAt ? "UTC" : (s.zone ?? deviceZone.name)
+        return PendingSchedule(id: s.id, next: s.next, title: s.title, trigger: trigger, zone: zone,
+                               floating: s.floating, cancelOn: s.cancelOn)
+    }
 }

@@ -31,8 +31,10 @@ extension JSONValue {
     public static func optional(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }
 
     /// Compact serialization (`{"a":1}`); `sortedKeys` gives a canonical form (keys ordered by their
-    /// UTF-8 bytes, at every level). Strings are escaped per RFC 8259 (`\"`, `\\`, `\n`, `\r`, `\t`,
-    /// other control characters and U+007F as `\u00XX`); everything else is written as UTF-8.
+    /// UTF-8 bytes, at every level). Strings get the shortest RFC 8259 escapes (`\"`, `\\`, `\b`, `\f`,
+    /// `\n`, `\r`, `\t`, other U+0000–U+001F as `\u00XX`); everything else is written as UTF-8. So
+    /// the output is never longer than any JSON text that parses to the same value with the same
+    /// key order (whitespace gone, each escape as short as or shorter than the input's).
     ///
     /// Iterative (an explicit stack), so nesting depth costs heap, not call stack; O(size), plus the
     /// key sort when `sortedKeys`.
@@ -85,24 +87,34 @@ extension JSONValue {
 
     /// Appends `s` as a JSON string literal, quotes included.
     static func writeString(_ s: String, into out: inout [UInt8]) {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
-        for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\""))
-            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\\"))
-            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-            case 0..<0x20, 0x7F:
-                out.append(contentsOf: "\\u00".utf8)
-                out.append(hex[Int(b >> 4)])
-                out.append(hex[Int(b & 0xF)])
-            default: out.append(b)
+        var s = s
+        s.withUTF8 { utf8 in
+            // Copy runs of bytes that need no escape in one go.
+            var runStart = 0
+            for (i, b) in utf8.enumerated() where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+                runStart = i + 1
+                out.append(UInt8(ascii: "\\"))
+                switch b {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(b)
+                case 0x0A: out.append(UInt8(ascii: "n"))
+                case 0x0D: out.append(UInt8(ascii: "r"))
+                case 0x09: out.append(UInt8(ascii: "t"))
+                case 0x08: out.append(UInt8(ascii: "b"))
+                case 0x0C: out.append(UInt8(ascii: "f"))
+                default:
+                    out.append(contentsOf: "u00".utf8)
+                    out.append(hexDigit(b >> 4))
+                    out.append(hexDigit(b & 0xF))
+                }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
         out.append(UInt8(ascii: "\""))
     }
+
+    private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? UInt8(ascii: "0") + v : UInt8(ascii: "a") + v - 10 }
 
     /// Appends `s` as a JSON string literal, quotes included.
     static func writeString(_ s: String, into out: inout String) {

@@ -46,9 +46,15 @@ extension JSONValue {
 /// returns nil at the end) or follows an explicit bounds check.
 struct JSONParser {
     /// An array or object still open, with what it has collected so far.
-    private enum Frame {
-        case array([JSONValue])
-        case object([JSONMember], pendingKey: String)
+    ///
+    /// A struct mutated in place through `stack[top]` (not an enum popped and re-pushed): pulling an
+    /// enum's payload out leaves a second reference, so every append would copy the array and
+    /// parsing a long array would be quadratic.
+    private struct Frame {
+        var isObject: Bool
+        var items: [JSONValue] = []
+        var members: [JSONMember] = []
+        var pendingKey = ""
     }
 
     let bytes: UnsafeBufferPointer<UInt8>
@@ -100,7 +106,7 @@ struct JSONParser {
                     position += 1
                     value = .object([])
                 } else {
-                    stack.append(.object([], pendingKey: try parseKey()))
+                    stack.append(Frame(isObject: true, pendingKey: try parseKey()))
                     continue
                 }
             case UInt8(ascii: "["):
@@ -111,7 +117,7 @@ struct JSONParser {
                     position += 1
                     value = .array([])
                 } else {
-                    stack.append(.array([]))
+                    stack.append(Frame(isObject: false))
                     continue
                 }
             case UInt8(ascii: "\""): value = .string(try parseString())
@@ -123,40 +129,37 @@ struct JSONParser {
             }
 
             // Hand the finished value to the innermost open container; close containers as they end.
-            // Each frame is popped before it is appended to, so its array is uniquely referenced and
-            // grows in place.
             while true {
-                guard let frame = stack.popLast() else {
+                let top = stack.count - 1
+                guard top >= 0 else {
                     skipWhitespace()
                     guard position == bytes.count else { throw fail(.trailingData) }
                     return value
                 }
                 skipWhitespace()
-                switch frame {
-                case .array(var items):
-                    items.append(value)
-                    if peek() == UInt8(ascii: ",") {
-                        position += 1
-                        stack.append(.array(items))
-                    } else if peek() == UInt8(ascii: "]") {
-                        position += 1
-                        value = .array(items)
-                        continue
-                    } else {
-                        throw unexpected("',' or ']'")
-                    }
-                case .object(var members, let key):
-                    members.append(JSONMember(key, value))
+                if stack[top].isObject {
+                    stack[top].members.append(JSONMember(stack[top].pendingKey, value))
                     if peek() == UInt8(ascii: ",") {
                         position += 1
                         skipWhitespace()
-                        stack.append(.object(members, pendingKey: try parseKey()))
+                        stack[top].pendingKey = try parseKey()
                     } else if peek() == UInt8(ascii: "}") {
                         position += 1
-                        value = .object(members)
+                        value = .object(stack.removeLast().members)
                         continue
                     } else {
                         throw unexpected("',' or '}'")
+                    }
+                } else {
+                    stack[top].items.append(value)
+                    if peek() == UInt8(ascii: ",") {
+                        position += 1
+                    } else if peek() == UInt8(ascii: "]") {
+                        position += 1
+                        value = .array(stack.removeLast().items)
+                        continue
+                    } else {
+                        throw unexpected("',' or ']'")
                     }
                 }
                 break

@@ -21,11 +21,12 @@ import SchedCalendar
 ///   JavaScript's `toISOString()` always writes them. See `ISODateTime`.
 /// - **`graceSeconds`** must be written as a plain integer (`10`, not `10.0`, `1e1` or `"10"`),
 ///   at most `maxGraceSeconds`.
-/// - **Caps not in the table**, each to bound storage and display: `icon`, `category`, `messageId`
-///   and action titles ≤ 1 KiB; action ids 1–128 bytes; `calendar` ≤ 1 KiB; `cancelOn` names,
-///   action ids and cancel ids/runs follow the id rule (no control characters); displayed text
-///   (`title`, `body`, action titles, `icon`, `category`, `messageId`) must not contain U+0000,
-///   which a D-Bus string cannot carry.
+/// - **Caps not in the table**, each to bound storage and display: `icon`, `category`, `calendar`,
+///   `messageId` and action titles ≤ 1 KiB; action ids 1–128 bytes. `cancelOn` names, action ids
+///   and cancel ids/runs follow the id rule (no control characters), and so do `icon`, `category`
+///   and `calendar` (they are names, and error messages quote them). Displayed text (`title`,
+///   `body`, action titles, `messageId`) may hold newlines but not U+0000, which a D-Bus string
+///   cannot carry.
 ///
 /// Cost: linear in the push's size (at most 64 KiB); never traps on any input.
 public enum PushDecoder {
@@ -50,6 +51,12 @@ public enum PushDecoder {
 
     /// Decodes `bytes` (UTF-8 JSON) into a validated `Push`, or throws the first rule it breaks.
     public static func decode(_ bytes: [UInt8]) throws(PushError) -> Push {
+        try decode(bytes[...])
+    }
+
+    /// Decodes any collection of bytes (`ArraySlice`, `UnsafeRawBufferPointer` from a fuzzer or a
+    /// D-Bus message); the same rules as `decode(_: [UInt8])`.
+    public static func decode(_ bytes: some Collection<UInt8>) throws(PushError) -> Push {
         guard bytes.count <= maxPushBytes else { throw PushError("push", "larger than \(maxPushBytes) bytes") }
         let root: JSONValue
         do throws(JSONError) {

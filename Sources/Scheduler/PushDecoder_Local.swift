@@ -28,12 +28,15 @@ extension PushDecoder {
             trigger = .at(oneShot(written, floatingZone: try local.string("timeZone")))
         case (false, true):
             let text = try local.requiredString("calendar")
-            try PushRules.maxLength(text, local.path("calendar"), maxHintBytes)
+            try hint(text, local.path("calendar"))
             let spec: CalendarSpec
             do throws(CalendarError) {
                 spec = try CalendarSpec(parsing: text)
             } catch {
-                throw PushError(local.path("calendar"), error.message)
+                // The member path already says "calendar"; drop the parser's own stage prefix.
+                var rule = Substring(error.message)
+                if rule.hasPrefix("calendar: ") { rule = rule.dropFirst("calendar: ".count) }
+                throw PushError(local.path("calendar"), String(rule))
             }
             if let zoneName = spec.timeZoneName { try checkZone(zoneName, local.path("calendar")) }
             if try local.string("timeZone") != nil {
@@ -74,9 +77,10 @@ extension PushDecoder {
                 throw PushError(local.path("cancelOn"), "more than \(maxCancelOnEvents) events")
             }
             for (i, item) in items.enumerated() {
-                let member = local.path("cancelOn") + "[\(i)]"
-                guard case .string(let name) = item else { throw PushError(member, "must be a string") }
-                try PushRules.identifier(name, member, maxBytes: maxEventNameBytes)
+                guard case .string(let name) = item else {
+                    throw PushError(local.path("cancelOn") + "[\(i)]", "must be a string")
+                }
+                try PushRules.identifier(name, local.path("cancelOn") + "[\(i)]", maxBytes: maxEventNameBytes)
                 cancelOn.append(name)
             }
         }
@@ -111,12 +115,12 @@ extension PushDecoder {
     }
 
     /// `actions`: at most 3 `{"id","title"}` objects with unique ids.
-    static func decodeActions(_ items: [JSONValue], _ member: String,
+    static func decodeActions(_ items: [JSONValue], _ member: @autoclosure () -> String,
                               unknown: inout [String]) throws(PushError) -> [NotificationAction] {
-        guard items.count <= maxActions else { throw PushError(member, "more than \(maxActions) actions") }
+        guard items.count <= maxActions else { throw PushError(member(), "more than \(maxActions) actions") }
         var actions: [NotificationAction] = []
         for (i, item) in items.enumerated() {
-            let path = member + "[\(i)]"
+            let path = member() + "[\(i)]"
             guard case .object(let members) = item else { throw PushError(path, "must be an object") }
             let action = try PushObject(members, path: path, known: ["id", "title"], unknown: &unknown)
             let id = try action.requiredString("id")
@@ -133,31 +137,31 @@ extension PushDecoder {
     }
 
     /// `graceSeconds`: a JSON number written as a plain non-negative integer, at most `maxGraceSeconds`.
-    static func parseGrace(_ value: JSONValue, _ member: String) throws(PushError) -> Int64 {
+    static func parseGrace(_ value: JSONValue, _ member: @autoclosure () -> String) throws(PushError) -> Int64 {
         guard case .number(let literal) = value,
               literal.utf8.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }) else {
-            throw PushError(member, "must be an integer ≥ 0")
+            throw PushError(member(), "must be an integer ≥ 0")
         }
         // The grammar allows no leading zeros, so more than 10 digits already exceeds the cap;
         // checking the length first keeps `Int64(_:)` from ever overflowing.
         guard literal.utf8.count <= 10, let seconds = Int64(literal), seconds <= maxGraceSeconds else {
-            throw PushError(member, "larger than \(maxGraceSeconds)")
+            throw PushError(member(), "larger than \(maxGraceSeconds)")
         }
         return seconds
     }
 
-    static func hint(_ s: String, _ member: String) throws(PushError) {
-        try PushRules.text(s, member, maxBytes: maxHintBytes)
+    static func hint(_ s: String, _ member: @autoclosure () -> String) throws(PushError) {
+        try PushRules.text(s, member(), maxBytes: maxHintBytes)
         if s.unicodeScalars.contains(where: PushRules.isControl) {
-            throw PushError(member, "contains a control character")
+            throw PushError(member(), "contains a control character")
         }
     }
 
-    static func parseTime(_ text: String, _ member: String) throws(PushError) -> ISODateTime {
+    static func parseTime(_ text: String, _ member: @autoclosure () -> String) throws(PushError) -> ISODateTime {
         do throws(WallTimeParseError) {
             return try ISODateTime(parsing: text)
         } catch {
-            throw PushError(member, error.description)
+            throw PushError(member(), error.description)
         }
     }
 
@@ -168,11 +172,11 @@ extension PushDecoder {
         return .floating(written.wall, zone: floatingZone)
     }
 
-    static func checkZone(_ name: String, _ member: String) throws(PushError) {
+    static func checkZone(_ name: String, _ member: @autoclosure () -> String) throws(PushError) {
         do throws(ZoneError) {
             _ = try ZoneDatabase.shared.zone(named: name)
         } catch {
-            throw PushError(member, "unknown time zone \(PushError.quoted(name))")
+            throw PushError(member(), "unknown time zone \(PushError.quoted(name))")
         }
     }
 }

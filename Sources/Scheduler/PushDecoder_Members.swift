@@ -62,21 +62,21 @@ struct PushObject {
 enum PushRules {
     /// The id rule (CONTRACT §1 `id`): 1–`maxBytes` bytes of UTF-8, no control characters
     /// (Unicode category Cc: U+0000–U+001F and U+007F–U+009F).
-    static func identifier(_ s: String, _ member: String, maxBytes: Int) throws(PushError) {
-        guard !s.isEmpty else { throw PushError(member, "must not be empty") }
-        try maxLength(s, member, maxBytes)
-        if s.unicodeScalars.contains(where: isControl) { throw PushError(member, "contains a control character") }
+    static func identifier(_ s: String, _ member: @autoclosure () -> String, maxBytes: Int) throws(PushError) {
+        guard !s.isEmpty else { throw PushError(member(), "must not be empty") }
+        try maxLength(s, member(), maxBytes)
+        if s.unicodeScalars.contains(where: isControl) { throw PushError(member(), "contains a control character") }
     }
 
     /// Text shown or stored verbatim: at most `maxBytes` bytes of UTF-8 and no U+0000 (a D-Bus
     /// string cannot carry it, so it would be cut short on screen).
-    static func text(_ s: String, _ member: String, maxBytes: Int) throws(PushError) {
-        try maxLength(s, member, maxBytes)
-        if s.utf8.contains(0) { throw PushError(member, "contains U+0000") }
+    static func text(_ s: String, _ member: @autoclosure () -> String, maxBytes: Int) throws(PushError) {
+        try maxLength(s, member(), maxBytes)
+        if s.utf8.contains(0) { throw PushError(member(), "contains U+0000") }
     }
 
-    static func maxLength(_ s: String, _ member: String, _ maxBytes: Int) throws(PushError) {
-        if s.utf8.count > maxBytes { throw PushError(member, "longer than \(maxBytes) bytes") }
+    static func maxLength(_ s: String, _ member: @autoclosure () -> String, _ maxBytes: Int) throws(PushError) {
+        if s.utf8.count > maxBytes { throw PushError(member(), "longer than \(maxBytes) bytes") }
     }
 
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
@@ -85,7 +85,7 @@ enum PushRules {
 
     /// Rejects duplicate keys anywhere inside `value` (for `data`, whose canonical form is sorted).
     /// Iterative, O(size of value).
-    static func uniqueKeys(_ value: JSONValue, _ member: String) throws(PushError) {
+    static func uniqueKeys(_ value: JSONValue, _ member: @autoclosure () -> String) throws(PushError) {
         var pending = [value]
         while let v = pending.popLast() {
             switch v {
@@ -94,7 +94,7 @@ enum PushRules {
                 var seen = Set<String>(minimumCapacity: members.count)
                 for m in members {
                     guard seen.insert(m.key).inserted else {
-                        throw PushError(member, "duplicate member \(PushError.quoted(m.key))")
+                        throw PushError(member(), "duplicate member \(PushError.quoted(m.key))")
                     }
                     pending.append(m.value)
                 }

@@ -1,2 +1,3 @@
-import SchedCalendar
-print(Instant(seconds: 0).rfc3339)
+import Glibc
+
+exit(runCommandLine(Array(CommandLine.arguments.dropFirst())).rawValue)

@@ -56,6 +56,15 @@ struct CalendarSpecGenerator {
         return text
     }
 
+    /// A short random string over the grammar's characters: mostly invalid, sometimes valid.
+    mutating func garbage() -> String {
+        let pieces = ["0", "1", "2", "7", "12", "30", "59", "60", "2024", "*", "-", "~", ":", ".", "..", ",", "/",
+                      " ", "Mon", "fri", "Sun", "Wednesday", "UTC", "@", "daily", "x", "24", "00", "5", "/0", "~1"]
+        var text = ""
+        for _ in 0..<random.int(1...9) { text += random.pick(pieces) }
+        return text
+    }
+
     private mutating func dayName(_ n: Int) -> String {
         var name = random.pick(Self.dayNames[n])
         if random.chance(0.15) { name = name.lowercased() }
@@ -117,6 +126,7 @@ struct CalendarSpecGenerator {
         case 1: year = "\(random.int(2020...2026))..\(random.int(2027...2040))"
         case 2: year = String(random.int(24...30))   // two-digit years
         case 3: year = "\(random.int(2024...2027))/\(random.int(1...3))"
+        case 4: year = random.chance(0.5) ? "\(random.int(2090...2190))..2199" : String(random.int(1970...2199))
         default: year = "*"
         }
         return year + "-" + month + separator + day

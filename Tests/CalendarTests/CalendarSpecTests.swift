@@ -121,7 +121,7 @@ final class CalendarSpecTests: XCTestCase {
             XCTAssertTrue("\(error)".hasSuffix("at offset 10"), "\(error)")
         }
         XCTAssertThrowsError(try CalendarSpec(parsing: "*-*-* 25:00")) { error in
-            XCTAssertTrue("\(error)".contains("hour 25 is out of range 0…23"), "\(error)")
+            XCTAssertEqual("\(error)", "calendar: '*-*-* 25:00': hour 25 is out of range 0…23 at offset 6")
         }
     }
 
@@ -179,6 +179,15 @@ final class CalendarSpecTests: XCTestCase {
         try assertNext("2017-04-02 02:30:00 Pacific/Auckland", after: 12345, 1_491_053_400_000_000) // fold: first
         try assertNext("2017-04-02 02:30:00 Pacific/Auckland", after: 1_491_053_400_000_000, nil)   // only once
         try assertNext("Sun *-*-* 01:00:00 Europe/Dublin", after: 1_616_412_478_000_000, 1_617_494_400_000_000)
+        // 30-minute gap: 02:10 does not exist, 02:35 does.
+        try assertNext("*:10,35", zone: "Australia/Lord_Howe", after: 1_759_591_740_000_000, 1_759_592_100_000_000)
+        try assertNext("*:10,35", zone: "Australia/Lord_Howe", after: 1_759_592_100_000_000, 1_759_594_200_000_000)
+        // Fold in New York 2026-11-01: 01:30 fires once, at EDT (05:30Z), then the next day.
+        try assertNext("*-*-* 01:30", zone: "America/New_York", after: 1_793_509_200_000_000, 1_793_511_000_000_000)
+        try assertNext("*-*-* 01:30", zone: "America/New_York", after: 1_793_511_000_000_000, 1_793_601_000_000_000)
+        // Gap in New York 2026-03-08: 02:30 is skipped that day.
+        try assertNext("*-*-* 02:30", zone: "America/New_York", after: 1_772_902_800_000_000, 1_773_037_800_000_000)
+        // systemd 252 gives up here ("Infinite loop"); the right answers:
         try assertNext("*-1/10-6", zone: "America/New_York", after: 1_762_146_000_000_000, 1_762_405_200_000_000)
         try assertNext("*-1/10-6", zone: "America/New_York", after: 1_762_405_200_000_000, 1_767_675_600_000_000)
     }

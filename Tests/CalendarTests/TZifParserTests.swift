@@ -132,11 +132,14 @@ final class TZifParserTests: XCTestCase {
             }
             guard let z = try? TimeZoneRules(tzif: bytes, name: "Fuzz") else { rejected += 1; continue }
             parsed += 1
-            // Whatever parsed must also answer queries without trapping.
+            // Whatever parsed must answer queries without trapping, and consistently: the wall time
+            // of any instant exists (not a gap) and lists that instant among its candidates.
             for _ in 0..<4 {
                 let t = Instant(seconds: Int64.random(in: -10_000_000_000...10_000_000_000, using: &rng))
-                _ = z.localDateTime(at: t)
-                _ = z.resolve(z.localDateTime(at: t))
+                let wall = z.localDateTime(at: t)
+                XCTAssertNotEqual(z.resolve(wall).kind, .gap, "\(t) \(wall)")
+                let c = z.wallCandidates(wall)
+                XCTAssertTrue(c.first == t || c.second == t, "\(t) \(wall) \(c)")
             }
         }
         XCTAssertGreaterThan(rejected, 0)

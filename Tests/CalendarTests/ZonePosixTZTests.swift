@@ -23,10 +23,16 @@ final class ZonePosixTZTests: XCTestCase {
         XCTAssertEqual(try offset("AAA5BBB3,M3.2.0,M11.1.0", 1_772_953_200).utcOffsetSeconds, -10800)
     }
 
-    func testAllYearDST_isDSTThroughTheNewYear() throws {
-        // RFC 8536 §3.3.1: "EST5EDT4,0/0,J365/25" is daylight time all year, every instant.
+    func testAllYearDST_followsGlibc_standardTimeUntilTheYearsFirstChange() throws {
+        // RFC 8536 §3.3.1 calls "EST5EDT4,0/0,J365/25" daylight time all year, but glibc (and so
+        // `date`, systemd and schedd, CONTRACT §2) evaluates only the changes of the instant's UTC
+        // year: DST starts at 05:00Z on 1 January, so 00:00Z–04:59:59Z read as EST. Checked with
+        // `TZ='EST5EDT4,0/0,J365/25' date -d '2026-01-01 04:59:59 UTC'` → 23:59:59 EST.
         let z = try TimeZoneRules(posixTZ: "EST5EDT4,0/0,J365/25")
-        for seconds: Int64 in [1_767_225_600, 1_767_243_599, 1_767_243_600, 1_782_864_000, 4_102_444_800] {
+        for seconds: Int64 in [1_767_225_600, 1_767_243_599, 4_102_444_800] {  // 2026-01-01T00:00Z, …04:59:59Z, 2100-01-01T00:00Z
+            XCTAssertEqual(z.offset(at: Instant(seconds: seconds)).abbreviation, "EST", "at \(Instant(seconds: seconds))")
+        }
+        for seconds: Int64 in [1_767_243_600, 1_782_864_000] {  // 2026-01-01T05:00Z, 2026-07-01T00:00Z
             XCTAssertEqual(z.offset(at: Instant(seconds: seconds)).abbreviation, "EDT", "at \(Instant(seconds: seconds))")
         }
     }
@@ -63,9 +69,9 @@ final class ZonePosixTZTests: XCTestCase {
             ("", "empty string"),
             ("E5", "expected a zone abbreviation of 3+ letters at position 0"),
             ("EST", "expected the hours of the standard time offset at position 3"),
-            ("EST25", "hours of the standard time offset above 24"),
+            ("EST25", "hours of the standard time offset above 24 at position 3"),
             ("EST5EDT,M3.2", "expected '.' at position 12"),
-            ("EST5EDT,M13.2.0,M11.1.0", "expected a month 1-12"),
+            ("EST5EDT,M13.2.0,M11.1.0", "expected a month 1-12 at position 9"),
             ("EST5EDT,M3.6.0,M11.1.0", "expected a week 1-5"),
             ("EST5EDT,M3.2.7,M11.1.0", "expected a weekday 0-6"),
             ("EST5EDT,J0,J365", "expected a day 1-365 after J"),
@@ -74,7 +80,7 @@ final class ZonePosixTZTests: XCTestCase {
             ("<AB>5", "zone abbreviation shorter than 3 characters"),
             ("<ABC5", "expected '>'"),
             ("EST5EDT,M3.2.0,M11.1.0x", "unexpected 'x'"),
-            ("EST5:60", "expected minutes 00-59"),
+            ("EST5:60", "expected minutes 00-59 in the standard time offset at position 5"),
         ]
         for (tz, expected) in cases {
             XCTAssertThrowsError(try TimeZoneRules(posixTZ: tz), tz) { error in

@@ -63,7 +63,8 @@ final class ZoneZdumpTests: XCTestCase {
             "EST5EDT,M3.2.0,M11.1.0", "IST-2IDT,M3.4.4/26,M10.5.0", "<-03>3<-02>,M3.5.0/-2,M10.5.0/-1",
             "XXX3YYY,J60/2,300/-1", "AEST-10AEDT,M10.1.0,M4.1.0/3", "<+1030>-10:30<+11>-11,M10.1.0,M4.1.0",
             "NZST-12NZDT,M9.5.0,M4.1.0/3", "<-04>4<-03>,M9.1.6/24,M4.1.6/24", "GMT0IST,M10.5.0,M3.5.0/1",
-            "<+0330>-3:30<+0430>,J79/24,J263/24", "XXX3YYY,59/2,300",
+            "<+0330>-3:30<+0430>,J79/24,J263/24", "XXX3YYY,59/2,300", "<STD>3:30<DST>3,323/12:30,231/-2:30",
+            "AAA-4BBB-5,J32/-2:45,M6.5.3/26:15", "<STD>-6:30<DST>-7,76/5:30,M9.3.3/26:30",
         ]
         // Not compared: rules whose changes cross a UTC new year, such as all-year DST
         // (`CST6CDT,J1/0,J365/25`, RFC 8536 §3.3.1): glibc evaluates each UTC year
@@ -72,6 +73,14 @@ final class ZoneZdumpTests: XCTestCase {
         let n = try compare(strings, range: "1970,2100") { try TimeZoneRules(posixTZ: $0) }
         print("zdump comparison: \(n) transition instants in \(strings.count) POSIX TZ strings, 1970–2100")
         XCTAssertGreaterThan(n, 1_000)
+    }
+
+    /// Seeded random rules in every date form (`Jn`, `n`, `Mm.w.d`) with negative and > 24 h times.
+    func testRandomPosixRules_matchZdump() throws {
+        var rng = SeededRandom(seed: 8536)
+        let rules = (0..<40).map { _ in randomPosixRule(pythonSafe: false, using: &rng) }
+        let n = try compare(rules, range: "1970,2100") { try TimeZoneRules(posixTZ: $0) }
+        print("zdump comparison: \(n) transition instants in \(rules.count) random POSIX TZ rules, 1970–2100")
     }
 
     /// `right/` files count leap seconds; mapped to POSIX time they must give the offsets of the

@@ -160,6 +160,18 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(deepest.serialized().utf8.count, 2 * JSONValue.maxSupportedDepth)
     }
 
+    func testLongFlatContainers() throws {
+        // 200,000 elements: finishes only if appending to an open container is amortised O(1).
+        let n = 200_000
+        let array = Array(("[" + Array(repeating: "0", count: n).joined(separator: ",") + "]").utf8)
+        guard case .array(let items) = try JSONValue.parse(array) else { return XCTFail("not an array") }
+        XCTAssertEqual(items.count, n)
+        let object = Array(("{" + (0..<n).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}").utf8)
+        guard case .object(let members) = try JSONValue.parse(object) else { return XCTFail("not an object") }
+        XCTAssertEqual(members.count, n)
+        XCTAssertEqual(members.last, JSONMember("k\(n - 1)", .number(String(n - 1))))
+    }
+
     func testAnyCollectionOfBytesAndStrings() throws {
         let text = "{\"k\":[true,\"é\"]}"
         let expected = JSONValue.object([JSONMember("k", .array([.bool(true), .string("é")]))])

@@ -59,7 +59,7 @@ final class JSONRoundTripTests: XCTestCase {
     func testCorpusDocumentsAreFixedPointsAfterOneRoundTrip() throws {
         let corpus = [
             "{ \"b\" : [1, 2.50, -0, 1E+2] , \"a\" : {\"x\":\"\\u00e9\\ud83d\\ude00\\/\"} }",
-            "[null,true,false,\"\\u0001\\u007f\\u2028\"]",
+            "[null,true,false,\"\\u0001\\u007f\\u2028\\b\\f\"]",
             "\"\\\"quoted\\\" \\\\ back\"",
             "[[[[[]]]],{},{\"\":\"\"}]",
             "{\"a\":1,\"a\":2}",
@@ -99,6 +99,7 @@ final class JSONRoundTripTests: XCTestCase {
             if let value = try? JSONValue.parse(bytes) {
                 parsed += 1
                 XCTAssertEqual(try? JSONValue.parse(value.serialized()), value)
+                XCTAssertLessThanOrEqual(value.serialized().utf8.count, bytes.count, "compact is never longer")
                 // Whatever parsed was valid UTF-8: the strings decode losslessly.
                 XCTAssertFalse(value.serialized().unicodeScalars.contains("\u{FFFD}"))
             }

@@ -162,6 +162,8 @@ final class PushDecoderBadPayloadTests: XCTestCase {
         // calendar (type and size; grammar cases are in testInvalidCalendarExpressions).
         BadPush("calendar number", localPush(trigger: "\"calendar\":9"), "bk.local.calendar", "must be a string"),
         BadPush("calendar array", localPush(trigger: "\"calendar\":[\"daily\"]"), "bk.local.calendar", "must be a string"),
+        BadPush("calendar control char", localPush(trigger: "\"calendar\":\"daily\\u0007\""), "bk.local.calendar",
+                "contains a control character"),
         BadPush("calendar too long", localPush(trigger: "\"calendar\":\"\(String(repeating: " ", count: 1020))daily\""),
                 "bk.local.calendar", "longer than 1024 bytes"),
         // until.
@@ -263,6 +265,10 @@ final class PushDecoderBadPayloadTests: XCTestCase {
             BadPush("calendar empty", localPush(trigger: "\"calendar\":\"\""), "bk.local.calendar"),
             BadPush("calendar bad weekday", localPush(trigger: "\"calendar\":\"Mon..Fry 09:00\""), "bk.local.calendar"),
             BadPush("calendar unknown zone", localPush(trigger: "\"calendar\":\"daily Mars/Olympus_Mons\""),
+                    "bk.local.calendar"),
+            BadPush("calendar hour 25, exact", localPush(trigger: "\"calendar\":\"Mon..Fri 25:00\""), "bk.local.calendar",
+                    "'Mon..Fri 25:00': hour 25 is out of range 0…23"),
+            BadPush("calendar unknown zone after time", localPush(trigger: "\"calendar\":\"*-*-* 09:00 Mars/Olympus_Mons\""),
                     "bk.local.calendar"),
         ])
     }

@@ -185,6 +185,29 @@ final class PushDecoderGoodPayloadTests: XCTestCase {
         XCTAssertEqual(withMessage.fingerprint, a.fingerprint)
     }
 
+    func testFingerprintIsItselfAValidLocalThatDecodesToTheSameSchedule() throws {
+        let pushes = [
+            localPush("\"data\":{\"q\":1,\"p\":[\"\\b\\f\\u0001\u{7F}\"]},\"cancelOn\":[\"e\"],\"urgency\":\"low\""),
+            localPush("\"until\":\"2026-06-30T18:00Z\"", trigger: "\"calendar\":\"Mon..Fri 09:00\""),
+            localPush("\"timeZone\":\"UTC\",\"actions\":[{\"title\":\"A\",\"id\":\"a\"}],\"graceSeconds\":5"),
+        ]
+        for json in pushes {
+            let first = try local(json)
+            let again = try local("{\"bk\":{\"local\":" + first.fingerprint + "}}")
+            XCTAssertEqual(again.fingerprint, first.fingerprint)
+            XCTAssertEqual(again.with(dataJSON: nil), first.with(dataJSON: nil))
+            XCTAssertEqual(again.dataJSON.map { try? JSONValue.parse($0).serialized(sortedKeys: true) },
+                           first.dataJSON.map { try? JSONValue.parse($0).serialized(sortedKeys: true) })
+        }
+    }
+
+    func testDecodesAnyByteCollection() throws {
+        let bytes = Array(localPush().utf8)
+        let expected = try PushDecoder.decode(bytes)
+        XCTAssertEqual(try PushDecoder.decode(bytes[...]), expected)
+        XCTAssertEqual(try bytes.withUnsafeBytes { raw in try PushDecoder.decode(raw) }, expected)
+    }
+
     func testDecodingIsDeterministic() throws {
         let json = localPush("\"data\":{\"q\":1,\"p\":2},\"cancelOn\":[\"e\"]")
         XCTAssertEqual(try decode(json), try decode(json))

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Reference for ResolveDifferentialTests: resolves wall-clock times with Python's zoneinfo.
 
-Input (file named by argv[1]): one case per line, `ZONE YEAR MONTH DAY HOUR MINUTE SECOND MICROSECOND`.
+Input (file named by argv[1]): one case per line, `ZONE YEAR MONTH DAY HOUR MINUTE SECOND MICROSECOND`;
+ZONE is an IANA name, or an absolute path to a TZif file (read with ZoneInfo.from_file).
 Output (stdout): one line per case, `INSTANT_US OFFSET_S KIND LATER_US`, where INSTANT_US is the
 instant of the wall time with fold=0 (RFC 5545: gap -> offset before the gap, fold -> first
 occurrence), OFFSET_S the offset fold=0 applies, KIND unique|gap|fold, and LATER_US the instant
@@ -28,7 +29,14 @@ def main():
             if not parts:
                 continue
             name = parts[0]
-            zone = zones.get(name) or zones.setdefault(name, ZoneInfo(name))
+            zone = zones.get(name)
+            if zone is None:
+                if name.startswith("/"):
+                    with open(name, "rb") as f_zone:
+                        zone = ZoneInfo.from_file(f_zone, key=name)
+                else:
+                    zone = ZoneInfo(name)
+                zones[name] = zone
             naive = datetime(*map(int, parts[1:8]))
             first = naive.replace(tzinfo=zone, fold=0)
             second = naive.replace(tzinfo=zone, fold=1)

@@ -1,0 +1,127 @@
+import Scheduler
+
+/// The arguments of one `org.freedesktop.Notifications.Notify` call (signature `susssasa{sv}i`),
+/// built from a due notification and what the server said it can do.
+///
+/// A pure value: building it reads no bus, so the mapping below is testable on its own.
+///
+/// | Notify argument | from |
+/// |---|---|
+/// | `app_name` | `DesktopNotifier.Configuration.appName` ("schedd") |
+/// | `replaces_id` | the server id of the same schedule still on screen, else 0 |
+/// | `app_icon` | `icon`; a file path (starting with `/`) becomes a `file://` URI |
+/// | `summary` | `title`, plain text (the spec allows no markup in the summary) |
+/// | `body` | `body`, escaped with `NotificationMarkup.escape` only if the server has `body-markup` |
+/// | `actions` | `[id, title]…` then `["default", "Open"]`, only if the server has `actions` |
+/// | `hints` | `urgency` (byte: low 0, normal 1, critical 2), `category`, `desktop-entry`, `image-path` (file icons), `x-schedd-id` |
+/// | `expire_timeout` | by urgency: see `ExpireTimeouts` |
+public struct NotifyRequest: Sendable, Hashable {
+    /// One hint value; the D-Bus variant type is part of the spec (urgency must be a byte).
+    public enum HintValue: Sendable, Hashable {
+        case string(String)
+        case byte(UInt8)
+    }
+
+    /// One `{sv}` entry of the hints dictionary.
+    public struct Hint: Sendable, Hashable {
+        public var key: String
+        public var value: HintValue
+        public init(_ key: String, _ value: HintValue) { self.key = key; self.value = value }
+    }
+
+    public var appName: String
+    public var replacesId: UInt32
+    public var appIcon: String
+    public var summary: String
+    public var body: String
+    /// Alternating action key and label, as the spec's `as actions`.
+    public var actions: [String]
+    /// Hints in a fixed order (the wire dictionary is unordered; a stable order keeps calls reproducible).
+    public var hints: [Hint]
+    /// Milliseconds; -1 = the server's default, 0 = never expires.
+    public var expireTimeout: Int32
+
+    /// Builds the call for `notification` against a server with `capabilities`.
+    public init(notification: DueNotification, capabilities: Set<String>, replacesId: UInt32,
+                configuration: DesktopNotifier.Configuration) {
+        appName = configuration.appName
+        self.replacesId = replacesId
+        summary = notification.title
+        let rawBody = notification.body ?? ""
+        body = capabilities.contains("body-markup") ? NotificationMarkup.escape(rawBody) : rawBody
+        var hints = [Hint("urgency", .byte(notification.urgency.byteValue))]
+        if let category = notification.category, !category.isEmpty { hints.append(Hint("category", .string(category))) }
+        hints.append(Hint("desktop-entry", .string(configuration.desktopEntry)))
+        appIcon = ""
+        if let icon = notification.icon, !icon.isEmpty {
+            if icon.hasPrefix("/") {
+                let uri = NotifyRequest.fileURI(path: icon)
+                appIcon = uri
+                hints.append(Hint("image-path", .string(uri)))
+            } else {
+                appIcon = icon
+            }
+        }
+        hints.append(Hint("x-schedd-id", .string(notification.id)))
+        self.hints = hints
+        var actions: [String] = []
+        if capabilities.contains("actions") {
+            for action in notification.actions { actions += [action.id, action.title] }
+            if !notification.actions.contains(where: { $0.id == "default" }) { actions += ["default", "Open"] }
+        }
+        self.actions = actions
+        expireTimeout = configuration.expireTimeouts.milliseconds(for: notification.urgency)
+    }
+
+    /// `file://` URI of an absolute path, percent-encoding every byte outside RFC 3986's unreserved set
+    /// and `/`. `fileURI(path: "/a b/x.png") == "file:///a%20b/x.png"`.
+    public static func fileURI(path: String) -> String {
+        var out = "file://"
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                 UInt8(ascii: "~"), UInt8(ascii: "/"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                out += "%"
+                out.unicodeScalars.append(Unicode.Scalar(hex[Int(byte >> 4)]))
+                out.unicodeScalars.append(Unicode.Scalar(hex[Int(byte & 0xF)]))
+            }
+        }
+        return out
+    }
+}
+
+extension Urgency {
+    /// The spec's urgency byte: low 0, normal 1, critical 2.
+    public var byteValue: UInt8 {
+        switch self {
+        case .low: 0
+        case .normal: 1
+        case .critical: 2
+        }
+    }
+}
+
+/// Expire timeout per urgency, in milliseconds as the Notify call takes it.
+///
+/// Defaults: low 5000 (5 s: an FYI should not linger), normal -1 (the server's default, which the
+/// person configured), critical 0 (never expires: it stays until the person or a cancel closes it —
+/// the spec says critical notifications should not expire automatically).
+public struct ExpireTimeouts: Sendable, Hashable {
+    public var low: Int32
+    public var normal: Int32
+    public var critical: Int32
+    public init(low: Int32 = 5000, normal: Int32 = -1, critical: Int32 = 0) {
+        self.low = low; self.normal = normal; self.critical = critical
+    }
+    public func milliseconds(for urgency: Urgency) -> Int32 {
+        switch urgency {
+        case .low: low
+        case .normal: normal
+        case .critical: critical
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import SchedCalendar
+
+// Moving time: firing due schedules in due order, late/missed, repeats, delivery and retries (CONTRACT §3).
+extension Engine {
+    /// One firing decided and recorded, waiting to be handed to the notifier.
+    struct Firing {
+        var notification: DueNotification
+        var graceSeconds: Int64?
+    }
+
+    /// Moves to `now`, delivering what is due (see `AdvanceMode`); returns what was handed to the
+    /// notifier, in order. Delivered and recorded before it returns.
+    ///
+    /// Each entry is decided at its *firing instant* `f`: in `.wallClock` mode `f = now`; in `.timePassing`
+    /// mode `f = max(due, start)` where `start` is the `now` of the previous call (entries already late at
+    /// `start` — restored after a restart, or pushed late — are late by `start - due`). Late by at most the
+    /// grace (inclusive) → `fired` with that lateness; beyond → `missed`. A calendar late at `f` fires once for
+    /// all its occurrences up to `f` (the latest one within grace, else one `missed`), then continues with
+    /// its first elapse after `f`; in `.timePassing` mode every occurrence after `start` fires on time.
+    ///
+    /// Entries are processed in (due, key) order, occurrences produced on the way included. Every batch of
+    /// up to `firingBatchSize` decisions is committed in ONE transaction *before* its notifications are
+    /// shown (at-most-once: see the type's documentation). A step backwards fires nothing already fired.
+    @discardableResult
+    public func advance(to now: Instant, mode: AdvanceMode) throws(EngineError) -> [DueNotification] {
+        let start = min(lastNow, now)
+        lastNow = now
+        // Descending (due, key): the next entry to process is `queue.last`.
+        var queue = wheel.advance(to: now).reversed().map { $0 }
+        var delivered: [DueNotification] = []
+        while !queue.isEmpty {
+            var firings: [Firing] = []
+            try storage { () throws(StoreError) in
+                try store.transaction { () throws(StoreError) in
+                    var decided = 0
+                    while decided < Self.firingBatchSize, let entry = queue.popLast() {
+                        decided += 1
+                        guard let s = try store.schedule(key: entry.key) else { continue }
+                        try wrap { () throws(EngineError) in
+                            try fire(s, start: start, now: now, mode: mode, queue: &queue, firings: &firings)
+                        }
+                    }
+                }
+            }
+            delivered += try deliver(firings, now: now)
+        }
+        if now.microseconds - lastMaintenance.microseconds > 3_600_000_000 { try maintain(now: now) }
+        return delivered
+    }
+
+    /// Decides one due schedule inside the batch transaction: records history, updates or removes the row,
+    /// re-queues (time passing) or re-arms (wheel) the next occurrence.
+    private func fire(_ stored: StoredSchedule, start: Instant, now: Instant, mode: AdvanceMode,
+                      queue: inout [(key: Int64, due: Instant)], firings: inout [Firing]) throws(EngineError) {
+        var s = stored
+        let due = s.next
+        let late = mode == .wallClock || due < start
+        let at = mode == .wallClock ? now : max(due, start)
+        var occurrence = due
+        var next: Instant?
+        var reason: String?
+        if s.kind == .calendar {
+            do throws(EngineError) {
+                if late {
+                    // Collapse every occurrence up to `at` into one: the latest within grace, if any.
+                    let windowStart = max(due, at.adding(seconds: -min(grace(of: s), Int64.max / 2_000_000)))
+                    if let first = try nextElapse(s, after: windowStart.adding(microseconds: -1)), first <= at {
+                        occurrence = first
+                        while let later = try nextElapse(s, after: occurrence), later <= at { occurrence = later }
+                    }
+                    next = try nextElapse(s, after: at)
+                } else {
+                    next = try nextElapse(s, after: due)
+                }
+            } catch {
+                // The stored expression or its zone no longer evaluates (e.g. the zone left tzdata): this
+                // occurrence is decided as usual and the schedule ends, rather than wedging every advance.
+                next = nil
+                reason = "schedule ended: \(error.message)"
+            }
+        }
+        let shown = Self.isWithinGrace(due: occurrence, at: at, graceSeconds: grace(of: s))
+        let lateness = Self.seconds(from: occurrence, to: at)
+        try storage { () throws(StoreError) in
+            try store.appendHistory(HistoryRecord(
+                id: s.id, event: shown ? .fired : .missed, at: at, due: occurrence, reason: reason,
+                lateSeconds: lateness, title: s.title, messageId: s.messageId, dataJSON: s.dataJSON))
+            if let next {
+                s.next = next
+                s.lastDue = occurrence
+                try store.updateNext(key: s.key, next: next, lastDue: occurrence)
+                if next <= now {
+                    let position = queue.firstIndex { ($0.due, $0.key) < (next, s.key) } ?? queue.endIndex
+                    queue.insert((s.key, next), at: position)
+                } else {
+                    wheel.insert(key: s.key, due: next)
+                }
+            } else {
+                try store.delete(s)
+                try recordFinished(s, outcome: shown ? .fired : .missed, due: occurrence, now: now)
+            }
+        }
+        guard shown else { return }
+        firings.append(Firing(notification: DueNotification(
+            id: s.id, runId: s.runId, title: s.title, body: s.body, urgency: s.urgency, icon: s.icon,
+            category: s.category, actions: s.actions, dataJSON: s.dataJSON, messageId: s.messageId,
+            due: occurrence, at: at, lateSeconds: lateness), graceSeconds: s.graceSeconds))
+    }
+
+    /// Hands recorded firings to the notifier in order; failures are recorded (history `failed`) and queued
+    /// for `retryFailed` in one transaction. Returns everything handed over.
+    private func deliver(_ firings: [Firing], now: Instant) throws(EngineError) -> [DueNotification] {
+        var failures: [(Firing, String)] = []
+        for firing in firings {
+            if case .failed(let reason) = notifier.show(firing.notification) { failures.append((firing, reason)) }
+        }
+        if !failures.isEmpty {
+            try storage { () throws(StoreError) in
+                try store.transaction { () throws(StoreError) in
+                    for (firing, reason) in failures {
+                        let n = firing.notification
+                        try store.appendHistory(HistoryRecord(
+                            id: n.id, event: .failed, at: n.at, due: n.due, reason: reason, lateSeconds: n.lateSeconds,
+                            title: n.title, messageId: n.messageId, dataJSON: n.dataJSON))
+                        try store.addFailedDelivery(n, graceSeconds: firing.graceSeconds)
+                    }
+                }
+            }
+        }
+        return firings.map(\.notification)
+    }
+
+    /// Retries every notification whose delivery `failed` (a notification server appeared), oldest due first.
+    ///
+    /// Each is taken off the retry queue and recorded again before it is shown: `fired` (reason `retry`,
+    /// lateness from its due) when still within its grace, else `missed` (reason `retry`). A retry that
+    /// fails again is recorded `failed` and queued again.
+    public func retryFailed(now: Instant) throws(EngineError) -> [DueNotification] {
+        var firings: [Firing] = []
+        try storage { () throws(StoreError) in
+            try store.transaction { () throws(StoreError) in
+                for failed in try store.failedDeliveries() {
+                    var n = failed.notification
+                    n.at = now
+                    n.lateSeconds = Self.seconds(from: n.due, to: now)
+                    let shown = Self.isWithinGrace(due: n.due, at: now,
+                                                   graceSeconds: failed.graceSeconds ?? defaultGraceSeconds)
+                    try store.removeFailedDelivery(seq: failed.seq)
+                    try store.appendHistory(HistoryRecord(
+                        id: n.id, event: shown ? .fired : .missed, at: now, due: n.due, reason: "retry",
+                        lateSeconds: n.lateSeconds, title: n.title, messageId: n.messageId, dataJSON: n.dataJSON))
+                    if shown { firings.append(Firing(notification: n, graceSeconds: failed.graceSeconds)) }
+                }
+            }
+        }
+        return try deliver(firings, now: now)
+    }
+}

@@ -1,0 +1,116 @@
+import SchedCalendar
+
+// Cancellation by id, by run and by event (`track`), and the tombstones they leave (CONTRACT §1, §4, §7).
+extension Engine {
+    /// Cancels one schedule (reason `cli`), leaving a tombstone even when unknown; returns the ids cancelled.
+    public func cancel(id: String, now: Instant) throws(EngineError) -> [String] {
+        lastNow = now
+        var closes: [String] = []
+        let ids = try storage { () throws(StoreError) -> [String] in
+            try store.transaction { () throws(StoreError) -> [String] in
+                try wrap { () throws(EngineError) in
+                    try cancelSchedules(id: id, reason: "cli", sparing: nil, now: now, closes: &closes)
+                }
+            }
+        }
+        for closed in closes { notifier.close(id: closed) }
+        return ids
+    }
+
+    /// Cancels every schedule of a run (reason `run`), leaving a run tombstone. Runs match exactly:
+    /// `run_4` covers `run_4` and `run_4:a`, never `run_44:a`.
+    public func cancel(run: String, now: Instant) throws(EngineError) -> [String] {
+        lastNow = now
+        var closes: [String] = []
+        let ids = try storage { () throws(StoreError) -> [String] in
+            try store.transaction { () throws(StoreError) -> [String] in
+                try wrap { () throws(EngineError) in
+                    try cancelSchedules(run: run, reason: "run", sparing: nil, now: now, closes: &closes)
+                }
+            }
+        }
+        for closed in closes { notifier.close(id: closed) }
+        return ids
+    }
+
+    /// `track NAME`: cancels every pending schedule whose cancelOn holds `event` exactly (history
+    /// `cancelled`, reason `event:NAME`, an id tombstone each) and returns their ids in due order.
+    ///
+    /// "Only schedules stored before the event" holds by construction: operations are serialized, so every
+    /// pending schedule was stored before this call, and no record of the event is kept to block schedules
+    /// pushed later. `dataJSON` (the event's `--data`) is not stored.
+    public func track(event: String, dataJSON: String?, now: Instant) throws(EngineError) -> [String] {
+        lastNow = now
+        var closes: [String] = []
+        let ids = try storage { () throws(StoreError) -> [String] in
+            try store.transaction { () throws(StoreError) -> [String] in
+                var ids: [String] = []
+                for s in try store.schedules(cancelOn: event) {
+                    try cancelPending(s, reason: "event:" + event, now: now, closes: &closes)
+                    try store.addTombstone(.id, s.id, at: now)
+                    ids.append(s.id)
+                }
+                return ids
+            }
+        }
+        for closed in closes { notifier.close(id: closed) }
+        return ids
+    }
+
+    /// Within a transaction: tombstone `id`, cancel it if pending (unless spared), close it if it may be shown.
+    func cancelSchedules(id: String, reason: String, sparing: String?, now: Instant,
+                         closes: inout [String]) throws(EngineError) -> [String] {
+        try storage { () throws(StoreError) -> [String] in
+            try store.addTombstone(.id, id, at: now)
+            try store.purgeTombstones(createdBefore: now.adding(seconds: -Self.tombstoneRetentionSeconds))
+            guard id != sparing else { return [] }
+            var ids: [String] = []
+            if let s = try store.schedule(id: id) {
+                try cancelPending(s, reason: reason, now: now, closes: &closes)
+                ids.append(id)
+            } else if let done = try store.finished(id: id), done.outcome == .fired {
+                closes.append(id)
+                try store.removeFailedDeliveries(id: id)
+            }
+            return ids
+        }
+    }
+
+    /// Within a transaction: tombstone `run` and cancel each of its pending schedules (in due order).
+    func cancelSchedules(run: String, reason: String, sparing: String?, now: Instant,
+                         closes: inout [String]) throws(EngineError) -> [String] {
+        try storage { () throws(StoreError) -> [String] in
+            try store.addTombstone(.run, run, at: now)
+            try store.purgeTombstones(createdBefore: now.adding(seconds: -Self.tombstoneRetentionSeconds))
+            var ids: [String] = []
+            for s in try store.schedules(run: run) where s.id != sparing {
+                try cancelPending(s, reason: reason, now: now, closes: &closes)
+                ids.append(s.id)
+            }
+            for id in try store.finishedIDs(run: run) where id != sparing && !ids.contains(id) {
+                if try store.finished(id: id)?.outcome == .fired {
+                    closes.append(id)
+                    try store.removeFailedDeliveries(id: id)
+                }
+            }
+            return ids
+        }
+    }
+
+    /// Removes a pending schedule with history `cancelled`; a calendar that already fired may be on screen.
+    func cancelPending(_ s: StoredSchedule, reason: String, now: Instant, closes: inout [String]) throws(StoreError) {
+        try store.delete(s)
+        wheel.cancel(key: s.key)
+        try store.removeFailedDeliveries(id: s.id)
+        try store.appendHistory(HistoryRecord(
+            id: s.id, event: .cancelled, at: now, due: s.next, reason: reason, lateSeconds: nil, title: s.title,
+            messageId: s.messageId, dataJSON: s.dataJSON))
+        let firedBefore = try store.finished(id: s.id)?.outcome == .fired
+        if s.lastDue != nil || firedBefore { closes.append(s.id) }
+    }
+
+    /// Runs engine code inside a store transaction body, carrying its error as a `StoreError`.
+    func wrap<R>(_ body: () throws(EngineError) -> R) throws(StoreError) -> R {
+        do { return try body() } catch { throw StoreError(carrying: error) }
+    }
+}

@@ -1,0 +1,160 @@
+import SchedCalendar
+
+// Turning triggers into due instants: zones, gaps and folds, calendar elapses, `until`, zone changes.
+extension Engine {
+    /// The rules for `name`, loaded once per engine.
+    func zone(named name: String) throws(EngineError) -> TimeZoneRules {
+        if let cached = zoneCache[name] { return cached }
+        do {
+            let rules = try zones.zone(named: name)
+            zoneCache[name] = rules
+            return rules
+        } catch {
+            throw EngineError(.invalidArgument, "unknown time zone '\(name)': \(error.message)")
+        }
+    }
+
+    /// The zone a schedule is evaluated in: its pinned zone, else the device zone.
+    func evaluationZone(_ s: StoredSchedule) throws(EngineError) -> TimeZoneRules {
+        guard let name = s.zone else { return deviceZone }
+        return try zone(named: name)
+    }
+
+    func calendarSpec(_ s: StoredSchedule) throws(EngineError) -> CalendarSpec {
+        do { return try CalendarSpec(parsing: s.spec ?? "") } catch {
+            throw EngineError(.invalidArgument, "bk.local.calendar: \(error.message)")
+        }
+    }
+
+    /// The instant of a one-shot. A wall time in a gap takes the offset before the gap (02:30 on
+    /// 2026-03-08 in New York → 07:30Z, i.e. 03:30 EDT); in a fold, the first occurrence
+    /// (01:30 on 2026-11-01 in New York → 05:30Z, EDT) — `TimeZoneRules.resolve`, RFC 5545 §3.3.5.
+    func oneShotDue(_ s: StoredSchedule) throws(EngineError) -> Instant {
+        switch s.kind {
+        case .fixedAt: return s.atInstant ?? s.next
+        case .floatingAt:
+            guard let wall = s.wall else { return s.next }
+            return try evaluationZone(s).resolve(wall).instant
+        case .calendar: return s.next
+        }
+    }
+
+    /// `until` as an instant (nil when absent); a floating `until` without its own zone follows the schedule's.
+    func untilInstant(_ s: StoredSchedule) throws(EngineError) -> Instant? {
+        if let fixed = s.untilInstant { return fixed }
+        guard let wall = s.untilWall else { return nil }
+        let rules: TimeZoneRules
+        if let name = s.untilZone { rules = try zone(named: name) } else { rules = try evaluationZone(s) }
+        return rules.resolve(wall).instant
+    }
+
+    /// The first calendar elapse strictly after `instant` that is not after `until`; nil when none.
+    func nextElapse(_ s: StoredSchedule, after instant: Instant) throws(EngineError) -> Instant? {
+        let spec = try calendarSpec(s)
+        guard let next = spec.nextElapse(after: instant, in: try evaluationZone(s)) else { return nil }
+        if let until = try untilInstant(s), next > until { return nil }
+        return next
+    }
+
+    /// A new stored schedule from a push (key 0, `next` = the first due; nil `next` means no occurrence).
+    func makeSchedule(_ local: LocalSchedule, messageId: String?, now: Instant)
+        throws(EngineError) -> (StoredSchedule, Instant?) {
+        var s = StoredSchedule(
+            key: 0, id: local.id, kind: .fixedAt, spec: nil, atInstant: nil, atOffset: nil, wall: nil, zone: nil,
+            untilInstant: nil, untilWall: nil, untilZone: nil, next: now, lastDue: nil, title: local.title,
+            body: local.body, dataJSON: local.dataJSON, cancelOn: local.cancelOn, graceSeconds: local.graceSeconds,
+            urgency: local.urgency, icon: local.icon, category: local.category, actions: local.actions,
+            messageId: messageId, fingerprint: local.fingerprint, storedAt: now)
+        switch local.trigger {
+        case .at(.fixed(let instant, let offset)):
+            s.kind = .fixedAt
+            s.atInstant = instant
+            s.atOffset = offset
+        case .at(.floating(let wall, let zoneName)):
+            s.kind = .floatingAt
+            s.wall = wall
+            s.zone = zoneName
+            if let zoneName { _ = try zone(named: zoneName) }
+        case .calendar(let text):
+            s.kind = .calendar
+            s.spec = text
+            s.zone = try calendarSpec(s).timeZoneName
+            if let zoneName = s.zone { _ = try zone(named: zoneName) }
+            switch local.until {
+            case .fixed(let instant, _)?: s.untilInstant = instant
+            case .floating(let wall, let zoneName)?:
+                s.untilWall = wall
+                s.untilZone = zoneName
+            case nil: break
+            }
+        }
+        let next: Instant?
+        if s.kind == .calendar {
+            next = try nextElapse(s, after: now)
+        } else {
+            next = try oneShotDue(s)
+        }
+        if let next { s.next = next }
+        return (s, next)
+    }
+
+    /// The device zone changed: floating schedules are re-resolved to their wall time in `zone`.
+    ///
+    /// A floating one-shot keeps its wall time (19:00 stays 19:00 in the new zone; if that is already past
+    /// it is late and the next `advance` applies the grace rule). A floating calendar takes its first
+    /// elapse in the new zone after its last occurrence and after `now`, so nothing that
+    /// already fired fires again. The caller advances to `now` first (what was due in the old zone fires
+    /// there). Pinned schedules (`timeZone`, a calendar zone suffix) do not move.
+    public func deviceZoneChanged(to zone: TimeZoneRules, now: Instant) throws(EngineError) {
+        let previous = deviceZone
+        deviceZone = zone
+        lastNow = now
+        zoneCache[zone.name] = zone
+        do {
+            try storage { () throws(StoreError) in
+                try store.transaction { () throws(StoreError) in
+                    for var s in try store.floatingSchedules() {
+                        let next: Instant?
+                        do throws(EngineError) {
+                            if s.kind == .calendar {
+                                let base = max(s.lastDue ?? s.storedAt, now)
+                                next = try nextElapse(s, after: base)
+                            } else {
+                                next = try oneShotDue(s)
+                            }
+                        } catch {
+                            continue  // cannot be evaluated any more: keeps its due; `advance` ends it
+                        }
+                        guard let next else {
+                            // A floating calendar whose `until` now lies before its next elapse: it is over.
+                            try store.delete(s)
+                            wheel.cancel(key: s.key)
+                            try recordFinished(s, outcome: s.lastDue == nil ? .missed : .fired, due: s.lastDue, now: now)
+                            continue
+                        }
+                        s.next = next
+                        try store.updateNext(key: s.key, next: next, lastDue: s.lastDue)
+                        wheel.insert(key: s.key, due: next)
+                    }
+                    try store.setMetadata("device_zone", zone.name)
+                }
+            }
+        } catch {
+            deviceZone = previous
+            throw error
+        }
+    }
+
+    /// Remembers a schedule that is over, so a redelivery of the same push is a `duplicate`.
+    func recordFinished(_ s: StoredSchedule, outcome: HistoryRecord.Event, due: Instant?, now: Instant)
+        throws(StoreError) {
+        var keepUntil = now.adding(seconds: Self.tombstoneRetentionSeconds)
+        if let due {
+            let graceEnd = due.adding(seconds: min(grace(of: s), Int64.max / 2_000_000))
+            if graceEnd > keepUntil { keepUntil = graceEnd }
+        }
+        try store.recordFinished(FinishedSchedule(
+            id: s.id, fingerprint: s.fingerprint, outcome: outcome, due: due, finishedAt: now, keepUntil: keepUntil,
+            title: s.title, messageId: s.messageId, dataJSON: s.dataJSON))
+    }
+}

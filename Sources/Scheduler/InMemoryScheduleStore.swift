@@ -1,0 +1,223 @@
+import SchedCalendar
+
+/// A `ScheduleStore` in process memory: nothing survives the process. For embedding the engine without a
+/// disk and as the reference model the SQLite store is tested against.
+///
+/// Mirrors `SQLiteScheduleStore` observably: keys are assigned like SQLite rowids (one more than the largest
+/// present), orders are the same, and `transaction` restores a snapshot when its body throws.
+/// Complexity: lookups by key and id O(1); listing and run/event queries O(n log n).
+public final class InMemoryScheduleStore: ScheduleStore {
+    private struct State {
+        var schedules: [Int64: StoredSchedule] = [:]
+        var keyByID: [String: Int64] = [:]
+        var tombstones: [TombstoneKind: [String: Instant]] = [:]
+        var finished: [String: FinishedSchedule] = [:]
+        var metadata: [String: String] = [:]
+        var history: [HistoryRecord] = []
+        var failed: [FailedDelivery] = []
+        var lastFailedSeq: Int64 = 0
+    }
+
+    private var state = State()
+    private var depth = 0
+    private var closed = false
+
+    public init() {}
+
+    public func close() { closed = true }
+
+    private func checkOpen() throws(StoreError) {
+        if closed { throw StoreError(.unavailable, "in-memory store is closed") }
+    }
+
+    public func transaction<R>(_ body: () throws(StoreError) -> R) throws(StoreError) -> R {
+        try checkOpen()
+        if depth > 0 {
+            depth += 1
+            defer { depth -= 1 }
+            return try body()
+        }
+        let snapshot = state
+        depth = 1
+        defer { depth = 0 }
+        do { return try body() } catch {
+            state = snapshot
+            throw error
+        }
+    }
+
+    /// SQLite's order for schedule lists: (next due, key).
+    private func sortedByNext(_ rows: some Sequence<StoredSchedule>) -> [StoredSchedule] {
+        rows.sorted { ($0.next, $0.key) < ($1.next, $1.key) }
+    }
+
+    // MARK: Schedules
+
+    public func insert(_ schedule: StoredSchedule) throws(StoreError) -> Int64 {
+        try checkOpen()
+        guard state.keyByID[schedule.id] == nil else {
+            throw StoreError(.io, "UNIQUE constraint failed: schedules.id")
+        }
+        var row = schedule
+        row.key = (state.schedules.keys.max() ?? 0) + 1  // as SQLite assigns a rowid
+        state.schedules[row.key] = row
+        state.keyByID[row.id] = row.key
+        return row.key
+    }
+
+    public func schedule(key: Int64) throws(StoreError) -> StoredSchedule? {
+        try checkOpen()
+        return state.schedules[key]
+    }
+
+    public func schedule(id: String) throws(StoreError) -> StoredSchedule? {
+        try checkOpen()
+        return state.keyByID[id].flatMap { state.schedules[$0] }
+    }
+
+    public func pendingSummary(id: String) throws(StoreError) -> (key: Int64, next: Instant, fingerprint: String)? {
+        try schedule(id: id).map { ($0.key, $0.next, $0.fingerprint) }
+    }
+
+    public func pushLookup(id: String, run: String) throws(StoreError) -> PushLookup {
+        let pending = try schedule(id: id)
+        return PushLookup(idTombstoned: state.tombstones[.id]?[id] != nil,
+                          runTombstoned: state.tombstones[.run]?[run] != nil,
+                          pendingKey: pending?.key, pendingNext: pending?.next,
+                          pendingFingerprint: pending?.fingerprint, finishedFingerprint: state.finished[id]?.fingerprint)
+    }
+
+    public func delete(_ schedule: StoredSchedule) throws(StoreError) {
+        try checkOpen()
+        guard let row = state.schedules.removeValue(forKey: schedule.key) else { return }
+        state.keyByID[row.id] = nil
+    }
+
+    public func updateNext(key: Int64, next: Instant, lastDue: Instant?) throws(StoreError) {
+        try checkOpen()
+        state.schedules[key]?.next = next
+        state.schedules[key]?.lastDue = lastDue
+    }
+
+    public func pendingDeadlines() throws(StoreError) -> [(key: Int64, due: Instant)] {
+        try checkOpen()
+        return state.schedules.values.sorted { $0.key < $1.key }.map { ($0.key, $0.next) }
+    }
+
+    public func floatingSchedules() throws(StoreError) -> [StoredSchedule] {
+        try checkOpen()
+        return state.schedules.values.filter(\.floating).sorted { $0.key < $1.key }
+    }
+
+    public func schedules(run: String) throws(StoreError) -> [StoredSchedule] {
+        try checkOpen()
+        return sortedByNext(state.schedules.values.filter { $0.runId == run })
+    }
+
+    public func schedules(cancelOn event: String) throws(StoreError) -> [StoredSchedule] {
+        try checkOpen()
+        return sortedByNext(state.schedules.values.filter { $0.cancelOn.contains(event) })
+    }
+
+    public func schedulesByNext(limit: Int?, offset: Int) throws(StoreError) -> [StoredSchedule] {
+        try checkOpen()
+        let rows = sortedByNext(state.schedules.values).dropFirst(max(0, offset))
+        return Array(limit.map { rows.prefix(max(0, $0)) } ?? rows)
+    }
+
+    // MARK: Tombstones
+
+    public func addTombstone(_ kind: TombstoneKind, _ name: String, at: Instant) throws(StoreError) {
+        try checkOpen()
+        state.tombstones[kind, default: [:]][name] = max(state.tombstones[kind]?[name] ?? at, at)
+    }
+
+    public func hasTombstone(_ kind: TombstoneKind, _ name: String) throws(StoreError) -> Bool {
+        try checkOpen()
+        return state.tombstones[kind]?[name] != nil
+    }
+
+    @discardableResult
+    public func purgeTombstones(createdBefore cutoff: Instant) throws(StoreError) -> Int {
+        try checkOpen()
+        var purged = 0
+        for kind in [TombstoneKind.id, .run] {
+            let before = state.tombstones[kind]?.count ?? 0
+            state.tombstones[kind] = state.tombstones[kind]?.filter { $0.value >= cutoff }
+            purged += before - (state.tombstones[kind]?.count ?? 0)
+        }
+        return purged
+    }
+
+    // MARK: Finished, metadata
+
+    public func finished(id: String) throws(StoreError) -> FinishedSchedule? {
+        try checkOpen()
+        return state.finished[id]
+    }
+
+    public func recordFinished(_ record: FinishedSchedule) throws(StoreError) {
+        try checkOpen()
+        state.finished[record.id] = record
+    }
+
+    @discardableResult
+    public func purgeFinished(expiredBy now: Instant) throws(StoreError) -> Int {
+        try checkOpen()
+        let before = state.finished.count
+        state.finished = state.finished.filter { $0.value.keepUntil >= now }
+        return before - state.finished.count
+    }
+
+    public func finishedIDs(run: String) throws(StoreError) -> [String] {
+        try checkOpen()
+        return state.finished.keys.filter { runId(of: $0) == run && !run.contains(":") }
+            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    public func metadata(_ name: String) throws(StoreError) -> String? {
+        try checkOpen()
+        return state.metadata[name]
+    }
+
+    public func setMetadata(_ name: String, _ value: String) throws(StoreError) {
+        try checkOpen()
+        state.metadata[name] = value
+    }
+
+    // MARK: History, failed deliveries
+
+    public func appendHistory(_ record: HistoryRecord) throws(StoreError) {
+        try checkOpen()
+        state.history.append(record)
+    }
+
+    public func history(limit: Int) throws(StoreError) -> [HistoryRecord] {
+        try checkOpen()
+        return Array(state.history.suffix(max(0, limit)))
+    }
+
+    public func addFailedDelivery(_ notification: DueNotification, graceSeconds: Int64?) throws(StoreError) {
+        try checkOpen()
+        state.lastFailedSeq += 1
+        var stored = notification
+        stored.at = notification.due
+        stored.lateSeconds = 0
+        state.failed.append(FailedDelivery(seq: state.lastFailedSeq, notification: stored, graceSeconds: graceSeconds))
+    }
+
+    public func failedDeliveries() throws(StoreError) -> [FailedDelivery] {
+        try checkOpen()
+        return state.failed.sorted { ($0.notification.due, $0.seq) < ($1.notification.due, $1.seq) }
+    }
+
+    public func removeFailedDelivery(seq: Int64) throws(StoreError) {
+        try checkOpen()
+        state.failed.removeAll { $0.seq == seq }
+    }
+
+    public func removeFailedDeliveries(id: String) throws(StoreError) {
+        try checkOpen()
+        state.failed.removeAll { $0.notification.id == id }
+    }
+}

@@ -1,0 +1,223 @@
+import SchedCalendar
+
+// Tombstones, finished schedules, history and failed deliveries.
+extension SQLiteScheduleStore {
+    // MARK: Tombstones
+
+    public func addTombstone(_ kind: TombstoneKind, _ name: String, at: Instant) throws(StoreError) {
+        try sql { () throws(SQLiteError) in
+            let st = try db.statement("""
+                INSERT INTO tombstones(kind, name, created_at) VALUES(?1, ?2, ?3)
+                ON CONFLICT(kind, name) DO UPDATE SET created_at = max(created_at, excluded.created_at)
+                """)
+            st.bind(1, kind.rawValue)
+            st.bind(2, name)
+            st.bind(3, at.microseconds)
+            try st.run()
+        }
+    }
+
+    public func hasTombstone(_ kind: TombstoneKind, _ name: String) throws(StoreError) -> Bool {
+        try sql { () throws(SQLiteError) -> Bool in
+            let st = try db.statement("SELECT 1 FROM tombstones WHERE kind = ?1 AND name = ?2")
+            defer { st.reset() }
+            st.bind(1, kind.rawValue)
+            st.bind(2, name)
+            return try st.step()
+        }
+    }
+
+    @discardableResult
+    public func purgeTombstones(createdBefore cutoff: Instant) throws(StoreError) -> Int {
+        try sql { () throws(SQLiteError) -> Int in
+            let st = try db.statement("DELETE FROM tombstones WHERE created_at < ?1")
+            st.bind(1, cutoff.microseconds)
+            try st.run()
+            return db.changes
+        }
+    }
+
+    // MARK: Finished schedules
+
+    public func finished(id: String) throws(StoreError) -> FinishedSchedule? {
+        try sql { () throws(SQLiteError) -> FinishedSchedule? in
+            let st = try db.statement("""
+                SELECT fingerprint, outcome, due, finished_at, keep_until, title, message_id, data
+                FROM finished WHERE id = ?1
+                """)
+            defer { st.reset() }
+            st.bind(1, id)
+            guard try st.step() else { return nil }
+            return FinishedSchedule(
+                id: id, fingerprint: st.string(0), outcome: HistoryRecord.Event(rawValue: st.string(1)) ?? .fired,
+                due: st.optionalInt64(2).map(Instant.init(microseconds:)),
+                finishedAt: Instant(microseconds: st.int64(3)), keepUntil: Instant(microseconds: st.int64(4)),
+                title: st.optionalString(5), messageId: st.optionalString(6), dataJSON: st.optionalString(7))
+        }
+    }
+
+    public func recordFinished(_ r: FinishedSchedule) throws(StoreError) {
+        try sql { () throws(SQLiteError) in
+            let st = try db.statement("""
+                INSERT OR REPLACE INTO finished(id, fingerprint, outcome, due, finished_at, keep_until, title, \
+                message_id, data) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                """)
+            st.bind(1, r.id)
+            st.bind(2, r.fingerprint)
+            st.bind(3, r.outcome.rawValue)
+            st.bind(4, r.due?.microseconds)
+            st.bind(5, r.finishedAt.microseconds)
+            st.bind(6, r.keepUntil.microseconds)
+            st.bind(7, r.title)
+            st.bind(8, r.messageId)
+            st.bind(9, r.dataJSON)
+            try st.run()
+        }
+    }
+
+    @discardableResult
+    public func purgeFinished(expiredBy now: Instant) throws(StoreError) -> Int {
+        try sql { () throws(SQLiteError) -> Int in
+            let st = try db.statement("DELETE FROM finished WHERE keep_until < ?1")
+            st.bind(1, now.microseconds)
+            try st.run()
+            return db.changes
+        }
+    }
+
+    public func finishedIDs(run: String) throws(StoreError) -> [String] {
+        guard !run.contains(":") else { return [] }
+        return try sql { () throws(SQLiteError) -> [String] in
+            let st = try db.statement("SELECT id FROM finished WHERE id = ?1 OR (id >= ?2 AND id < ?3)")
+            defer { st.reset() }
+            st.bind(1, run)
+            st.bind(2, run + ":")
+            st.bind(3, run + ";")
+            var ids: [String] = []
+            while try st.step() { ids.append(st.string(0)) }
+            return ids
+        }
+    }
+
+    // MARK: Metadata
+
+    public func metadata(_ name: String) throws(StoreError) -> String? {
+        try sql { () throws(SQLiteError) -> String? in
+            let st = try db.statement("SELECT value FROM meta WHERE name = ?1")
+            defer { st.reset() }
+            st.bind(1, name)
+            return try st.step() ? st.string(0) : nil
+        }
+    }
+
+    public func setMetadata(_ name: String, _ value: String) throws(StoreError) {
+        try sql { () throws(SQLiteError) in
+            let st = try db.statement("INSERT OR REPLACE INTO meta(name, value) VALUES(?1, ?2)")
+            st.bind(1, name)
+            st.bind(2, value)
+            try st.run()
+        }
+    }
+
+    // MARK: History
+
+    public func appendHistory(_ r: HistoryRecord) throws(StoreError) {
+        try sql { () throws(SQLiteError) in
+            let st = try db.statement("""
+                INSERT INTO history(id, event, at, due, reason, late, title, message_id, data)
+                VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                """)
+            st.bind(1, r.id)
+            st.bind(2, r.event.rawValue)
+            st.bind(3, r.at.microseconds)
+            st.bind(4, r.due?.microseconds)
+            st.bind(5, r.reason)
+            st.bind(6, r.lateSeconds)
+            st.bind(7, r.title)
+            st.bind(8, r.messageId)
+            st.bind(9, r.dataJSON)
+            try st.run()
+        }
+    }
+
+    public func history(limit: Int) throws(StoreError) -> [HistoryRecord] {
+        try sql { () throws(SQLiteError) -> [HistoryRecord] in
+            let st = try db.statement("""
+                SELECT id, event, at, due, reason, late, title, message_id, data FROM
+                (SELECT * FROM history ORDER BY seq DESC LIMIT ?1) ORDER BY seq
+                """)
+            defer { st.reset() }
+            st.bind(1, Int64(max(0, limit)))
+            var rows: [HistoryRecord] = []
+            while try st.step() {
+                rows.append(HistoryRecord(
+                    id: st.string(0), event: HistoryRecord.Event(rawValue: st.string(1)) ?? .fired,
+                    at: Instant(microseconds: st.int64(2)), due: st.optionalInt64(3).map(Instant.init(microseconds:)),
+                    reason: st.optionalString(4), lateSeconds: st.optionalDouble(5), title: st.optionalString(6),
+                    messageId: st.optionalString(7), dataJSON: st.optionalString(8)))
+            }
+            return rows
+        }
+    }
+
+    // MARK: Failed deliveries
+
+    public func addFailedDelivery(_ n: DueNotification, graceSeconds: Int64?) throws(StoreError) {
+        try sql { () throws(SQLiteError) in
+            let st = try db.statement("""
+                INSERT INTO failed_deliveries(id, title, body, urgency, icon, category, actions, data, message_id, \
+                due, grace) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                """)
+            st.bind(1, n.id)
+            st.bind(2, n.title)
+            st.bind(3, n.body)
+            st.bind(4, StoreCoding.encodeUrgency(n.urgency))
+            st.bind(5, n.icon)
+            st.bind(6, n.category)
+            st.bind(7, StoreCoding.encodeActions(n.actions))
+            st.bind(8, n.dataJSON)
+            st.bind(9, n.messageId)
+            st.bind(10, n.due.microseconds)
+            st.bind(11, graceSeconds)
+            try st.run()
+        }
+    }
+
+    public func failedDeliveries() throws(StoreError) -> [FailedDelivery] {
+        try sql { () throws(SQLiteError) -> [FailedDelivery] in
+            let st = try db.statement("""
+                SELECT seq, id, title, body, urgency, icon, category, actions, data, message_id, due, grace
+                FROM failed_deliveries ORDER BY due, seq
+                """)
+            defer { st.reset() }
+            var rows: [FailedDelivery] = []
+            while try st.step() {
+                let id = st.string(1)
+                let due = Instant(microseconds: st.int64(10))
+                let n = DueNotification(
+                    id: id, runId: runId(of: id), title: st.string(2), body: st.optionalString(3),
+                    urgency: StoreCoding.decodeUrgency(st.int64(4)), icon: st.optionalString(5),
+                    category: st.optionalString(6), actions: StoreCoding.decodeActions(st.optionalString(7)),
+                    dataJSON: st.optionalString(8), messageId: st.optionalString(9), due: due, at: due, lateSeconds: 0)
+                rows.append(FailedDelivery(seq: st.int64(0), notification: n, graceSeconds: st.optionalInt64(11)))
+            }
+            return rows
+        }
+    }
+
+    public func removeFailedDelivery(seq: Int64) throws(StoreError) {
+        try sql { () throws(SQLiteError) in
+            let st = try db.statement("DELETE FROM failed_deliveries WHERE seq = ?1")
+            st.bind(1, seq)
+            try st.run()
+        }
+    }
+
+    public func removeFailedDeliveries(id: String) throws(StoreError) {
+        try sql { () throws(SQLiteError) in
+            let st = try db.statement("DELETE FROM failed_deliveries WHERE id = ?1")
+            st.bind(1, id)
+            try st.run()
+        }
+    }
+}

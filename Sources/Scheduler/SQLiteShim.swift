@@ -1,0 +1,179 @@
+// Every raw `sqlite3_*` call of schedd lives in this file (STYLE.md §2: one shim per C library).
+import CSQLite
+
+/// A SQLite failure: the result code, SQLite's message and what schedd was doing.
+///
+/// Bound arguments are never included: notification text is private (STYLE.md §4).
+public struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    /// The (extended) SQLite result code, e.g. 26 = `SQLITE_NOTADB`.
+    public var code: Int32
+    /// `sqlite3_errmsg` at the time of failure.
+    public var message: String
+    /// What was being done: `open /path`, `prepare`, the first words of the SQL…
+    public var context: String
+    public var description: String { "\(context): \(message) (SQLite result code \(code))" }
+}
+
+/// One `sqlite3 *` connection with a cache of prepared statements, reused for the life of the connection.
+///
+/// Not thread-safe: owned by one isolation domain (the engine's). `close()` finalizes every cached statement.
+final class SQLiteConnection {
+    private var handle: OpaquePointer?
+    private var cache: [String: SQLiteStatement] = [:]
+    let path: String
+
+    /// Opens an existing database file read-write. Never creates one: the caller creates the file itself
+    /// (mode 0600) so that a path that vanished or is unreadable is an error, not a fresh empty database.
+    init(openingExisting path: String) throws(SQLiteError) {
+        self.path = path
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        if rc != SQLITE_OK {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(db)
+            throw SQLiteError(code: rc, message: message, context: "cannot open database \(path)")
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit { close() }
+
+    /// Finalizes every cached statement and closes the connection. Idempotent.
+    func close() {
+        for statement in cache.values { statement.finalize() }
+        cache.removeAll()
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    var isOpen: Bool { handle != nil }
+
+    /// Number of prepared statements held in the cache (each distinct SQL text is prepared once).
+    var cachedStatementCount: Int { cache.count }
+
+    /// The message of the most recent failure on this connection.
+    var lastMessage: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "database is closed" }
+
+    func error(_ code: Int32, _ context: String) -> SQLiteError {
+        SQLiteError(code: code, message: lastMessage, context: context)
+    }
+
+    /// Runs SQL text that returns no rows (`sqlite3_exec`), possibly several statements.
+    func execute(_ sql: String) throws(SQLiteError) {
+        guard let handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "database is closed", context: sql) }
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        if rc != SQLITE_OK { throw error(rc, Self.summary(sql)) }
+    }
+
+    /// The cached prepared statement for `sql`, reset and with no bindings; prepared on first use.
+    /// Complexity: one dictionary lookup after the first call.
+    func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let cached = cache[sql] {
+            cached.reset()
+            return cached
+        }
+        guard let handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "database is closed", context: sql) }
+        var raw: OpaquePointer?
+        let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+        guard rc == SQLITE_OK, let raw else { throw error(rc, "prepare " + Self.summary(sql)) }
+        let statement = SQLiteStatement(raw, connection: self, sql: sql)
+        cache[sql] = statement
+        return statement
+    }
+
+    /// The rowid of the last successful INSERT on this connection.
+    var lastInsertRowid: Int64 { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
+
+    /// Whether a transaction is open (`sqlite3_get_autocommit` is 0).
+    var inTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
+
+    /// The first line of a statement, for error context (never its bound values).
+    static func summary(_ sql: String) -> String {
+        let line = sql.split(separator: "\n").first.map(String.init) ?? sql
+        return line.count > 80 ? String(line.prefix(80)) + "…" : line
+    }
+}
+
+/// A prepared statement (`sqlite3_stmt *`). Parameters and columns are 1-based and 0-based as in SQLite.
+final class SQLiteStatement {
+    private var handle: OpaquePointer?
+    private unowned let connection: SQLiteConnection
+    let sql: String
+
+    init(_ handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
+        self.handle = handle; self.connection = connection; self.sql = sql
+    }
+
+    func finalize() {
+        if let handle { sqlite3_finalize(handle) }
+        handle = nil
+    }
+
+    /// `sqlite3_reset` + `sqlite3_clear_bindings`.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    func bind(_ index: Int32, _ value: Int64?) {
+        if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    func bind(_ index: Int32, _ value: Int?) { bind(index, value.map(Int64.init)) }
+
+    func bind(_ index: Int32, _ value: Double?) {
+        if let value { sqlite3_bind_double(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    /// Binds text by its UTF-8 bytes (embedded NULs kept); SQLite copies it (`SQLITE_TRANSIENT`).
+    func bind(_ index: Int32, _ value: String?) {
+        guard var text = value else { sqlite3_bind_null(handle, index); return }
+        text.withUTF8 { bytes in
+            if let base = bytes.baseAddress {
+                let chars = UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self)
+                sqlite3_bind_text(handle, index, chars, Int32(bytes.count), csqlite_transient())
+            } else {
+                sqlite3_bind_text(handle, index, "", 0, csqlite_transient())
+            }
+        }
+    }
+
+    /// Steps once: true when a row is available, false when done.
+    func step() throws(SQLiteError) -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        let failure = connection.error(rc, SQLiteConnection.summary(sql))
+        sqlite3_reset(handle)
+        throw failure
+    }
+
+    /// Steps a statement that returns no rows, then resets it.
+    func run() throws(SQLiteError) {
+        _ = try step()
+        sqlite3_reset(handle)
+    }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+
+    func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+
+    func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
+
+    func string(_ column: Int32) -> String { optionalString(column) ?? "" }
+
+    func optionalString(_ column: Int32) -> String? {
+        guard let text = sqlite3_column_text(handle, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+}

@@ -1,0 +1,67 @@
+import SchedCalendar
+
+/// Column encodings shared by the store and the benchmark's raw inserts.
+enum StoreCoding {
+    /// A list of strings as `<utf8 byte count>:<bytes>` repeated: unambiguous for any content
+    /// (control characters included), and decodable in one pass. `["ab", ""]` → `2:ab0:`.
+    static func encodeList(_ items: [String]) -> String {
+        var out = ""
+        for item in items { out += String(item.utf8.count) + ":" + item }
+        return out
+    }
+
+    /// Inverse of `encodeList`; stops at the first malformed entry (never traps).
+    static func decodeList(_ text: String) -> [String] {
+        var items: [String] = []
+        let bytes = Array(text.utf8)
+        var i = 0
+        while i < bytes.count {
+            var length = 0
+            while i < bytes.count, bytes[i] != UInt8(ascii: ":") {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]), length < 1 << 40 else { return items }
+                length = length * 10 + Int(bytes[i] - UInt8(ascii: "0"))
+                i += 1
+            }
+            i += 1
+            guard i + length <= bytes.count else { return items }
+            items.append(String(decoding: bytes[i..<(i + length)], as: UTF8.self))
+            i += length
+        }
+        return items
+    }
+
+    static func encodeActions(_ actions: [NotificationAction]) -> String? {
+        actions.isEmpty ? nil : encodeList(actions.flatMap { [$0.id, $0.title] })
+    }
+
+    static func decodeActions(_ text: String?) -> [NotificationAction] {
+        guard let text else { return [] }
+        let flat = decodeList(text)
+        return stride(from: 0, to: flat.count - 1, by: 2).map { NotificationAction(id: flat[$0], title: flat[$0 + 1]) }
+    }
+
+    /// A wall time as microseconds since 1970-01-01T00:00 *local* (the wall reading taken as if UTC).
+    static func encodeWall(_ wall: CivilDateTime) -> Int64 {
+        wall.localSeconds * 1_000_000 + Int64(wall.microsecond)
+    }
+
+    static func decodeWall(_ value: Int64) -> CivilDateTime {
+        CivilDateTime(instant: Instant(microseconds: value), offsetSeconds: 0)
+    }
+
+    static func encodeUrgency(_ urgency: Urgency) -> Int64 {
+        switch urgency {
+        case .low: 0
+        case .normal: 1
+        case .critical: 2
+        }
+    }
+
+    static func decodeUrgency(_ value: Int64) -> Urgency {
+        switch value {
+        case 0: .low
+        case 2: .critical
+        default: .normal
+        }
+    }
+}

@@ -1,0 +1,186 @@
+import SchedCalendar
+
+/// A failure of the schedule store: the database could not be opened, read or written.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        /// The file is not a SQLite database, fails its integrity check, or has an unknown schema.
+        case corrupt
+        /// The file or its directory cannot be created, opened or read.
+        case unavailable
+        /// A statement failed (disk full, I/O error…).
+        case io
+    }
+    public var kind: Kind
+    public var message: String
+    /// Set when an engine error crossed a store transaction body: the engine rethrows it with this kind.
+    var engineKind: EngineError.Kind?
+    public init(_ kind: Kind, _ message: String) { self.kind = kind; self.message = message }
+    init(_ kind: Kind, _ error: SQLiteError) { self.init(kind, error.description) }
+    /// Carries `error` through a transaction body (which may only throw `StoreError`).
+    init(carrying error: EngineError) {
+        self.init(.io, error.message)
+        engineKind = error.kind
+    }
+    public var description: String { message }
+}
+
+/// How a stored schedule becomes due.
+public enum StoredTriggerKind: Int64, Sendable, Hashable {
+    /// `at` with `Z`/`±HH:MM`: a fixed instant.
+    case fixedAt = 0
+    /// `at` without offset: a wall time in `zone` (nil = the device zone).
+    case floatingAt = 1
+    /// `calendar`: a systemd calendar expression; pinned when `zone` is set.
+    case calendar = 2
+}
+
+/// One pending schedule as kept in the store. `key` is the SQLite rowid and the timer-wheel key.
+public struct StoredSchedule: Sendable, Hashable {
+    /// The rowid; 0 until inserted.
+    public var key: Int64
+    public var id: String
+    public var kind: StoredTriggerKind
+    /// The calendar expression as sent (`calendar` only).
+    public var spec: String?
+    /// The instant and its display offset (`fixedAt` only).
+    public var atInstant: Instant?
+    public var atOffset: Int?
+    /// The wall time (`floatingAt` only).
+    public var wall: CivilDateTime?
+    /// The pinned zone (`timeZone`, or a calendar's zone suffix); nil when it follows the device zone.
+    public var zone: String?
+    /// `until` (calendar only): a fixed instant, or a wall time in `untilZone` (nil = the schedule's zone).
+    public var untilInstant: Instant?
+    public var untilWall: CivilDateTime?
+    public var untilZone: String?
+    /// The next due instant (the wheel's deadline for `key`).
+    public var next: Instant
+    /// The last occurrence that fired or was missed (repeating schedules); nil before the first.
+    public var lastDue: Instant?
+    public var title: String
+    public var body: String?
+    public var dataJSON: String?
+    public var cancelOn: [String]
+    public var graceSeconds: Int64?
+    public var urgency: Urgency
+    public var icon: String?
+    public var category: String?
+    public var actions: [NotificationAction]
+    public var messageId: String?
+    public var fingerprint: String
+    public var storedAt: Instant
+
+    /// Whether the schedule follows the device zone.
+    public var floating: Bool { kind != .fixedAt && zone == nil }
+    public var runId: String { Scheduler.runId(of: id) }
+}
+
+/// What a tombstone blocks: one id, or every id of a run.
+public enum TombstoneKind: Int64, Sendable, Hashable {
+    case id = 0
+    case run = 1
+}
+
+/// A schedule that is over: a one-shot that fired or was missed, or a calendar with no further occurrence.
+/// Kept so that the same push delivered again is answered `duplicate` and shows nothing.
+public struct FinishedSchedule: Sendable, Hashable {
+    public var id: String
+    public var fingerprint: String
+    /// `fired` or `missed`.
+    public var outcome: HistoryRecord.Event
+    public var due: Instant?
+    public var finishedAt: Instant
+    /// Kept at least until then: the later of finishedAt + the tombstone retention and due + grace, so a
+    /// redelivery after purging is necessarily late beyond its grace (answered `missed`, shows nothing).
+    public var keepUntil: Instant
+    public var title: String?
+    public var messageId: String?
+    public var dataJSON: String?
+}
+
+/// A notification the notifier could not deliver, waiting for `Engine.retryFailed`.
+public struct FailedDelivery: Sendable, Hashable {
+    public var seq: Int64
+    public var notification: DueNotification
+    public var graceSeconds: Int64?
+}
+
+/// Everything `Engine.push` must know about an id before deciding, read in one statement.
+public struct PushLookup: Sendable, Hashable {
+    public var idTombstoned: Bool
+    public var runTombstoned: Bool
+    /// The pending schedule with this id, if any.
+    public var pending: (key: Int64, next: Instant, fingerprint: String)? {
+        pendingKey.map { ($0, pendingNext ?? Instant(microseconds: 0), pendingFingerprint ?? "") }
+    }
+    var pendingKey: Int64?
+    var pendingNext: Instant?
+    var pendingFingerprint: String?
+    /// The fingerprint of the finished schedule with this id, if any.
+    public var finishedFingerprint: String?
+}
+
+/// Durable storage behind the engine (STYLE.md §1: one seam per backend).
+///
+/// Every method runs inside the current transaction when one is open, else in its own. Not thread-safe.
+/// Implementations: `SQLiteScheduleStore` (the daemon's, durable) and `InMemoryScheduleStore` (no disk; the
+/// reference model the SQLite store is tested against).
+public protocol ScheduleStore: AnyObject {
+    /// Runs `body` in one transaction, committed durably before this returns; rolled back when it throws.
+    /// Nested calls join the outermost transaction (group commit for batches).
+    func transaction<R>(_ body: () throws(StoreError) -> R) throws(StoreError) -> R
+
+    // Schedules
+    func insert(_ schedule: StoredSchedule) throws(StoreError) -> Int64
+    func schedule(key: Int64) throws(StoreError) -> StoredSchedule?
+    func schedule(id: String) throws(StoreError) -> StoredSchedule?
+    /// The key, next due and fingerprint of the pending schedule with `id` (cheaper than `schedule(id:)`).
+    func pendingSummary(id: String) throws(StoreError) -> (key: Int64, next: Instant, fingerprint: String)?
+    /// Tombstones of `id` and of `run`, the pending schedule and the finished record of `id`, at once.
+    func pushLookup(id: String, run: String) throws(StoreError) -> PushLookup
+    func delete(_ schedule: StoredSchedule) throws(StoreError)
+    func updateNext(key: Int64, next: Instant, lastDue: Instant?) throws(StoreError)
+    /// Every pending (key, next due): what the wheel is rebuilt from.
+    func pendingDeadlines() throws(StoreError) -> [(key: Int64, due: Instant)]
+    /// Pending schedules that follow the device zone.
+    func floatingSchedules() throws(StoreError) -> [StoredSchedule]
+    /// Pending schedules of run `run` (ids equal to it or starting with `run:`).
+    func schedules(run: String) throws(StoreError) -> [StoredSchedule]
+    /// Pending schedules whose cancelOn holds `event`.
+    func schedules(cancelOn event: String) throws(StoreError) -> [StoredSchedule]
+    /// Pending schedules ordered by (next due, key).
+    func schedulesByNext(limit: Int?, offset: Int) throws(StoreError) -> [StoredSchedule]
+
+    // Tombstones
+    func addTombstone(_ kind: TombstoneKind, _ name: String, at: Instant) throws(StoreError)
+    func hasTombstone(_ kind: TombstoneKind, _ name: String) throws(StoreError) -> Bool
+    /// Deletes tombstones created before `cutoff`; returns how many.
+    @discardableResult func purgeTombstones(createdBefore cutoff: Instant) throws(StoreError) -> Int
+
+    // Finished schedules
+    func finished(id: String) throws(StoreError) -> FinishedSchedule?
+    func recordFinished(_ record: FinishedSchedule) throws(StoreError)
+    /// Deletes finished records whose `keepUntil` is before `now`; returns how many.
+    @discardableResult func purgeFinished(expiredBy now: Instant) throws(StoreError) -> Int
+
+    /// Ids of finished schedules of run `run` (the same id range as `schedules(run:)`).
+    func finishedIDs(run: String) throws(StoreError) -> [String]
+
+    // Metadata
+    func metadata(_ name: String) throws(StoreError) -> String?
+    func setMetadata(_ name: String, _ value: String) throws(StoreError)
+
+    // History (append-only)
+    func appendHistory(_ record: HistoryRecord) throws(StoreError)
+    /// The newest `limit` records, oldest first.
+    func history(limit: Int) throws(StoreError) -> [HistoryRecord]
+
+    // Failed deliveries
+    func addFailedDelivery(_ notification: DueNotification, graceSeconds: Int64?) throws(StoreError)
+    func failedDeliveries() throws(StoreError) -> [FailedDelivery]
+    func removeFailedDelivery(seq: Int64) throws(StoreError)
+    func removeFailedDeliveries(id: String) throws(StoreError)
+
+    /// Releases the database. Further calls fail.
+    func close()
+}

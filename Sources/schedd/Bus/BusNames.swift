@@ -1,0 +1,64 @@
+/// schedd's D-Bus names (docs/dbus-api.md). The interface is versioned: an incompatible change
+/// becomes `org.schedd.Scheduler2`, served next to this one.
+enum BusNames {
+    /// The well-known name the daemon owns.
+    static let service = "org.schedd.Scheduler1"
+    static let objectPath = "/org/schedd/Scheduler1"
+    static let interface = "org.schedd.Scheduler1"
+}
+
+/// The D-Bus error names the daemon replies with; each carries the same message the CLI prints.
+enum BusErrorName: String, Sendable, CaseIterable {
+    /// A push broke a rule of CONTRACT §1 (the message names the member and the rule). CLI exit 1.
+    case invalidPush = "org.schedd.Scheduler1.Error.InvalidPush"
+    /// An argument other than a push is malformed or unknown (a zone, a time). CLI exit 1.
+    case invalidArgument = "org.schedd.Scheduler1.Error.InvalidArgument"
+    /// The thing named does not exist. CLI exit 1.
+    case notFound = "org.schedd.Scheduler1.Error.NotFound"
+    /// A clock operation other than ClockShow on a daemon running the real clock. CLI exit 1.
+    case notFakeClock = "org.schedd.Scheduler1.Error.NotFakeClock"
+    /// The database failed; nothing was changed. CLI exit 3.
+    case storage = "org.schedd.Scheduler1.Error.Storage"
+    /// The call itself is malformed (wrong member or arguments). CLI exit 2.
+    case usage = "org.schedd.Scheduler1.Error.Usage"
+
+    /// The CLI exit code for this error.
+    var exitCode: ExitCode {
+        switch self {
+        case .invalidPush, .invalidArgument, .notFound, .notFakeClock: .rejected
+        case .storage: .failure
+        case .usage: .usage
+        }
+    }
+}
+
+/// Where a bus connection goes: `--bus session|system|ADDRESS`.
+enum BusTarget: Sendable, Equatable, CustomStringConvertible {
+    case session
+    case system
+    /// A D-Bus address (`unix:path=/tmp/bus`).
+    case address(String)
+
+    /// Reads `--bus`; nil (absent) means the session bus.
+    init(option: String?) throws(CommandFailure) {
+        switch option {
+        case nil, "session"?: self = .session
+        case "system"?: self = .system
+        case let text? where text.contains(":") && text.contains("="): self = .address(text)
+        case let text?:
+            throw .usage("--bus needs 'session', 'system' or a D-Bus address like unix:path=/run/bus, not '\(text)'")
+        }
+    }
+
+    /// Names the bus for messages: `the session bus (unix:path=/run/user/1000/bus)`.
+    var description: String {
+        switch self {
+        case .session:
+            let address = environment("DBUS_SESSION_BUS_ADDRESS")
+            return "the session bus" + (address.map { " (\($0))" } ?? " (DBUS_SESSION_BUS_ADDRESS is not set)")
+        case .system:
+            return "the system bus (\(environment("DBUS_SYSTEM_BUS_ADDRESS") ?? "unix:path=/run/dbus/system_bus_socket"))"
+        case .address(let address): return "the bus at \(address)"
+        }
+    }
+}

@@ -1,0 +1,96 @@
+/// A command line after parsing against `commandTable`.
+struct ParsedArguments: Sendable, Equatable {
+    var command: String
+    /// Option values by name (without dashes); flags map to "".
+    var options: [String: String]
+    var positionals: [String]
+
+    /// Whether the flag or option was given.
+    func has(_ name: String) -> Bool { options[name] != nil }
+    /// The value of an option, or nil.
+    func value(_ name: String) -> String? { options[name] }
+    var json: Bool { has("json") }
+
+    /// The value of an option as a non-negative integer, or `defaultValue` when absent.
+    func count(_ name: String, default defaultValue: Int?) throws(CommandFailure) -> Int? {
+        guard let text = value(name) else { return defaultValue }
+        guard let n = Int(text), n >= 0, n <= Int(UInt32.max) else {
+            throw .usage("--\(name) needs a non-negative integer, not '\(text)'")
+        }
+        return n
+    }
+}
+
+/// Parses `schedd` arguments (without the program name) against `commandTable`.
+///
+/// Rules: the first word is the subcommand (`-h`/`--help` alone means `help`); options may stand
+/// before or after positional arguments, as `--name VALUE` or `--name=VALUE`; `-h` is `--help`;
+/// `--` ends options; `-` alone is a positional (standard input). A repeated option keeps the last
+/// value. Unknown subcommands and options are usage errors with a "did you mean" hint. The
+/// positional count is checked unless `--help` was given.
+func parseArguments(_ arguments: [String]) throws(CommandFailure) -> ParsedArguments {
+    guard let first = arguments.first else { return ParsedArguments(command: "help", options: [:], positionals: []) }
+    if first == "--help" || first == "-h" {
+        return ParsedArguments(command: "help", options: [:], positionals: [])
+    }
+    if first == "--version" { return ParsedArguments(command: "version", options: [:], positionals: []) }
+    guard let spec = commandSpec(named: first) else {
+        let names = commandTable.map(\.name)
+        var message = "unknown command '\(first)'"
+        if !first.hasPrefix("-"), let hint = closestMatch(to: first, among: names) {
+            message += "; did you mean '\(hint)'?"
+        } else if first.hasPrefix("-") {
+            message = "expected a command before '\(first)'"
+        }
+        throw .usage(message + " (see 'schedd --help')")
+    }
+    let options = spec.options + commonOptions
+    var parsed = ParsedArguments(command: spec.name, options: [:], positionals: [])
+    var index = 1
+    var optionsEnded = false
+    while index < arguments.count {
+        let word = arguments[index]
+        index += 1
+        if optionsEnded || word == "-" || !word.hasPrefix("-") {
+            parsed.positionals.append(word)
+            continue
+        }
+        if word == "--" { optionsEnded = true; continue }
+        if word == "-h" { parsed.options["help"] = ""; continue }
+        guard word.hasPrefix("--") else {
+            throw .usage("unknown option '\(word)' for 'schedd \(spec.name)' (options are spelled --name)")
+        }
+        var name = String(word.dropFirst(2))
+        var inlineValue: String?
+        if let eq = name.firstIndex(of: "=") {
+            inlineValue = String(name[name.index(after: eq)...])
+            name = String(name[..<eq])
+        }
+        guard let option = options.first(where: { $0.name == name }) else {
+            var message = "unknown option '--\(name)' for 'schedd \(spec.name)'"
+            if let hint = closestMatch(to: name, among: options.map(\.name)) { message += "; did you mean '--\(hint)'?" }
+            throw .usage(message)
+        }
+        if let valueName = option.valueName {
+            if let inlineValue {
+                parsed.options[name] = inlineValue
+            } else if index < arguments.count {
+                parsed.options[name] = arguments[index]
+                index += 1
+            } else {
+                throw .usage("option '--\(name)' needs a value (\(valueName))")
+            }
+        } else {
+            if inlineValue != nil { throw .usage("option '--\(name)' takes no value") }
+            parsed.options[name] = ""
+        }
+    }
+    if parsed.has("help") { return parsed }
+    let n = parsed.positionals.count
+    if !spec.positionalCount.contains(n) {
+        let usage = "usage: schedd \(spec.name) \(spec.arguments)"
+        if n < spec.positionalCount.lowerBound { throw .usage("missing argument; \(usage)") }
+        throw .usage("unexpected argument '\(parsed.positionals[spec.positionalCount.upperBound])'; \(usage)")
+    }
+    return parsed
+}

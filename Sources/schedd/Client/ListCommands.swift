@@ -1,0 +1,93 @@
+import SchedCalendar
+import Scheduler
+
+/// `schedd list [--limit N] [--offset N]`: pending notifications, soonest first — a table with the
+/// local time in each schedule's zone and how long until it is due by the daemon's clock.
+func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
+    let limit = UInt32(try args.count("limit", default: 0) ?? 0)
+    let offset = UInt32(try args.count("offset", default: 0) ?? 0)
+    let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
+    let text = try client.call("List", { m throws(BusFailure) in try m.append(limit); try m.append(offset) },
+                               read: { m throws(BusFailure) in try m.readString() })
+    if args.json {
+        Console.out(text)
+        return
+    }
+    let pending = try SchedulerClient.json(text, "List").arrayValue ?? []
+    if pending.isEmpty {
+        Console.out("No pending notifications.")
+        return
+    }
+    let now = try daemonNow(client)
+    var rows = [["ID", "NEXT", "ZONE", "LEFT", "TITLE"]]
+    for item in pending {
+        let zoneName = item[member: "zone"]?.stringValue ?? "UTC"
+        let nextText = item[member: "next"]?.stringValue ?? ""
+        var when = nextText, left = ""
+        if let next = instant(fromTimeText: nextText, in: .utc) {
+            if let zone = try? Zones.named(zoneName) { when = systemdTimestamp(next, in: zone) }
+            left = relativeToNow(next.microseconds - now.microseconds, future: "", past: "ago")
+            left = next > now ? "in " + left.trimmingTrailingSpace() : left
+        }
+        rows.append([item[member: "id"]?.stringValue ?? "", when, zoneName, left, item[member: "title"]?.stringValue ?? ""])
+    }
+    Console.out(formatTable(rows))
+    Console.out("\n\(pending.count) pending\(offset > 0 ? " (from #\(offset + 1))" : "").")
+}
+
+/// `schedd history [--limit N]`: the newest N records (default 100), oldest first.
+func runHistoryCommand(_ args: ParsedArguments) throws(CommandFailure) {
+    let limit = try args.count("limit", default: 100) ?? 100
+    guard limit > 0 else { throw .usage("--limit needs a positive integer") }
+    let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
+    let text = try client.call("History", { m throws(BusFailure) in try m.append(UInt32(limit)) },
+                               read: { m throws(BusFailure) in try m.readString() })
+    if args.json {
+        Console.out(text)
+        return
+    }
+    let records = try SchedulerClient.json(text, "History").arrayValue ?? []
+    if records.isEmpty {
+        Console.out("No history.")
+        return
+    }
+    var rows = [["AT", "EVENT", "ID", "DUE", "LATE", "REASON"]]
+    for r in records {
+        let late = r[member: "late"]?.numberText.flatMap(Double.init).map { $0 == 0 ? "-" : "\(formatSeconds($0))" } ?? "-"
+        rows.append([r[member: "at"]?.stringValue ?? "", r[member: "event"]?.stringValue ?? "",
+                     r[member: "id"]?.stringValue ?? "", r[member: "due"]?.stringValue ?? "-", late,
+                     r[member: "reason"]?.stringValue ?? "-"])
+    }
+    Console.out(formatTable(rows))
+}
+
+/// The daemon's clock (fake or real), for "in 2h 5min".
+private func daemonNow(_ client: SchedulerClient) throws(CommandFailure) -> Instant {
+    let text = try client.call("ClockShow", { _ throws(BusFailure) in }, read: { m throws(BusFailure) in try m.readString() })
+    guard let now = try SchedulerClient.json(text, "ClockShow")[member: "now"]?.stringValue,
+          let instant = instant(fromTimeText: now, in: .utc) else { throw .failure("malformed ClockShow reply") }
+    return instant
+}
+
+private func formatSeconds(_ seconds: Double) -> String {
+    formatRelativeSpan(microseconds: Int64((seconds * 1e6).rounded()))
+}
+
+/// Left-aligned columns separated by two spaces; the last column is not padded.
+func formatTable(_ rows: [[String]]) -> String {
+    guard let columns = rows.first?.count else { return "" }
+    var widths = [Int](repeating: 0, count: columns)
+    for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+    return rows.map { row in
+        row.enumerated().map { i, cell in i == columns - 1 ? cell : cell.padding(to: widths[i]) }
+            .joined(separator: "  ")
+    }.joined(separator: "\n")
+}
+
+extension String {
+    func trimmingTrailingSpace() -> String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
+    }
+}

@@ -1,0 +1,61 @@
+import Glibc
+import SchedCalendar
+
+/// `schedd run` options, checked before anything starts.
+struct DaemonOptions {
+    var bus: BusTarget
+    /// The SQLite database; its missing parent directories are created (0700).
+    var databasePath: String
+    var notifier: NotifierKind
+    /// `--fake-clock`: the instant the fake clock starts at; nil for the real clock.
+    var fakeClockStart: Instant?
+    /// `--tz`: a fixed device zone (no /etc/localtime watching); nil to follow the system.
+    var zoneName: String?
+
+    init(_ args: ParsedArguments) throws(CommandFailure) {
+        bus = try BusTarget(option: args.value("bus"))
+        zoneName = args.value("tz")
+        if let zoneName { _ = try Zones.named(zoneName) }
+        let notifierName = args.value("notifier") ?? "stdout"
+        guard let kind = NotifierKind(rawValue: notifierName) else {
+            var message = "--notifier needs one of \(NotifierKind.allCases.map(\.rawValue).joined(separator: ", "))"
+            if notifierName == "desktop" { message += " (the desktop notifier is not available in this build)" }
+            throw .usage(message + ", not '\(notifierName)'")
+        }
+        notifier = kind
+        if let text = args.value("fake-clock") {
+            let zone = try Zones.zone(option: zoneName)
+            guard let start = instant(fromTimeText: text, in: zone) else {
+                throw .usage("--fake-clock needs an RFC 3339 time like 2026-03-08T01:00:00Z, not '\(text)'")
+            }
+            fakeClockStart = start
+        }
+        if let path = args.value("db") {
+            databasePath = path
+        } else {
+            databasePath = DaemonOptions.defaultStateDirectory(system: bus == .system) + "/schedd.db"
+        }
+    }
+
+    /// `$STATE_DIRECTORY` (systemd's StateDirectory=), else /var/lib/schedd for the system bus, else
+    /// `$XDG_STATE_HOME/schedd`, else `~/.local/state/schedd`.
+    static func defaultStateDirectory(system: Bool) -> String {
+        if let state = environment("STATE_DIRECTORY"), !state.isEmpty {
+            return String(state.split(separator: ":").first ?? Substring(state))
+        }
+        if system { return "/var/lib/schedd" }
+        if let xdg = environment("XDG_STATE_HOME"), xdg.hasPrefix("/") { return xdg + "/schedd" }
+        return (environment("HOME") ?? "/root") + "/.local/state/schedd"
+    }
+}
+
+/// Creates `path` and its missing parents with mode 0700.
+func makeDirectories(_ path: String) throws(CommandFailure) {
+    var current = path.hasPrefix("/") ? "" : "."
+    for component in path.split(separator: "/") {
+        current += "/" + component
+        if mkdir(current, 0o700) != 0 && errno != EEXIST {
+            throw .failure("cannot create directory '\(current)': \(String(cString: strerror(errno)))")
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import CSystemd
+import SchedCalendar
+import Scheduler
+
+/// A failed method call: the D-Bus error name and the message the CLI prints.
+struct ServiceFailure: Error {
+    var name: BusErrorName
+    var message: String
+    init(_ name: BusErrorName, _ message: String) { self.name = name; self.message = message }
+
+    init(_ error: EngineError) {
+        switch error.kind {
+        case .storage: name = .storage
+        case .invalidArgument: name = .invalidArgument
+        case .notFound: name = .notFound
+        }
+        message = error.message
+    }
+}
+
+/// The methods of org.schedd.Scheduler1 (docs/dbus-api.md). Each replies only after the engine
+/// returned, that is after its effect is durable.
+extension Daemon {
+    /// The vtable dispatcher: reads the arguments of `message`, runs the method, sends the reply.
+    func handle(_ message: BusMessage, _ replyError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
+        do throws(ServiceFailure) {
+            try dispatch(message)
+            return 1
+        } catch {
+            if error.name == .storage { logger.error("\(message.member): \(error.message)") }
+            return setBusError(replyError, error.name, error.message)
+        }
+    }
+
+    private func dispatch(_ m: BusMessage) throws(ServiceFailure) {
+        do {
+            switch m.member {
+            case "Push":
+                let answer = try push(m.readString())
+                try m.reply { r throws(BusFailure) in try r.append(answer) }
+            case "PushBatch":
+                let answers = try pushBatch(m.readStrings())
+                try m.reply { r throws(BusFailure) in try r.append(answers) }
+            case "Track":
+                let event = try m.readString()
+                let data = try m.readString()
+                let ids = try track(event: event, data: data.isEmpty ? nil : data)
+                try m.reply { r throws(BusFailure) in try r.append(ids) }
+            case "Cancel":
+                let ids = try engineCall { now throws(EngineError) in try engine.cancel(id: m.readStringOrEmpty(), now: now) }
+                announceCancelled(ids, reason: "cli")
+                try m.reply { r throws(BusFailure) in try r.append(ids) }
+            case "CancelRun":
+                let ids = try engineCall { now throws(EngineError) in try engine.cancel(run: m.readStringOrEmpty(), now: now) }
+                announceCancelled(ids, reason: "run")
+                try m.reply { r throws(BusFailure) in try r.append(ids) }
+            case "List":
+                let limit = try m.readUInt32(), offset = try m.readUInt32()
+                let pending = try engineCall { _ throws(EngineError) in
+                    try engine.list(limit: limit == 0 ? nil : Int(limit), offset: Int(offset))
+                }
+                let text = JSONValue.array(pending.map(JSONValue.init(pending:))).serialized()
+                try m.reply { r throws(BusFailure) in try r.append(text) }
+            case "History":
+                let limit = try m.readUInt32()
+                let records = try engineCall { _ throws(EngineError) in try engine.history(limit: limit == 0 ? 100 : Int(limit)) }
+                let text = JSONValue.array(records.map(JSONValue.init(history:))).serialized()
+                try m.reply { r throws(BusFailure) in try r.append(text) }
+            case "ClockShow":
+                let text = clockJSON()
+                try m.reply { r throws(BusFailure) in try r.append(text) }
+            case "ClockSet":
+                try clockSet(m.readString())
+                let text = clockJSON()
+                try m.reply { r throws(BusFailure) in try r.append(text) }
+            case "ClockAdvance":
+                try clockAdvance(microseconds: m.readUInt64())
+                let text = clockJSON()
+                try m.reply { r throws(BusFailure) in try r.append(text) }
+            case "ClockZone":
+                try clockZone(m.readString())
+                let text = clockJSON()
+                try m.reply { r throws(BusFailure) in try r.append(text) }
+            default:
+                throw ServiceFailure(.usage, "unknown method \(m.member)")
+            }
+        } catch let failure as ServiceFailure {
+            throw failure
+        } catch let failure as BusFailure {
+            throw ServiceFailure(.usage, failure.message)
+        } catch {
+            throw ServiceFailure(.storage, "\(error)")
+        }
+    }
+
+    /// Runs an engine operation at the clock's `now`, then settles (delivers anything now due and
+    /// re-arms the timer).
+    func engineCall<T>(_ body: (Instant) throws(EngineError) -> T) throws(ServiceFailure) -> T {
+        let result: T
+        do {
+            result = try body(clock.now)
+        } catch {
+            throw ServiceFailure(error)
+        }
+        settle()
+        return result
+    }
+
+    /// `Push(s push) → s outcomes`: a JSON array of `{"id","status","next"}`.
+    private func push(_ text: String) throws(ServiceFailure) -> String {
+        let decoded: Push
+        switch decodePush(Array(text.utf8)) {
+        case .success(let push): decoded = push
+        case .failure(let rejection): throw ServiceFailure(.invalidPush, rejection.message)
+        }
+        let outcomes = try engineCall { now throws(EngineError) in try engine.push(decoded, now: now) }
+        announceCancellations(in: outcomes)
+        return JSONValue.array(outcomes.map(JSONValue.init(outcome:))).serialized()
+    }
+
+    /// `PushBatch(as pushes) → as answers`: one answer per push, in order — the outcome array, or
+    /// `{"error": …}` for a rejected push. Valid pushes go to the engine in one group commit.
+    private func pushBatch(_ texts: [String]) throws(ServiceFailure) -> [String] {
+        var answers = [String?](repeating: nil, count: texts.count)
+        var valid: [(index: Int, push: Push)] = []
+        for (i, text) in texts.enumerated() {
+            switch decodePush(Array(text.utf8)) {
+            case .success(let push): valid.append((i, push))
+            case .failure(let rejection):
+                answers[i] = JSONValue.object([JSONMember("error", .string(rejection.message))]).serialized()
+            }
+        }
+        let outcomes = try engineCall { now throws(EngineError) in try engine.pushBatch(valid.map(\.push), now: now) }
+        for (item, result) in zip(valid, outcomes) {
+            announceCancellations(in: result)
+            answers[item.index] = JSONValue.array(result.map(JSONValue.init(outcome:))).serialized()
+        }
+        return answers.map { $0 ?? JSONValue.object([JSONMember("error", .string("not processed"))]).serialized() }
+    }
+
+    private func announceCancellations(in outcomes: [PushOutcome]) {
+        for outcome in outcomes { if let ids = outcome.cancelled { announceCancelled(ids, reason: "push") } }
+    }
+
+    /// `Track(s event, s data) → as cancelled`; `data` is JSON text or empty.
+    private func track(event: String, data: String?) throws(ServiceFailure) -> [String] {
+        guard (1...128).contains(event.utf8.count) else {
+            throw ServiceFailure(.invalidArgument, "event: names are 1–128 bytes")
+        }
+        if let data, case .failure(let failure) = parseJSON(data) {
+            throw ServiceFailure(.invalidArgument, "data: \(failure.message)")
+        }
+        let ids = try engineCall { now throws(EngineError) in try engine.track(event: event, dataJSON: data, now: now) }
+        announceCancelled(ids, reason: "event:\(event)")
+        return ids
+    }
+}
+
+extension BusMessage {
+    /// The next string argument; "" when it cannot be read (sd-bus already checked the signature).
+    func readStringOrEmpty() -> String { (try? readString()) ?? "" }
+}

@@ -1,0 +1,64 @@
+import SchedCalendar
+import Scheduler
+
+/// The JSON shapes of CONTRACT §6/§7, shared by the D-Bus replies and the CLI's `--json` output.
+extension JSONValue {
+    /// An instant as RFC 3339 UTC text, or null.
+    static func instant(_ value: Instant?) -> JSONValue { value.map { .string($0.rfc3339) } ?? .null }
+
+    /// A member holding raw JSON text (already serialized by the engine), or null when absent.
+    static func embedded(_ text: String?) -> JSONValue {
+        guard let text, case .success(let value) = parseJSON(text) else { return .null }
+        return value
+    }
+
+    /// `{"id","status","next"}` (+ `"cancelled":[ids]` for a `bk.cancel`).
+    init(outcome: PushOutcome) {
+        var members = [JSONMember("id", .string(outcome.id)), JSONMember("status", .string(outcome.status.rawValue)),
+                       JSONMember("next", .instant(outcome.next))]
+        if let cancelled = outcome.cancelled { members.append(JSONMember("cancelled", .array(cancelled.map(JSONValue.string)))) }
+        self = .object(members)
+    }
+
+    /// `{"id","next","title","trigger","zone","floating","cancelOn"}`.
+    init(pending: PendingSchedule) {
+        self = .object([
+            JSONMember("id", .string(pending.id)), JSONMember("next", .instant(pending.next)),
+            JSONMember("title", .string(pending.title)), JSONMember("trigger", .string(pending.trigger)),
+            JSONMember("zone", .string(pending.zone)), JSONMember("floating", .bool(pending.floating)),
+            JSONMember("cancelOn", .array(pending.cancelOn.map(JSONValue.string))),
+        ])
+    }
+
+    /// `{"id","event","at","due","reason","late","title","messageId","data"}`.
+    init(history record: HistoryRecord) {
+        self = .object([
+            JSONMember("id", .string(record.id)), JSONMember("event", .string(record.event.rawValue)),
+            JSONMember("at", .instant(record.at)), JSONMember("due", .instant(record.due)),
+            JSONMember("reason", .optional(record.reason)),
+            JSONMember("late", record.lateSeconds.map(JSONValue.double) ?? .null),
+            JSONMember("title", .optional(record.title)), JSONMember("messageId", .optional(record.messageId)),
+            JSONMember("data", .embedded(record.dataJSON)),
+        ])
+    }
+
+    /// The stdout notifier's line and the NotificationShown signal's payload:
+    /// `{"id","run","title","body","due","at","late","urgency",…}`.
+    init(shown n: DueNotification) {
+        var members = [
+            JSONMember("id", .string(n.id)), JSONMember("run", .string(n.runId)), JSONMember("title", .string(n.title)),
+            JSONMember("body", .optional(n.body)), JSONMember("due", .instant(n.due)), JSONMember("at", .instant(n.at)),
+            JSONMember("late", .double(n.lateSeconds)), JSONMember("urgency", .string(n.urgency.rawValue)),
+        ]
+        if let icon = n.icon { members.append(JSONMember("icon", .string(icon))) }
+        if let category = n.category { members.append(JSONMember("category", .string(category))) }
+        if !n.actions.isEmpty {
+            members.append(JSONMember("actions", .array(n.actions.map {
+                .object([JSONMember("id", .string($0.id)), JSONMember("title", .string($0.title))])
+            })))
+        }
+        if let messageId = n.messageId { members.append(JSONMember("messageId", .string(messageId))) }
+        if let data = n.dataJSON { members.append(JSONMember("data", .embedded(data))) }
+        self = .object(members)
+    }
+}

@@ -1,0 +1,48 @@
+import SchedCalendar
+import Scheduler
+
+/// Reads a time argument (`--base-time`, `--fake-clock`, `clock set`): RFC 3339 with `Z` or an
+/// offset is that instant; a wall time without one is resolved in `zone` (gap → the offset before
+/// it, fold → the first occurrence, CONTRACT §2).
+func instant(fromTimeText text: String, in zone: TimeZoneRules) -> Instant? {
+    switch parseTimeText(text) {
+    case .fixed(let instant, _)?: return instant
+    case .floating(let civil, _)?: return zone.resolve(civil).instant
+    case nil: return nil
+    }
+}
+
+/// A UTC offset as `±HH:MM` (`±HH:MM:SS` when it has seconds, as some LMT offsets do).
+func formatOffset(_ seconds: Int) -> String {
+    let a = abs(seconds)
+    var s = (seconds < 0 ? "-" : "+") + twoDigits(a / 3600) + ":" + twoDigits(a / 60 % 60)
+    if a % 60 != 0 { s += ":" + twoDigits(a % 60) }
+    return s
+}
+
+func twoDigits(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+
+private let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+/// `instant` as systemd prints timestamps: `Mon 2026-11-30 09:00:00 CET` (microseconds when non-zero).
+func systemdTimestamp(_ instant: Instant, in zone: TimeZoneRules) -> String {
+    let offset = zone.offset(at: instant)
+    let civil = CivilDateTime(instant: instant, offsetSeconds: offset.utcOffsetSeconds)
+    var time = civil
+    time.microsecond = 0
+    var text = weekdayNames[civil.isoWeekday - 1] + " " + time.iso8601(withOffset: nil).replacingFirstT()
+    if civil.microsecond != 0 {
+        let micro = String(civil.microsecond)
+        text += "." + String(repeating: "0", count: 6 - micro.count) + micro
+    }
+    return text + " " + offset.abbreviation
+}
+
+extension String {
+    fileprivate func replacingFirstT() -> String {
+        guard let t = firstIndex(of: "T") else { return self }
+        var copy = self
+        copy.replaceSubrange(t...t, with: " ")
+        return copy
+    }
+}

@@ -1,0 +1,29 @@
+import Glibc
+import SchedCalendar
+
+/// Zone lookups for the command line: `--tz ZONE`, else the device zone (`TZ`, else /etc/localtime).
+enum Zones {
+    /// The zone named `name`; an unknown name is rejected input (exit 1) naming the option.
+    static func named(_ name: String, option: String = "--tz") throws(CommandFailure) -> TimeZoneRules {
+        do {
+            return try ZoneDatabase.shared.zone(named: name)
+        } catch {
+            throw .rejected("\(option): \(error.message)")
+        }
+    }
+
+    /// `--tz` when given, else the device zone.
+    static func zone(option value: String?, database: ZoneDatabase = .shared) throws(CommandFailure) -> TimeZoneRules {
+        if let value { return try named(value) }
+        return try device(database: database)
+    }
+
+    /// The device zone: `TZ`, else /etc/localtime.
+    static func device(database: ZoneDatabase = .shared) throws(CommandFailure) -> TimeZoneRules {
+        do {
+            return try database.deviceZone(tz: environment("TZ"))
+        } catch {
+            throw .failure("cannot determine the device time zone: \(error.message)")
+        }
+    }
+}

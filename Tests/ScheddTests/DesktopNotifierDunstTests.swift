@@ -1,0 +1,113 @@
+import Foundation
+import Scheduler
+import ScheddDesktop
+import XCTest
+
+/// The real DesktopNotifier against a real notification server: dunst under Xvfb on a private bus
+/// (Tests/Support/notify/start-dunst.sh, dunstrc with markup on). Skipped only when Xvfb or dunst is
+/// not installed (CI installs both: scripts/install-deps.sh).
+final class DesktopNotifierDunstTests: XCTestCase {
+    private var bus: PrivateBus!
+    private var pids: [pid_t] = []
+    private var display = ""
+
+    override func setUpWithError() throws {
+        guard DesktopHarness.which("Xvfb") != nil, DesktopHarness.which("dunst") != nil,
+              DesktopHarness.which("dunstctl") != nil else { throw XCTSkip("Xvfb/dunst not installed") }
+        bus = try PrivateBus()
+        let (status, output) = try DesktopHarness.run("/bin/bash",
+            [DesktopHarness.notifyDir.appendingPathComponent("start-dunst.sh").path, bus.address])
+        let lines = output.split(separator: "\n").map(String.init)
+        guard status == 0, lines.count == 3, let xvfb = pid_t(lines[1]), let dunst = pid_t(lines[2]) else {
+            throw DesktopHarnessError(message: "start-dunst.sh failed (\(status)): \(output)")
+        }
+        pids = [dunst, xvfb]
+        display = lines[0]
+    }
+
+    override func tearDown() {
+        for pid in pids { kill(pid, SIGTERM) }
+        bus?.stop()
+    }
+
+    private func dunstctl(_ args: String...) throws -> String {
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        let (status, output) = try DesktopHarness.run("/usr/bin/dunstctl", args, environment: environment)
+        XCTAssertEqual(status, 0, "dunstctl \(args.joined(separator: " "))")
+        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The text a markup renderer shows for `markup`: XML character data with the entities resolved
+    /// (Python's ElementTree, independent of our escaping code).
+    private func renderedText(_ markup: String) throws -> String {
+        let script = "import sys, xml.etree.ElementTree as ET; "
+            + "sys.stdout.write(''.join(ET.fromstring('<m>' + sys.argv[1] + '</m>').itertext()))"
+        let (status, output) = try DesktopHarness.run(DesktopHarness.python, ["-c", script, markup])
+        XCTAssertEqual(status, 0, "not well-formed markup: \(markup)")
+        return output
+    }
+
+    /// `dunstctl history` → its notifications as [field: value].
+    private func history() throws -> [[String: Any]] {
+        let json = try JSONSerialization.jsonObject(with: Data(try dunstctl("history").utf8)) as? [String: Any]
+        let entries = (json?["data"] as? [[Any]])?.first as? [[String: Any]] ?? []
+        return entries.map { entry in entry.mapValues { ($0 as? [String: Any])?["data"] ?? $0 } }
+    }
+
+    func testDunst_showsSummaryAndBodyLiterally_andCloseRemovesIt() throws {
+        let notifier = try DesktopNotifier(address: bus.address)
+        let title = "Stand up & stretch"
+        let body = "Use <b>bold</b> & \"quotes\" — shown as typed"
+        let result = notifier.show(dueNotification(id: "run_9:dunst", title: title, body: body, urgency: .critical,
+                                                   actions: [NotificationAction(id: "snooze", title: "Snooze")]))
+        XCTAssertEqual(result, .shown)
+        XCTAssertTrue(notifier.capabilities?.contains("body-markup") ?? false, "dunstrc sets markup = full")
+        XCTAssertEqual(try dunstctl("count", "displayed"), "1")
+        try screenshotIfAsked()
+
+        notifier.close(id: "run_9:dunst")  // CloseNotification: dunst moves it to its history
+        XCTAssertEqual(try dunstctl("count", "displayed"), "0")
+        let shown = try XCTUnwrap(try history().first { $0["appname"] as? String == "schedd" })
+        XCTAssertEqual(shown["summary"] as? String, title)
+        XCTAssertEqual(try renderedText(try XCTUnwrap(shown["body"] as? String)), body,
+                       "the body must render literally on a markup server")
+        XCTAssertEqual(try renderedText(try XCTUnwrap(shown["message"] as? String)), "\(title)\n\(body)")
+    }
+
+    /// With `SCHEDD_DUNST_SCREENSHOT=/path.png` set, saves the notification area of the X screen
+    /// (ImageMagick `import`): how docs/dunst-notification.png is made.
+    private func screenshotIfAsked() throws {
+        guard let path = ProcessInfo.processInfo.environment["SCHEDD_DUNST_SCREENSHOT"] else { return }
+        usleep(300_000)  // let dunst finish drawing
+        let (status, _) = try DesktopHarness.run("/usr/bin/import",
+            ["-display", display, "-window", "root", "-crop", "476x124+540+0", "+repage", path])
+        XCTAssertEqual(status, 0, "import failed")
+    }
+
+    func testDunst_userClosesNotification_reportsDismissed() throws {
+        let notifier = try DesktopNotifier(address: bus.address)
+        let log = InteractionLog()
+        log.attach(to: notifier)
+        XCTAssertEqual(notifier.show(dueNotification(id: "run_9:close-me", title: "Close me")), .shown)
+        _ = try dunstctl("close")  // the person closes the topmost notification (reason 2)
+        XCTAssertTrue(pump(notifier) { !log.entries.isEmpty })
+        XCTAssertEqual(log.entries, [.init(id: "run_9:close-me", event: .dismissed, reason: nil)])
+    }
+
+    func testDunst_defaultAction_reportsOpened_andTheFollowingCloseIsNotADismissal() throws {
+        let notifier = try DesktopNotifier(address: bus.address)
+        let log = InteractionLog()
+        log.attach(to: notifier)
+        XCTAssertEqual(notifier.show(dueNotification(id: "run_9:open-me", title: "Open me")), .shown)
+        _ = try dunstctl("action", "0")  // the person activates the topmost notification: its "default" action
+        XCTAssertTrue(pump(notifier) { !log.entries.isEmpty })
+        _ = try dunstctl("close")
+        let marker = dueNotification(id: "run_9:marker", title: "Marker")
+        XCTAssertEqual(notifier.show(marker), .shown)
+        _ = try dunstctl("close")
+        XCTAssertTrue(pump(notifier) { log.entries.contains { $0.id == "run_9:marker" } })
+        XCTAssertEqual(log.entries, [.init(id: "run_9:open-me", event: .opened, reason: "action:default"),
+                                     .init(id: "run_9:marker", event: .dismissed, reason: nil)])
+    }
+}

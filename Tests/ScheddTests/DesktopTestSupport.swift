@@ -1,0 +1,197 @@
+import Foundation
+import SchedCalendar
+import Scheduler
+import ScheddDesktop
+import XCTest
+
+/// Paths of the test harness (Tests/Support/notify).
+enum DesktopHarness {
+    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let notifyDir = repoRoot.appendingPathComponent("Tests/Support/notify")
+    static let python = "/usr/bin/python3"
+
+    /// Runs `executable args…` to completion and returns (status, stdout).
+    @discardableResult
+    static func run(_ executable: String, _ args: [String], environment: [String: String]? = nil) throws
+        -> (status: Int32, output: String) {
+        let outPath = NSTemporaryDirectory() + "schedd-run-\(UUID().uuidString).out"
+        defer { try? FileManager.default.removeItem(atPath: outPath) }
+        let child = try ChildProcess(executable, args, environment: environment, stdoutPath: outPath)
+        let status = child.wait()
+        return (status, (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "")
+    }
+
+    static func which(_ tool: String) -> String? {
+        for dir in ["/usr/bin", "/bin", "/usr/local/bin"] where FileManager.default.isExecutableFile(atPath: "\(dir)/\(tool)") {
+            return "\(dir)/\(tool)"
+        }
+        return nil
+    }
+}
+
+/// A harness step that could not be set up (a test failure, not a skip).
+struct DesktopHarnessError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+/// A child started with posix_spawn and reaped with waitpid. (Foundation's Process on Linux missed the
+/// exit of a child whose own child daemonized, hanging `waitUntilExit`; this has no such machinery.)
+final class ChildProcess {
+    let pid: pid_t
+    private var status: Int32?
+
+    /// Starts `executable` with `args`; stdout to `stdoutPath` (else inherited), stderr to /dev/null
+    /// when `quiet`, stdin from /dev/null.
+    init(_ executable: String, _ args: [String], environment: [String: String]? = nil, stdoutPath: String? = nil,
+         quiet: Bool = true) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let stdoutPath { posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600) }
+        if quiet { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
+        let argv = ([executable] + args).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { env.forEach { free($0) } }
+        var pid: pid_t = 0
+        let r = posix_spawn(&pid, executable, &actions, nil, argv, env)
+        guard r == 0 else { throw XCTSkip("cannot start \(executable): errno \(r)") }
+        self.pid = pid
+    }
+
+    var isRunning: Bool {
+        if status != nil { return false }
+        var raw: Int32 = 0
+        if waitpid(pid, &raw, WNOHANG) == pid { status = raw; return false }
+        return true
+    }
+
+    /// Waits for the exit; returns the exit status (128+signal when killed).
+    @discardableResult
+    func wait() -> Int32 {
+        if status == nil {
+            var raw: Int32 = 0
+            while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+            status = raw
+        }
+        let raw = status ?? 0
+        return (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+    }
+
+    func terminate() {
+        if isRunning { kill(pid, SIGTERM) }
+        wait()
+    }
+}
+
+/// A private dbus-daemon (Tests/Support/notify/bus.conf), stopped on `stop()`.
+final class PrivateBus {
+    let address: String
+    let pid: Int32
+
+    /// A new bus; at `address` (e.g. `unix:path=/tmp/x/bus`) when given, so it can be restarted there.
+    init(address: String? = nil) throws {
+        let script = DesktopHarness.notifyDir.appendingPathComponent("start-bus.sh").path
+        let (status, output) = try DesktopHarness.run("/bin/bash", [script] + (address.map { [$0] } ?? []))
+        let lines = output.split(separator: "\n").map(String.init)
+        guard status == 0, lines.count >= 2, let pid = Int32(lines[1]) else {
+            throw XCTSkip("cannot start dbus-daemon: \(output)")
+        }
+        self.address = lines[0]
+        self.pid = pid
+    }
+
+    func stop() { kill(pid, SIGTERM) }
+}
+
+/// Tests/Support/notify/recording_server.py on a private bus; its call log parsed on demand.
+final class RecordingServer {
+    let logPath: String
+    private let process: ChildProcess
+
+    init(bus: PrivateBus, caps: [String] = ["body", "body-markup", "actions"], hang: Bool = false) throws {
+        logPath = NSTemporaryDirectory() + "schedd-notify-\(UUID().uuidString).jsonl"
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        process = try ChildProcess(DesktopHarness.python,
+            [DesktopHarness.notifyDir.appendingPathComponent("recording_server.py").path,
+             "--address", bus.address, "--log", logPath, "--caps", caps.joined(separator: ",")] + (hang ? ["--hang"] : []),
+            quiet: false)
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, !records().contains(where: { $0["event"] as? String == "ready" }) {
+            usleep(10_000)
+        }
+        guard records().contains(where: { $0["event"] as? String == "ready" }) else {
+            stop()
+            throw XCTSkip("recording server did not start (python3-dbus missing?)")
+        }
+    }
+
+    /// Every line of the log, parsed.
+    func records() -> [[String: Any]] {
+        guard let text = try? String(contentsOfFile: logPath, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    /// The recorded calls of `method`, oldest first.
+    func calls(_ method: String) -> [[String: Any]] { records().filter { $0["method"] as? String == method } }
+
+    /// The `args` of the recorded Notify calls.
+    func notifyArgs() -> [[String: Any]] { calls("Notify").compactMap { $0["args"] as? [String: Any] } }
+
+    func emitActionInvoked(bus: PrivateBus, id: UInt32, key: String) throws {
+        try control(bus: bus, ["EmitActionInvoked", "us", "\(id)", key])
+    }
+
+    func emitNotificationClosed(bus: PrivateBus, id: UInt32, reason: UInt32) throws {
+        try control(bus: bus, ["EmitNotificationClosed", "uu", "\(id)", "\(reason)"])
+    }
+
+    private func control(bus: PrivateBus, _ args: [String]) throws {
+        let (status, _) = try DesktopHarness.run("/usr/bin/busctl",
+            ["--address=\(bus.address)", "call", "org.freedesktop.Notifications", "/org/schedd/test/Control",
+             "org.schedd.test.NotifyControl"] + args)
+        XCTAssertEqual(status, 0, "busctl control call \(args) failed")
+    }
+
+    func stop() {
+        process.terminate()
+        try? FileManager.default.removeItem(atPath: logPath)
+    }
+}
+
+/// A due notification with test defaults.
+func dueNotification(id: String, title: String = "Stand up", body: String? = "Time to move",
+                     urgency: Urgency = .normal, icon: String? = nil, category: String? = nil,
+                     actions: [NotificationAction] = []) -> DueNotification {
+    let due = Instant(seconds: 1_780_000_000)  // 2026-05-28T20:26:40Z
+    return DueNotification(id: id, runId: runId(of: id), title: title, body: body, urgency: urgency, icon: icon,
+                           category: category, actions: actions, dataJSON: nil, messageId: nil, due: due, at: due,
+                           lateSeconds: 0)
+}
+
+/// Records what the notifier reports through its callbacks.
+final class InteractionLog {
+    struct Entry: Equatable { var id: String; var event: HistoryRecord.Event; var reason: String? }
+    var entries: [Entry] = []
+    var serverAppeared = 0
+
+    func attach(to notifier: DesktopNotifier) {
+        notifier.onInteraction = { [unowned self] id, event, reason in
+            entries.append(Entry(id: id, event: event, reason: reason))
+        }
+        notifier.onServerAppeared = { [unowned self] in serverAppeared += 1 }
+    }
+}
+
+/// Dispatches the notifier's bus until `condition` holds or `seconds` pass; returns the condition.
+@discardableResult
+func pump(_ notifier: DesktopNotifier, upTo seconds: Double = 5, until condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() && Date() < deadline { notifier.process(waitingUpTo: 0.02) }
+    return condition()
+}

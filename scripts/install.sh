@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Installs schedd: the binary, the systemd units, the D-Bus activation file and the system-bus policy.
+#
+# Usage: scripts/install.sh [PREFIX=/usr/local] [DESTDIR=] [BINARY=.build/release/schedd]
+#                           [SYSTEM_USER=schedd] [SYSTEM_GROUP=schedd] [--create-user] [--no-build]
+#   PREFIX       where systemd, D-Bus and $PATH look: /usr/local (default) or /usr.
+#   DESTDIR      staging root for packagers (files go to $DESTDIR$PREFIX/…; paths inside them stay $PREFIX/…).
+#   BINARY       the schedd executable to install; built with `swift build -c release` when missing.
+#   SYSTEM_USER  the account schedd-system.service runs as and that alone may own the bus name.
+#   SYSTEM_GROUP the group whose members (and root) may call schedd on the system bus; default SYSTEM_USER.
+#   --create-user  also create SYSTEM_GROUP and the system user SYSTEM_USER (kiosk mode; needs root).
+# The same settings are accepted as environment variables. Installed files:
+#   $PREFIX/bin/schedd
+#   $PREFIX/lib/systemd/user/schedd.service            user service (systemctl --user …)
+#   $PREFIX/lib/systemd/system/schedd-system.service   system service for kiosks
+#   $PREFIX/share/dbus-1/services/org.schedd.Scheduler1.service   session-bus activation
+#   /etc/dbus-1/system.d/org.schedd.Scheduler1.conf    system-bus policy ($PREFIX/share/dbus-1/system.d
+#                                                      when PREFIX=/usr: dbus-daemon reads only those two)
+# Afterwards: `systemctl daemon-reload; systemctl --user daemon-reload` (see docs/units.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PREFIX="${PREFIX:-/usr/local}"
+DESTDIR="${DESTDIR:-}"
+BINARY="${BINARY:-}"
+SYSTEM_USER="${SYSTEM_USER:-schedd}"
+SYSTEM_GROUP="${SYSTEM_GROUP:-}"
+create_user=no
+build=yes
+for arg in "$@"; do
+  case "$arg" in
+    PREFIX=*) PREFIX="${arg#PREFIX=}" ;;
+    DESTDIR=*) DESTDIR="${arg#DESTDIR=}" ;;
+    BINARY=*) BINARY="${arg#BINARY=}" ;;
+    SYSTEM_USER=*) SYSTEM_USER="${arg#SYSTEM_USER=}" ;;
+    SYSTEM_GROUP=*) SYSTEM_GROUP="${arg#SYSTEM_GROUP=}" ;;
+    --create-user) create_user=yes ;;
+    --no-build) build=no ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "install.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
+  esac
+done
+case "$PREFIX" in /*) ;; *) echo "install.sh: PREFIX must be an absolute path, not '$PREFIX'" >&2; exit 2 ;; esac
+SYSTEM_GROUP="${SYSTEM_GROUP:-$SYSTEM_USER}"
+for name in "$SYSTEM_USER" "$SYSTEM_GROUP"; do
+  case "$name" in ''|*[!a-z0-9_-]*) echo "install.sh: SYSTEM_USER/SYSTEM_GROUP must be plain names, not '$name'" >&2; exit 2 ;; esac
+done
+PREFIX="${PREFIX%/}"
+
+if [ -z "$BINARY" ]; then
+  BINARY=.build/release/schedd
+  if [ ! -x "$BINARY" ] && [ "$build" = yes ]; then
+    echo "install.sh: building schedd (release)" >&2
+    swift build -c release --product schedd >&2
+  fi
+fi
+[ -x "$BINARY" ] || { echo "install.sh: no executable at '$BINARY' (build it or pass BINARY=…)" >&2; exit 1; }
+
+if [ "$PREFIX" = /usr ]; then policydir="$PREFIX/share/dbus-1/system.d"; else policydir=/etc/dbus-1/system.d; fi
+bindir="$PREFIX/bin"
+
+# Units name /usr/local/bin/schedd and User=schedd; rewrite both for this installation.
+render() {
+  sed -e "s#/usr/local/bin/schedd#$bindir/schedd#g" \
+      -e "s#^User=schedd\$#User=$SYSTEM_USER#" -e "s#^Group=schedd\$#Group=$SYSTEM_GROUP#" \
+      -e "s#<policy user=\"schedd\">#<policy user=\"$SYSTEM_USER\">#" \
+      -e "s#<policy group=\"schedd\">#<policy group=\"$SYSTEM_GROUP\">#" "$1"
+}
+
+put() {  # put SOURCE-FILE DEST-PATH MODE (rendered)
+  local dest="$DESTDIR$2"
+  install -d -m 0755 "$(dirname "$dest")"
+  render "$1" > "$dest.tmp.$$"
+  chmod "$3" "$dest.tmp.$$"
+  mv -f "$dest.tmp.$$" "$dest"
+  echo "installed $dest"
+}
+
+install -d -m 0755 "$DESTDIR$bindir"
+install -m 0755 "$BINARY" "$DESTDIR$bindir/schedd"
+echo "installed $DESTDIR$bindir/schedd"
+put units/schedd.service "$PREFIX/lib/systemd/user/schedd.service" 0644
+put units/schedd-system.service "$PREFIX/lib/systemd/system/schedd-system.service" 0644
+put units/org.schedd.Scheduler1.service "$PREFIX/share/dbus-1/services/org.schedd.Scheduler1.service" 0644
+put units/org.schedd.Scheduler1.conf "$policydir/org.schedd.Scheduler1.conf" 0644
+
+if [ "$create_user" = yes ]; then
+  if [ -n "$DESTDIR" ]; then echo "install.sh: --create-user ignored with DESTDIR (a package creates it)" >&2; exit 0; fi
+  getent group "$SYSTEM_GROUP" >/dev/null || groupadd --system "$SYSTEM_GROUP"
+  getent passwd "$SYSTEM_USER" >/dev/null || useradd --system --gid "$SYSTEM_GROUP" --home-dir /var/lib/schedd \
+      --no-create-home --shell /usr/sbin/nologin --comment "schedd notification scheduler" "$SYSTEM_USER"
+  echo "system user '$SYSTEM_USER' and group '$SYSTEM_GROUP' present; let a user call schedd: usermod -aG $SYSTEM_GROUP USER"
+fi
