@@ -8,8 +8,10 @@ and group `schedd` (as scripts/install.sh --create-user does) and two test users
 Two private system-like buses (system-bus.conf.in), the daemon running as user `schedd` on each:
   policy  — the shipped units/org.schedd.Scheduler1.conf included: the bus itself refuses outsiders;
   open    — a policy that lets everyone call: only the daemon's own credential check
-            (sd_bus_query_sender_creds: root, its own uid, or group schedd) can refuse the outsider.
+            (`--allow-group schedd`: root, its own uid, or group schedd) can refuse the outsider.
             units/org.schedd.Scheduler1.conf and schedd-system.service promise that check.
+The daemon gets `--allow-group schedd` on both: with `--bus ADDRESS` the check is off unless asked
+for (it is on by default only with `--bus system`).
 On each: root and the member may push (exit 0, stored); the outsider's push, list, history, track,
 cancel and clock calls are refused (non-zero exit — docs/units.md says 3 — with a message naming the
 denial), store nothing, and the daemon keeps answering.
@@ -93,7 +95,8 @@ class Refusal:
         db = os.path.join(state, 'schedd.db')
         bus = self.bus_with(work, name, policy)
         daemon = Schedd(self.binary, bus, db, os.path.join(work, name + '-notes.jsonl'),
-                        os.path.join(work, name + '-daemon.log'), run_prefix=as_user(OWNER))
+                        os.path.join(work, name + '-daemon.log'), run_prefix=as_user(OWNER),
+                        run_args=['--allow-group', 'schedd'])
         try:
             daemon.start('2026-03-07T12:00:00Z')
             self.allowed(daemon, name, 'root', (), 'run_root:a')

@@ -45,10 +45,11 @@ class Schedd:
     """The daemon under test: `schedd run` on `bus` with the stdout notifier, its stdout appended to
     `notes` (one JSON line per shown notification), its stderr to `log`."""
 
-    def __init__(self, binary, bus, db, notes, log, tz='America/New_York', env=None, run_prefix=()):
+    def __init__(self, binary, bus, db, notes, log, tz='America/New_York', env=None, run_prefix=(), run_args=()):
         self.binary, self.bus, self.db, self.notes, self.log, self.tz = binary, bus, db, notes, log, tz
         self.env = env
         self.run_prefix = list(run_prefix)   # e.g. setpriv … to run the daemon as another user
+        self.run_args = list(run_args)       # more `schedd run` options
         self.proc = None
         self.starts = 0
         self.start_retries = 0
@@ -81,7 +82,7 @@ class Schedd:
             env.update(extra_env or {})
             self.proc = subprocess.Popen(
                 self.run_prefix + [self.binary, 'run', '--bus', self.bus.address, '--db', self.db,
-                                   '--notifier', 'stdout', '--fake-clock', clock, '--tz', self.tz],
+                                   '--notifier', 'stdout', '--fake-clock', clock, '--tz', self.tz] + self.run_args,
                 stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
         self.starts += 1
 
