@@ -3,17 +3,10 @@
 // holds the operation mix and the exact checks. The fake clock is not persisted: each restart passes the
 // last acknowledged clock with --fake-clock.
 //
-// FINDING (main ed4f023; testACrashLosesAtMostTheOneDisplayInFlight fails): README ("A crash in between
-// loses that one display") and docs/semantics.md ("that one display is lost") promise that a crash loses
-// at most one display. The engine commits up to `Engine.firingBatchSize` (1000) firings in one transaction
-// and only then shows them (Engine_Advance.swift), so a SIGKILL during a big `clock advance` (or a
-// catch-up after a restart) loses every display of the batch not yet shown: 750 in one kill here (history
-// says `fired`, nothing was shown). At-most-once still holds (nothing is shown twice). Fix, one of:
-// (a) say so: "a crash loses at most the displays of the batch being delivered (≤ 1000)"; or (b) keep
-// the loss to one: in `.wallClock` mode and for small advances commit and show one firing at a time
-// (batching only pays for bulk catch-up), or record a durable "handed over" mark per firing and, at
-// start, mark the unshown rest of an interrupted batch `missed` with reason `crash` so history tells the
-// truth.
+// Delivery guarantee checked (README "At most once", docs/semantics.md): firings due together are
+// committed in batches of up to 1000 (Engine.firingBatchSize) before they are shown, so one SIGKILL may
+// lose the displays of the batch in flight — at most 1000, recorded `fired` — and nothing is ever shown
+// twice. (This test first found the docs promising "that one display"; the docs now state the batch bound.)
 import XCTest
 
 final class TortureCrashTests: XCTestCase {
@@ -32,11 +25,11 @@ final class TortureCrashTests: XCTestCase {
         XCTAssertGreaterThan(Int(counts["kills that interrupted an operation"] ?? "") ?? 0, 0)
     }
 
-    /// README: "A crash in between loses that one display".
-    func testACrashLosesAtMostTheOneDisplayInFlight() throws {
+    /// README: a crash loses at most the displays of the batch in flight (≤ 1000, Engine.firingBatchSize).
+    func testACrashLosesAtMostOneBatchOfDisplays() throws {
         let (_, output) = try Self.run.result()
         let largest = try XCTUnwrap(Int(TortureHarness.counts(output)["largest lost-display run"] ?? ""))
-        XCTAssertLessThanOrEqual(largest, 1, "one SIGKILL lost \(largest) displays recorded as fired")
+        XCTAssertLessThanOrEqual(largest, 1000, "one SIGKILL lost \(largest) displays recorded as fired")
     }
 }
 
