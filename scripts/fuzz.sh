@@ -86,6 +86,13 @@ for t in "${TARGETS[@]}"; do
     [[ -n "$done_line" ]] || done_line=$(grep -E '^#[0-9]+[[:space:]]' "$log" | tail -1 || true)
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+    if [[ -z "$runs" ]]; then  # -fork mode prints no final stats: "#RUNS: cov: … time: Ns …"
+        last=$(grep -E '^#[0-9]+: cov:' "$log" | tail -1 || true)
+        runs=$(sed -n 's/^#\([0-9]*\):.*/\1/p' <<<"$last")
+        secs=$(sed -n 's/.* time: \([0-9]*\)s.*/\1/p' <<<"$last")
+        [[ -n "$runs" && -n "$secs" && "$secs" -gt 0 ]] && rate=$((runs / secs))
+        done_line=$last
+    fi
     echo "fuzz: $t rc=$rc runs=${runs:-?} exec/s=${rate:-?} ${done_line}"
     found=$(find "$artifacts" -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'leak-*' -o -name 'oom-*' \) | sort)
     if [[ $rc -ne 0 || -n "$found" ]]; then

@@ -13,7 +13,7 @@ FILTER=${1:-'CalendarTests|SchedulerTests'}
 SCRATCH=.build-asan
 start=$(date +%s)
 echo "== asan build (scratch $SCRATCH)"
-swift build --build-tests --sanitize=address --scratch-path "$SCRATCH" -Xswiftc -warnings-as-errors 2>&1 | tail -n 20
+swift build --build-tests --sanitize=address --scratch-path "$SCRATCH" -Xswiftc -warnings-as-errors -Xswiftc -use-ld=lld 2>&1 | tail -n 20
 built=$(date +%s)
 echo "== asan tests (filter $FILTER)"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1:${ASAN_OPTIONS:-}"

@@ -1,11 +1,24 @@
 #!/usr/bin/env bash
 # Runs schedd's whole test suite on a fresh machine: installs what is missing, builds (warnings are
-# errors), runs unit, differential and integration tests. Usage: scripts/test.sh [swift test args…]
+# errors), runs the unit, differential and integration tests (XCTest), a 60-second libFuzzer smoke
+# run of each harness, and the unit tests once more under AddressSanitizer.
+#   scripts/test.sh                 everything (what .ci/run runs)
+#   scripts/test.sh --quick         XCTest only
+#   scripts/test.sh --quick ARGS…   XCTest only, with `swift test` arguments (e.g. --filter ScenarioTests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick=0
+if [ "${1:-}" = "--quick" ]; then quick=1; shift; fi
 bash scripts/install-deps.sh
 export PATH="/opt/swift/usr/bin:$PATH"
+start=$(date +%s)
 echo "== build (warnings are errors)"
 swift build --build-tests -Xswiftc -warnings-as-errors 2>&1 | tail -n 20
 echo "== tests"
 swift test --skip-build "$@"
+[ "$quick" = 1 ] && exit 0
+echo "== fuzz smoke (60 s per harness)"
+bash scripts/fuzz.sh all "${FUZZ_SECONDS:-60}"
+echo "== unit tests under AddressSanitizer"
+bash scripts/sanitize.sh
+echo "== all passed in $(( $(date +%s) - start )) s"

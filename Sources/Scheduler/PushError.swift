@@ -1,3 +1,5 @@
+import SchedCalendar
+
 /// Why a push was rejected: the member at fault and the rule it broke (CONTRACT §1, §6).
 ///
 /// `description` is `member: rule`, the text `schedd push` prints in `{"error": …}`:
@@ -20,23 +22,6 @@ public struct PushError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { message }
 
-    /// `text` in double quotes with quotes, backslashes and control characters escaped, cut after
-    /// 64 characters, so a hostile value can neither flood nor forge a log line.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        var count = 0
-        for scalar in text.unicodeScalars {
-            if count == 64 { out += "…"; break }
-            count += 1
-            switch scalar.value {
-            case 0x22: out += "\\\""
-            case 0x5C: out += "\\\\"
-            case 0..<0x20, 0x7F..<0xA0:
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    /// See `quotedForMessage(_:)`.
+    static func quoted(_ text: String) -> String { quotedForMessage(text) }
 }

@@ -46,4 +46,12 @@ final class FuzzRegressionCalendarTests: XCTestCase {
         XCTAssertEqual(try elapses("29-4,7,3/5~2,5..6,4..4,7..7/1", zone: "Europe/Dublin", base: 1_332_636_865),
                        [1_869_091_200, 1_869_174_000])
     }
+
+    /// Found by the calendar fuzz harness in its first second: `daily` floating in Dublin from
+    /// 2026-03-29T00:52Z (eight minutes before GMT → IST). 01:00 GMT does not exist that night; the
+    /// next midnight is 2026-03-30 00:00 IST (23:00Z). Before the fix the elapse was 00:00Z, in the past.
+    func testDublinSpringForward_daily_elapsesAfterBase() throws {
+        XCTAssertEqual(try elapses("daily", zone: "Europe/Dublin", base: 1_774_745_520),
+                       [1_774_825_200, 1_774_911_600])
+    }
 }

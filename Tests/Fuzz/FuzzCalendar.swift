@@ -3,22 +3,27 @@
 // Checks, for every input (read as UTF-8, invalid sequences replaced):
 // - `CalendarSpec(parsing:)` returns or throws; it never traps, hangs or leaks.
 // - Round trip: an accepted spec's `normalized` form parses again to the same normalized form.
-// - `nextElapse(after:in:)` terminates in UTC and in America/New_York (DST) from bases on both sides
-//   of the 2026 transitions, and any elapse is strictly after its base; following it again gives a
+// - `nextElapse(after:in:)` terminates in UTC, America/New_York and Europe/Dublin from bases on both
+//   sides of the 2026 US and EU transitions, and any elapse is strictly after its base; following it again gives a
 //   strictly later elapse; and in UTC the elapse after (elapse − 1 µs) is the elapse itself.
 import SchedCalendar
 
-let newYork: TimeZoneRules = {
-    do throws(ZoneError) { return try ZoneDatabase.shared.zone(named: "America/New_York") } catch {
-        fatalError("fuzz harness needs America/New_York in the zoneinfo database: \(error)")
+/// UTC (the arithmetic fast path), New York (ordinary DST) and Dublin (negative DST: its TZif marks
+/// winter time as DST, so every DST-flag heuristic runs the other way round).
+let zones: [TimeZoneRules] = [TimeZoneRules.utc] + ["America/New_York", "Europe/Dublin"].map { name in
+    do throws(ZoneError) { return try ZoneDatabase.shared.zone(named: name) } catch {
+        fatalError("fuzz harness needs \(name) in the zoneinfo database: \(error)")
     }
-}()
+}
 
 /// 2026-03-08T06:59:59Z (one second before the US spring-forward), 2026-11-01T05:30:00Z (inside the
-/// fold), 2024-02-28T23:59:59.999999Z (before a leap day), 1970-01-01T00:00:00Z.
+/// US fold), 2026-03-29T00:52:00Z (eight minutes before the EU spring-forward), 2026-10-25T01:30:00Z
+/// (inside the EU fold), 2024-02-28T23:59:59.999999Z (before a leap day), 1970-01-01T00:00:00Z.
 let bases: [Instant] = [
     Instant(seconds: 1_772_953_199),
     Instant(seconds: 1_793_511_000),
+    Instant(seconds: 1_774_745_520),
+    Instant(seconds: 1_792_891_800),
     Instant(microseconds: 1_709_164_799_999_999),
     Instant(seconds: 0),
 ]
@@ -43,7 +48,7 @@ public func fuzzCalendar(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard again.normalized == spec.normalized else {
         fatalError("normalized form not stable: \(spec.normalized) → \(again.normalized) (from \(text))")
     }
-    for zone in [TimeZoneRules.utc, newYork] {
+    for zone in zones {
         for base in bases {
             guard let elapse = spec.nextElapse(after: base, in: zone) else { continue }
             guard elapse > base else { fatalError("elapse \(elapse) not after base \(base) in \(zone): \(text)") }

@@ -218,3 +218,38 @@ struct BusMessage {
 func setBusError(_ error: UnsafeMutablePointer<sd_bus_error>?, _ name: BusErrorName, _ message: String) -> Int32 {
     sd_bus_error_set(error, name.rawValue, message)
 }
+
+/// Fills the handler's `ret_error` with `org.freedesktop.DBus.Error.AccessDenied`.
+func setAccessDenied(_ error: UnsafeMutablePointer<sd_bus_error>?, _ message: String) -> Int32 {
+    sd_bus_error_set(error, accessDeniedErrorName, message)
+}
+
+/// The standard D-Bus error for a caller that may not make a call.
+let accessDeniedErrorName = "org.freedesktop.DBus.Error.AccessDenied"
+
+extension BusMessage {
+    /// The identity of the process that sent this call (`sd_bus_query_sender_creds` with
+    /// `SD_BUS_CREDS_AUGMENT`): the bus driver tells the sender's uid and pid, and sd-bus reads the
+    /// rest from /proc/PID/status. Costs one synchronous round trip to the bus driver. Fails when
+    /// the sender is gone or its /proc entry cannot be read; a caller must then be refused.
+    func senderCredentials() throws(BusFailure) -> CallerCredentials {
+        let wanted: [UInt64] = [UInt64(SD_BUS_CREDS_EUID), UInt64(SD_BUS_CREDS_EGID),
+                                UInt64(SD_BUS_CREDS_SUPPLEMENTARY_GIDS), UInt64(SD_BUS_CREDS_PID),
+                                UInt64(SD_BUS_CREDS_AUGMENT)]
+        let mask = wanted.reduce(0, |)
+        var creds: OpaquePointer?
+        try check(sd_bus_query_sender_creds(pointer, mask, &creds), "cannot read the caller's credentials")
+        defer { sd_bus_creds_unref(creds) }
+        var euid: uid_t = 0
+        try check(sd_bus_creds_get_euid(creds, &euid), "the caller's effective uid is unknown")
+        var egid: gid_t = 0
+        let hasEgid = sd_bus_creds_get_egid(creds, &egid) >= 0
+        var list: UnsafePointer<gid_t>?
+        let count = sd_bus_creds_get_supplementary_gids(creds, &list)
+        let groups = count < 0 ? nil : Array(UnsafeBufferPointer(start: count > 0 ? list : nil, count: Int(count)))
+        var pid: pid_t = 0
+        let hasPid = sd_bus_creds_get_pid(creds, &pid) >= 0
+        return CallerCredentials(pid: hasPid ? pid : nil, euid: euid, egid: hasEgid ? egid : nil,
+                                 supplementaryGroups: groups)
+    }
+}

@@ -44,8 +44,12 @@ let commandTable: [CommandSpec] = [
         .value("notify-bus", "ADDRESS", "The bus of the notification server (default: the session bus)"),
         .value("fake-clock", "RFC3339", "Start a fake clock standing still at this instant (see 'schedd clock')"),
         .value("tz", "ZONE", "The device zone (default: $TZ, else /etc/localtime)"),
+        .value("allow-group", "GROUP",
+               "Serve only root, schedd's own user and members of GROUP (default: schedd with --bus system, else anyone)"),
     ], details: [
         "The daemon owns \(BusNames.service) on the bus and serves \(BusNames.interface) at \(BusNames.objectPath).",
+        "With --allow-group (or --bus system) it checks every caller's credentials and refuses others with",
+        "org.freedesktop.DBus.Error.AccessDenied.",
     ]),
     CommandSpec(name: "push", arguments: "[FILE|-]", summary: "Hand the daemon one push, or NDJSON pushes",
                 positionalCount: 0...1, options: [busOption], details: [

@@ -41,6 +41,11 @@ final class SchedulerClient {
             return .failure("no schedd daemon answers on \(target): \(BusNames.service) is not on the bus")
         case "org.freedesktop.DBus.Error.NoReply"?, "org.freedesktop.DBus.Error.Timeout"?:
             return .failure("the schedd daemon on \(target) did not answer in time")
+        case accessDeniedErrorName?:
+            // Refused by the daemon's own check (--allow-group) or by the bus policy.
+            let message = "access denied on \(target): \(error.message)"
+            return CommandFailure(.failure, message,
+                                  jsonBody: JSONValue.object([JSONMember("error", .string(message))]).serialized())
         case let name? where BusErrorName(rawValue: name) != nil:
             let code = BusErrorName(rawValue: name)!.exitCode
             return CommandFailure(code, error.message,

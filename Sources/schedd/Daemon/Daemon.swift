@@ -24,6 +24,8 @@ final class Daemon {
     let clock: any Clock
     /// The desktop notifier when notifications go to org.freedesktop.Notifications.
     let desktop: DesktopNotifier?
+    /// The caller check (`--allow-group`, default with `--bus system`); nil serves every caller.
+    let callerPolicy: CallerPolicy?
     private var dueTimer: RealtimeTimer?
     private var clockWatch: ClockChangeWatch?
     private var zoneWatch: ZoneChangeWatch?
@@ -31,6 +33,7 @@ final class Daemon {
     init(options: DaemonOptions) throws(CommandFailure) {
         self.options = options
         let zone = try Zones.zone(option: options.zoneName)
+        callerPolicy = try options.allowGroup.map { name throws(CommandFailure) in try CallerPolicy(groupName: name) }
         if let start = options.fakeClockStart {
             let fake = FakeClock(start)
             fakeClock = fake
@@ -75,7 +78,8 @@ final class Daemon {
         }
         ServiceManager.notify("READY=1\nSTATUS=Serving \(BusNames.service) on \(options.bus)")
         logger.info("serving \(BusNames.service) on \(options.bus)"
-                    + (fakeClock.map { _ in " with a fake clock at \(clock.now.rfc3339)" } ?? ""))
+                    + (fakeClock.map { _ in " with a fake clock at \(clock.now.rfc3339)" } ?? "")
+                    + (callerPolicy.map { " to root and group '\($0.groupName)' (gid \($0.groupID))" } ?? ""))
         let code = loop.run()
         desktop?.detach()
         ServiceManager.notify("STOPPING=1")

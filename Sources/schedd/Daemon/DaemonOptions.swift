@@ -14,6 +14,9 @@ struct DaemonOptions {
     var fakeClockStart: Instant?
     /// `--tz`: a fixed device zone (no /etc/localtime watching); nil to follow the system.
     var zoneName: String?
+    /// `--allow-group`: only root, the daemon's own user and members of this group may call methods;
+    /// defaults to `schedd` with `--bus system`; nil (no check) otherwise.
+    var allowGroup: String?
 
     init(_ args: ParsedArguments) throws(CommandFailure) {
         bus = try BusTarget(option: args.value("bus"))
@@ -27,6 +30,8 @@ struct DaemonOptions {
             notifier = kind
         }
         notifyBus = args.value("notify-bus")
+        allowGroup = args.value("allow-group") ?? (bus == .system ? "schedd" : nil)
+        if allowGroup?.isEmpty == true { throw .usage("--allow-group needs a group name") }
         if let text = args.value("fake-clock") {
             let zone = try Zones.zone(option: zoneName)
             guard let start = instant(fromTimeText: text, in: zone) else {

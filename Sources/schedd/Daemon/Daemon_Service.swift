@@ -1,3 +1,4 @@
+import Glibc
 import CSystemd
 import SchedCalendar
 import Scheduler
@@ -23,6 +24,9 @@ struct ServiceFailure: Error {
 extension Daemon {
     /// The vtable dispatcher: reads the arguments of `message`, runs the method, sends the reply.
     func handle(_ message: BusMessage, _ replyError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
+        if let callerPolicy, let denial = refusal(of: message, by: callerPolicy) {
+            return setAccessDenied(replyError, denial)
+        }
         do throws(ServiceFailure) {
             try dispatch(message)
             return 1
@@ -30,6 +34,25 @@ extension Daemon {
             if error.name == .storage { logger.error("\(message.member): \(error.message)") }
             return setBusError(replyError, error.name, error.message)
         }
+    }
+
+    /// Nil when the sender of `message` may call; else the AccessDenied message (also logged). A
+    /// sender whose credentials cannot be read is refused.
+    private func refusal(of message: BusMessage, by policy: CallerPolicy) -> String? {
+        let denial: String?
+        let pid: pid_t?
+        do {
+            let caller = try message.senderCredentials()
+            denial = policy.denial(for: caller)
+            pid = caller.pid
+        } catch {
+            denial = "cannot verify the caller (\(error.message)); only root and group '\(policy.groupName)' may call"
+            pid = nil
+        }
+        if let denial {
+            logger.warning("refused \(message.member)" + (pid.map { " from pid \($0)" } ?? "") + ": \(denial)")
+        }
+        return denial
     }
 
     private func dispatch(_ m: BusMessage) throws(ServiceFailure) {

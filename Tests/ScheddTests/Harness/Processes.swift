@@ -11,9 +11,11 @@ enum Build {
     }
     static var schedd: String { directory.appendingPathComponent("schedd").path }
     /// Tests/Support/bus/test-bus.conf in the source tree.
-    static var busConfig: String {
+    static var busConfig: String { supportFile("bus/test-bus.conf") }
+    /// A file under Tests/Support in the source tree.
+    static func supportFile(_ relativePath: String) -> String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Support/bus/test-bus.conf").path
+            .deletingLastPathComponent().appendingPathComponent("Support/" + relativePath).path
     }
 }
 
@@ -74,19 +76,19 @@ struct TemporaryDirectory {
     func remove() { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// A private dbus-daemon with Tests/Support/bus/test-bus.conf: no service directories, so nothing
-/// is ever auto-activated on it.
+/// A private dbus-daemon with Tests/Support/bus/test-bus.conf (or another `config`): no service
+/// directories, so nothing is ever auto-activated on it.
 final class TestBus {
     let address: String
     let pid: pid_t
 
-    init() throws {
+    init(config: String = Build.busConfig) throws {
         // The forked bus keeps the inherited descriptors open, so its output goes to a file (a pipe
         // would never reach end-of-file) and the parent's exit says the address is written.
         let outputPath = "/tmp/schedd-test-bus-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         defer { unlink(outputPath) }
-        let status = try spawnAndWait(["/usr/bin/dbus-daemon", "--config-file=\(Build.busConfig)", "--fork",
+        let status = try spawnAndWait(["/usr/bin/dbus-daemon", "--config-file=\(config)", "--fork",
                                        "--nopidfile", "--print-address=1", "--print-pid=1"], stdoutPath: outputPath)
         let lines = ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").split(separator: "\n")
         guard status == 0, lines.count >= 2, let pid = pid_t(lines[1]) else {

@@ -23,9 +23,9 @@ final class ScheddHarness {
     let notifierArguments: [String]
 
     init(fakeClock: String?, zone: String = "UTC", daemonEnvironment: [String: String] = [:],
-         notifierArguments: [String] = ["--notifier", "stdout"],
+         notifierArguments: [String] = ["--notifier", "stdout"], busConfig: String = Build.busConfig,
          prepare: (TemporaryDirectory) throws -> Void = { _ in }) throws {
-        bus = try TestBus()
+        bus = try TestBus(config: busConfig)
         directory = try TemporaryDirectory()
         self.zone = zone
         self.daemonEnvironment = daemonEnvironment

@@ -1,0 +1,25 @@
+// On the system bus a caller outside the `schedd` group is refused (issue 6 item 4), driven by
+// Tests/Support/torture/sysbus_refusal.py: the daemon runs as user `schedd` (with `--allow-group schedd`,
+// the default of `--bus system`) on two private system-like buses; root, a member of group schedd
+// (`schedd-tmember`) and an outsider (`schedd-toutsider`, run with setpriv --clear-groups) call it.
+// Needs root (skips otherwise); creates those users and the group if missing.
+//
+// - policy bus: units/org.schedd.Scheduler1.conf included as shipped — the bus refuses the outsider.
+// - open bus: a policy that lets everyone call — only the daemon's own caller check (CallerPolicy)
+//   refuses the outsider. (Before main 63afd0d there was no such check and this test failed: the
+//   outsider could push, list every title, cancel others' schedules and move the clock.)
+// Each: the outsider's push, list, history, track, cancel and clock advance exit 3 naming the denial,
+// store nothing; root's and the member's pushes are stored; the daemon keeps answering.
+import XCTest
+
+final class HostileSystemBusTests: XCTestCase {
+    private static let verdicts = DriverVerdicts(driver: "sysbus_refusal.py")
+
+    func testShippedBusPolicyRefusesOutsiders() throws {
+        try Self.verdicts.assertPassed(["policy bus /"])
+    }
+
+    func testDaemonRefusesOutsidersEvenOnAnOpenBus() throws {
+        try Self.verdicts.assertPassed(["open bus /"])
+    }
+}
