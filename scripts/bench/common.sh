@@ -28,9 +28,10 @@ bench_setup() {
     trap bench_cleanup EXIT
 }
 
+# Runs as the EXIT trap, where `set -e` still applies: every step must succeed or be excused.
 bench_cleanup() {
-    [ -n "$DAEMON_PID" ] && kill "$DAEMON_PID" 2>/dev/null
-    [ -n "$BUS_PID" ] && kill "$BUS_PID" 2>/dev/null
+    if [ -n "$DAEMON_PID" ]; then kill "$DAEMON_PID" 2>/dev/null || true; fi
+    if [ -n "$BUS_PID" ]; then kill "$BUS_PID" 2>/dev/null || true; fi
     if [ "${KEEP:-0}" = 1 ]; then echo "kept $BENCH_DIR" >&2; else rm -rf "$BENCH_DIR"; fi
 }
 

@@ -37,7 +37,7 @@ if [ "$mode" = desktop ]; then
     DBUS_SESSION_BUS_ADDRESS="$BUS_ADDR" "$PY" "$ROOT/Tests/Support/notify/recording_server.py" \
         --log "$BENCH_DIR/calls.jsonl" --address "$BUS_ADDR" > "$BENCH_DIR/server.out" 2>&1 &
     server=$!
-    trap 'kill "$server" 2>/dev/null; bench_cleanup' EXIT
+    trap 'kill "$server" 2>/dev/null || true; bench_cleanup' EXIT
     for _ in $(seq 100); do grep -q '"ready"' "$BENCH_DIR/calls.jsonl" 2>/dev/null && break; sleep 0.05; done
     DBUS_SESSION_BUS_ADDRESS="$BUS_ADDR" bench_start_daemon "$BENCH_DIR/lat.db" "$BENCH_DIR/lat.out" \
         "$BENCH_DIR/lat.err" --notifier desktop --notify-bus "$BUS_ADDR"
