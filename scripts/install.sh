@@ -5,7 +5,7 @@
 #                           [SYSTEM_USER=schedd] [SYSTEM_GROUP=schedd] [--create-user] [--no-build]
 #   PREFIX       where systemd, D-Bus and $PATH look: /usr/local (default) or /usr.
 #   DESTDIR      staging root for packagers (files go to $DESTDIR$PREFIX/…; paths inside them stay $PREFIX/…).
-#   BINARY       the schedd executable to install; built with `swift build -c release` when missing.
+#   BINARY       the schedd executable to install; built with `swift build -c release --static-swift-stdlib` when missing.
 #   SYSTEM_USER  the account schedd-system.service runs as and that alone may own the bus name.
 #   SYSTEM_GROUP the group whose members (and root) may call schedd on the system bus; default SYSTEM_USER.
 #   --create-user  also create SYSTEM_GROUP and the system user SYSTEM_USER (kiosk mode; needs root).
@@ -51,7 +51,7 @@ if [ -z "$BINARY" ]; then
   BINARY=.build/release/schedd
   if [ ! -x "$BINARY" ] && [ "$build" = yes ]; then
     echo "install.sh: building schedd (release)" >&2
-    swift build -c release --product schedd >&2
+    swift build -c release --static-swift-stdlib --product schedd >&2
   fi
 fi
 [ -x "$BINARY" ] || { echo "install.sh: no executable at '$BINARY' (build it or pass BINARY=…)" >&2; exit 1; }

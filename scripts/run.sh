@@ -17,8 +17,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 bash scripts/install-deps.sh
-swift build -c release --product schedd 2>&1 | tail -n 3
-bin="$(swift build -c release --show-bin-path)/schedd"
+swift build -c release --static-swift-stdlib --product schedd 2>&1 | tail -n 3
+bin="$(swift build -c release --static-swift-stdlib --show-bin-path)/schedd"
 
 if [ -z "${DBUS_SESSION_BUS_ADDRESS:-}" ]; then
   out=$(dbus-daemon --session --fork --nopidfile --print-address=1 --print-pid=1)

@@ -5,7 +5,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-(cd "$root" && swift build -c release --scratch-path .build-release >&2)
+(cd "$root" && swift build -c release --static-swift-stdlib --scratch-path .build-release >&2)
 export SKIP_BUILD=1
 for b in calendar wheel store memory restore; do
     echo "== schedd-bench $b (load $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -1,5 +1,5 @@
 # Shared helpers for the load scripts in scripts/bench/ (sourced, not run). They drive the RELEASE
-# daemon (`swift build -c release --scratch-path .build-release`) on a private dbus-daemon and print
+# daemon (`swift build -c release --static-swift-stdlib --scratch-path .build-release`, as installed) on a private dbus-daemon and print
 # `RESULT name ours=… baseline=… ratio=…` lines like `schedd-bench` (ratio = baseline/ours for times,
 # ours/baseline for rates).
 #
@@ -16,7 +16,7 @@ DAEMON_PID=""
 # Builds the release binary unless SKIP_BUILD=1.
 bench_build() {
     if [ "${SKIP_BUILD:-0}" != 1 ]; then
-        (cd "$ROOT" && swift build -c release --scratch-path .build-release --product schedd >&2)
+        (cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path .build-release --product schedd >&2)
     fi
     [ -x "$SCHEDD" ] || { echo "no release schedd at $SCHEDD" >&2; exit 3; }
 }
