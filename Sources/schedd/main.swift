@@ -1,3 +1,9 @@
 import Glibc
 
-exit(runCommandLine(Array(CommandLine.arguments.dropFirst())).rawValue)
+switch validatedCommandLineArguments() {
+case .success(let arguments):
+    exit(runCommandLine(arguments).rawValue)
+case .failure(let failure):
+    Console.err("schedd: \(failure.message)")
+    exit(failure.code.rawValue)
+}
