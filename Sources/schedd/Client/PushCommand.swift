@@ -28,6 +28,10 @@ func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode 
             return .rejected
         }
     }
+    if whole == nil, isStartOfOneValue(input.buffered) {
+        printRejection(PushDecoder.tooLarge.message, line: nil, args: args)
+        return .rejected
+    }
     var batch = PushBatch(client: client, args: args, zone: zone)
     var any = false
     while let line = try input.nextLine() {
@@ -48,6 +52,29 @@ func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode 
     if !any { throw .rejected("push: \(input.name) holds no push") }
     try batch.send()
     return batch.rejected ? .rejected : .success
+}
+
+/// Whether `prefix`, the first 64 KiB + 1 of a longer input, starts one JSON value written over
+/// several lines (a pretty-printed push): it parses without error up to its cut and its first
+/// non-empty line is not a value of its own. Such an input is one push, too large, not NDJSON.
+private func isStartOfOneValue(_ prefix: ArraySlice<UInt8>) -> Bool {
+    let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+    guard let first = prefix.firstIndex(where: { !isBlank($0) }),
+          let newline = prefix[first...].firstIndex(of: 0x0A) else { return false }
+    do throws(JSONError) {
+        _ = try JSONValue.parse(prefix)
+        return false
+    } catch {
+        // The cut may fall inside a literal, a UTF-8 sequence or an escape: an error in the last
+        // few bytes is the cut's; anything earlier is a real syntax error, so lines are pushes.
+        switch error.kind {
+        case .unexpectedEnd, .invalidUTF8, .invalidEscape, .loneSurrogate:
+            let offset = prefix.startIndex + error.offset
+            return offset > newline && offset >= prefix.endIndex - 12
+        default:
+            return false
+        }
+    }
 }
 
 /// Why `bytes` (not well-formed UTF-8) are not a push: the decoder's own message, which the JSON

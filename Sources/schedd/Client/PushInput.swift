@@ -46,6 +46,9 @@ final class PushInput {
         return end - position <= limit ? Array(buffer[position..<end]) : nil
     }
 
+    /// The bytes read but not yet consumed (after `wholeInput`: the first bytes of the input).
+    var buffered: ArraySlice<UInt8> { buffer[position..<end] }
+
     /// The next non-empty line, or nil at the end of the input. Bytes of a line beyond the limit
     /// are skipped as they arrive, never kept. O(length of the line).
     func nextLine() throws(CommandFailure) -> Line? {
