@@ -3,7 +3,10 @@ import SchedCalendar
 // Cancellation by id, by run and by event (`track`), and the tombstones they leave (CONTRACT §1, §4, §7).
 extension Engine {
     /// Cancels one schedule (reason `cli`), leaving a tombstone even when unknown; returns the ids cancelled.
+    /// `id` must follow the id rule (CONTRACT §1: 1–200 bytes, no control characters), else
+    /// `.invalidArgument` (`id: longer than 200 bytes`) and nothing is stored.
     public func cancel(id: String, now: Instant) throws(EngineError) -> [String] {
+        try Self.checkName(id, "id", maxBytes: PushDecoder.maxIdBytes)
         lastNow = now
         var closes: [String] = []
         let ids = try storage { () throws(StoreError) -> [String] in
@@ -18,8 +21,9 @@ extension Engine {
     }
 
     /// Cancels every schedule of a run (reason `run`), leaving a run tombstone. Runs match exactly:
-    /// `run_4` covers `run_4` and `run_4:a`, never `run_44:a`.
+    /// `run_4` covers `run_4` and `run_4:a`, never `run_44:a`. `run` follows the id rule like `cancel(id:)`.
     public func cancel(run: String, now: Instant) throws(EngineError) -> [String] {
+        try Self.checkName(run, "run", maxBytes: PushDecoder.maxIdBytes)
         lastNow = now
         var closes: [String] = []
         let ids = try storage { () throws(StoreError) -> [String] in
@@ -38,8 +42,10 @@ extension Engine {
     ///
     /// "Only schedules stored before the event" holds by construction: operations are serialized, so every
     /// pending schedule was stored before this call, and no record of the event is kept to block schedules
-    /// pushed later. `dataJSON` (the event's `--data`) is not stored.
+    /// pushed later. `dataJSON` (the event's `--data`) is not stored. `event` follows the rule of
+    /// `cancelOn` names (1–128 bytes, no control characters), else `.invalidArgument`.
     public func track(event: String, dataJSON: String?, now: Instant) throws(EngineError) -> [String] {
+        try Self.checkName(event, "event", maxBytes: PushDecoder.maxEventNameBytes)
         lastNow = now
         var closes: [String] = []
         let ids = try storage { () throws(StoreError) -> [String] in
@@ -55,6 +61,16 @@ extension Engine {
         }
         for closed in closes { notifier.close(id: closed) }
         return ids
+    }
+
+    /// The id rule of a push (`PushRules.identifier`) applied to an argument: `.invalidArgument`
+    /// naming `argument` and the rule (`run: contains a control character`). O(length of `name`).
+    static func checkName(_ name: String, _ argument: String, maxBytes: Int) throws(EngineError) {
+        do throws(PushError) {
+            try PushRules.identifier(name, argument, maxBytes: maxBytes)
+        } catch {
+            throw EngineError(.invalidArgument, error.message)
+        }
     }
 
     /// Within a transaction: tombstone `id`, cancel it if pending (unless spared), close it if it may be shown.

@@ -49,6 +49,10 @@ public enum PushDecoder {
     /// 100 Julian years. Keeps `due + grace` in microseconds far inside `Int64`.
     public static let maxGraceSeconds: Int64 = 3_155_760_000
 
+    /// The error for a push over `maxPushBytes` (`push: larger than 65536 bytes`), for readers that
+    /// reject it before holding all of it.
+    public static let tooLarge = PushError("push", "larger than \(maxPushBytes) bytes")
+
     /// Decodes `bytes` (UTF-8 JSON) into a validated `Push`, or throws the first rule it breaks.
     public static func decode(_ bytes: [UInt8]) throws(PushError) -> Push {
         try decode(bytes[...])
@@ -57,7 +61,7 @@ public enum PushDecoder {
     /// Decodes any collection of bytes (`ArraySlice`, `UnsafeRawBufferPointer` from a fuzzer or a
     /// D-Bus message); the same rules as `decode(_: [UInt8])`.
     public static func decode(_ bytes: some Collection<UInt8>) throws(PushError) -> Push {
-        guard bytes.count <= maxPushBytes else { throw PushError("push", "larger than \(maxPushBytes) bytes") }
+        guard bytes.count <= maxPushBytes else { throw tooLarge }
         let root: JSONValue
         do throws(JSONError) {
             root = try JSONValue.parse(bytes, maxDepth: maxDepth)

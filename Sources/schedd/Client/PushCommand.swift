@@ -6,17 +6,17 @@ import Scheduler
 private let batchSize = 1000
 
 /// `schedd push [FILE|-]`: one push, or NDJSON (one push per non-empty line), one answer each.
+///
+/// The input is streamed (`PushInput`): an input of at most 64 KiB that parses as one JSON value is
+/// one push; otherwise lines are read and sent in batches of `batchSize`, so memory stays bounded
+/// whatever the input's length. A line that is too large or not UTF-8 is rejected here, in order
+/// with the daemon's answers to the others, with the message the daemon would give.
 func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
-    let path = args.positionals.first ?? "-"
-    let bytes: [UInt8]
-    switch Console.readAll(path: path) {
-    case .success(let data): bytes = data
-    case .failure(let failure): throw failure
-    }
-    let text = String(decoding: bytes, as: UTF8.self)
+    let input = try PushInput(path: args.positionals.first ?? "-")
+    let whole = try input.wholeInput(ifAtMost: PushDecoder.maxPushBytes)
     let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
     let zone = try? Zones.device()
-    if case .success = parseJSON(text) {
+    if let whole, (try? JSONValue.parse(whole)) != nil, let text = String(validating: whole, as: UTF8.self) {
         warnAboutUnknownMembers(text, line: nil)
         do {
             let answer = try client.call("Push", { m throws(BusFailure) in try m.append(text) },
@@ -28,31 +28,112 @@ func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode 
             return .rejected
         }
     }
-    let lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" })
-        .map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
-    if lines.isEmpty { throw .rejected("push: \(path == "-" ? "standard input" : "'\(path)'") holds no push") }
-    var rejected = false
-    var lineNumber = 0
-    for start in stride(from: 0, to: lines.count, by: batchSize) {
-        let chunk = Array(lines[start..<min(start + batchSize, lines.count)])
-        for line in chunk {
-            lineNumber += 1
-            warnAboutUnknownMembers(line, line: lineNumber)
+    if whole == nil, isStartOfOneValue(input.buffered) {
+        printRejection(PushDecoder.tooLarge.message, line: nil, args: args)
+        return .rejected
+    }
+    var batch = PushBatch(client: client, args: args, zone: zone)
+    var any = false
+    while let line = try input.nextLine() {
+        any = true
+        switch line {
+        case .tooLarge(let number):
+            batch.add(.rejected(PushDecoder.tooLarge.message), line: number)
+        case .push(let number, let bytes):
+            if let text = String(validating: bytes, as: UTF8.self) {
+                warnAboutUnknownMembers(text, line: number)
+                batch.add(.text(text), line: number)
+            } else {
+                batch.add(.rejected(invalidUTF8Message(bytes)), line: number)
+            }
         }
-        let answers = try client.call("PushBatch", timeoutMicroseconds: 600_000_000,
-                                      { m throws(BusFailure) in try m.append(chunk) },
+        if batch.count == batchSize { try batch.send() }
+    }
+    if !any { throw .rejected("push: \(input.name) holds no push") }
+    try batch.send()
+    return batch.rejected ? .rejected : .success
+}
+
+/// Whether `prefix`, the first 64 KiB + 1 of a longer input, starts one JSON value written over
+/// several lines (a pretty-printed push): it parses without error up to its cut and its first
+/// non-empty line is not a value of its own. Such an input is one push, too large, not NDJSON.
+private func isStartOfOneValue(_ prefix: ArraySlice<UInt8>) -> Bool {
+    let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+    guard let first = prefix.firstIndex(where: { !isBlank($0) }),
+          let newline = prefix[first...].firstIndex(of: 0x0A) else { return false }
+    do throws(JSONError) {
+        _ = try JSONValue.parse(prefix)
+        return false
+    } catch {
+        // The cut may fall inside a literal, a UTF-8 sequence or an escape: an error in the last
+        // few bytes is the cut's; anything earlier is a real syntax error, so lines are pushes.
+        switch error.kind {
+        case .unexpectedEnd, .invalidUTF8, .invalidEscape, .loneSurrogate:
+            let offset = prefix.startIndex + error.offset
+            return offset > newline && offset >= prefix.endIndex - 12
+        default:
+            return false
+        }
+    }
+}
+
+/// Why `bytes` (not well-formed UTF-8) are not a push: the decoder's own message, which the JSON
+/// parser gives as `push: invalid JSON at byte N: invalid UTF-8` (or an earlier syntax error).
+private func invalidUTF8Message(_ bytes: [UInt8]) -> String {
+    do throws(PushError) {
+        _ = try PushDecoder.decode(bytes)
+    } catch {
+        return error.message
+    }
+    return PushError("push", "invalid UTF-8 at byte \(firstInvalidUTF8Offset(bytes) ?? 0)").message
+}
+
+/// NDJSON lines collected for one PushBatch call, with those rejected before sending, in input order.
+private struct PushBatch {
+    enum Entry { case text(String), rejected(String) }
+    let client: SchedulerClient
+    let args: ParsedArguments
+    let zone: TimeZoneRules?
+    private var entries: [(entry: Entry, line: Int)] = []
+    /// Whether any push so far was rejected.
+    private(set) var rejected = false
+
+    init(client: SchedulerClient, args: ParsedArguments, zone: TimeZoneRules?) {
+        self.client = client; self.args = args; self.zone = zone
+    }
+
+    var count: Int { entries.count }
+
+    mutating func add(_ entry: Entry, line: Int) { entries.append((entry, line)) }
+
+    /// Sends the collected pushes in one call and prints every answer in input order.
+    mutating func send() throws(CommandFailure) {
+        let texts = entries.compactMap { if case .text(let t) = $0.entry { t } else { nil } }
+        var answers: [String] = []
+        if !texts.isEmpty {
+            answers = try client.call("PushBatch", timeoutMicroseconds: 600_000_000,
+                                      { m throws(BusFailure) in try m.append(texts) },
                                       read: { m throws(BusFailure) in try m.readStrings() })
-        for (offset, answer) in answers.enumerated() {
-            let value = try SchedulerClient.json(answer, "PushBatch")
+        }
+        guard answers.count == texts.count else {
+            throw .failure("unexpected reply to PushBatch: \(answers.count) answers for \(texts.count) pushes")
+        }
+        var next = answers.makeIterator()
+        for (entry, line) in entries {
+            let value: JSONValue
+            switch entry {
+            case .text: value = try SchedulerClient.json(next.next()!, "PushBatch")
+            case .rejected(let message): value = .object([JSONMember("error", .string(message))])
+            }
             if let error = value[member: "error"]?.stringValue {
                 rejected = true
-                printRejection(error, line: start + offset + 1, args: args)
+                printRejection(error, line: line, args: args)
             } else {
                 printOutcomes(value, args: args, zone: zone)
             }
         }
+        entries.removeAll(keepingCapacity: true)
     }
-    return rejected ? .rejected : .success
 }
 
 /// Warns on stderr about members schedd ignores (CONTRACT §1: forward compatibility).
@@ -87,16 +168,5 @@ private func printOutcomes(_ outcomes: JSONValue, args: ParsedArguments, zone: T
             line += ", cancelled " + cancelled.compactMap(\.stringValue).joined(separator: ", ")
         }
         Console.out(line)
-    }
-}
-
-extension Substring {
-    /// The text without leading and trailing spaces, tabs and carriage returns.
-    func trimmingSpaces() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
-            return ""
-        }
-        return String(self[first...last])
     }
 }

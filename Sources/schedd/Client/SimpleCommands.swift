@@ -8,8 +8,10 @@ func runTrackCommand(_ args: ParsedArguments) throws(CommandFailure) {
         throw .rejected("--data: \(failure.message)")
     }
     let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
-    let ids = try client.call("Track", { m throws(BusFailure) in try m.append(event); try m.append(data) },
-                              read: { m throws(BusFailure) in try m.readStrings() })
+    let ids = try naming("track") { () throws(CommandFailure) in
+        try client.call("Track", { m throws(BusFailure) in try m.append(event); try m.append(data) },
+                        read: { m throws(BusFailure) in try m.readStrings() })
+    }
     if args.json {
         Console.out(JSONValue.object([JSONMember("event", .string(event)),
                                       JSONMember("cancelled", .array(ids.map(JSONValue.string)))]).serialized())
@@ -28,12 +30,24 @@ func runCancelCommand(_ args: ParsedArguments) throws(CommandFailure) {
     default: throw .usage("cancel needs exactly one of ID and --run RUN; usage: schedd cancel ID | --run RUN")
     }
     let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
-    let ids = try client.call(member, { m throws(BusFailure) in try m.append(argument) },
-                              read: { m throws(BusFailure) in try m.readStrings() })
+    let ids = try naming("cancel") { () throws(CommandFailure) in
+        try client.call(member, { m throws(BusFailure) in try m.append(argument) },
+                        read: { m throws(BusFailure) in try m.readStrings() })
+    }
     if args.json {
         Console.out(JSONValue.object([JSONMember("cancelled", .array(ids.map(JSONValue.string)))]).serialized())
     } else {
         Console.out(ids.isEmpty ? "Nothing cancelled." : "Cancelled \(ids.joined(separator: ", ")).")
+    }
+}
+
+/// Runs `call`, prefixing the message of a rejected argument with the command's name
+/// (`cancel: id: longer than 200 bytes`); other failures pass unchanged.
+private func naming<T>(_ command: String, _ call: () throws(CommandFailure) -> T) throws(CommandFailure) -> T {
+    do {
+        return try call()
+    } catch where error.code == .rejected {
+        throw CommandFailure(.rejected, command + ": " + error.message, jsonBody: error.jsonBody)
     }
 }
 

@@ -166,11 +166,8 @@ extension Daemon {
         for outcome in outcomes { if let ids = outcome.cancelled { announceCancelled(ids, reason: "push") } }
     }
 
-    /// `Track(s event, s data) → as cancelled`; `data` is JSON text or empty.
+    /// `Track(s event, s data) → as cancelled`; `data` is JSON text or empty. The engine checks `event`.
     private func track(event: String, data: String?) throws(ServiceFailure) -> [String] {
-        guard (1...128).contains(event.utf8.count) else {
-            throw ServiceFailure(.invalidArgument, "event: names are 1–128 bytes")
-        }
         if let data, case .failure(let failure) = parseJSON(data) {
             throw ServiceFailure(.invalidArgument, "data: \(failure.message)")
         }

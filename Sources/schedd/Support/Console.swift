@@ -21,27 +21,6 @@ enum Console {
         }
         bytes.removeAll()
     }
-
-    /// Reads a whole file, or standard input for "-"; nil with the errno text on failure.
-    static func readAll(path: String) -> Result<[UInt8], CommandFailure> {
-        let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            return .failure(.rejected("cannot open '\(path)': \(String(cString: strerror(errno)))"))
-        }
-        defer { if fd != 0 { close(fd) } }
-        var data: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failure(.failure("cannot read '\(path)': \(String(cString: strerror(errno)))"))
-            }
-            if n == 0 { break }
-            data += buffer[0..<n]
-        }
-        return .success(data)
-    }
 }
 
 /// The environment variable `name`, or nil when unset.
