@@ -2,27 +2,15 @@
 // against the real daemon. Each case must give a clear error, store nothing (row counts of every table
 // unchanged) and leave the daemon answering.
 //
-// BUGS these tests expose (found 2026-11-29, still present on main 899d5ca; Sources/ is not ours to fix):
-//
-// 1. Cancel/CancelRun take any string (testCancelIdsFollowTheIdRule). `Cancel("")`, a 1 MiB id, an id
-//    with control characters, and `schedd cancel <100 KiB id>` all answer `[]` and store a tombstone
-//    (kept 30 days). A caller can fill the disk with 1 MiB tombstones, one call each. Fix: in
-//    Daemon_Service `Cancel`/`CancelRun` (the engine's `cancel(id:)`/`cancel(run:)` better still),
-//    apply the id rule of CONTRACT §1 (1–200 bytes, no control characters) like `bk.cancel` does and
-//    reply org.schedd.Scheduler1.Error.InvalidArgument naming `id`/`run`.
-// 2. Invalid UTF-8 through the CLI is accepted (testCLIRejectsInvalidUTF8). runPushCommand decodes the
-//    file with `String(decoding:as: UTF8.self)`, which silently replaces bad bytes with U+FFFD, so a push
-//    whose title or id holds invalid UTF-8 is stored (`run_h:\xff` becomes `run_h:�`) and exit is 0.
-//    The same for `schedd cancel` with invalid UTF-8 in argv (tombstone `…�`). Fix: validate the bytes
-//    (per NDJSON line) before building a String — e.g. `String(validating: bytes, as: UTF8.self)` — and
-//    reject with "push: not valid UTF-8 at byte N", exit 1; reject invalid argv bytes the same way.
-// 3. `schedd push` reads its whole input into memory without a limit (testCLIBoundsEndlessInput):
-//    `schedd push /dev/zero` (or 1 GiB on stdin) grows until the allocation fails and the CLI aborts
-//    (SIGABRT "failed to allocate 553648064 bytes" under a 768 MiB address-space limit). Fix: stream the
-//    input — read up to the next newline, reject a line (or a single push) longer than 64 KiB as soon as
-//    it passes the limit without buffering the rest, send batches as they fill.
-// (Fixed on main 899d5ca, which switched the daemon to PushDecoder: `bk.local.data` over 16 KiB and a
-// `title` holding U+0000 were accepted by the stand-in decoder; testOverLimitMembersAreNamed keeps them.)
+// Regressions pinned here (found 2026-11-29 by these tests, fixed the same day):
+// 1. Cancel/CancelRun took any string ("", 1 MiB, control characters) and stored a 30-day tombstone:
+//    the engine now applies the id rule of CONTRACT §1 (testCancelIdsFollowTheIdRule).
+// 2. The CLI replaced invalid UTF-8 with U+FFFD and stored the push: lines and arguments are now
+//    validated and rejected with exit 1 (testCLIRejectsInvalidUTF8).
+// 3. `schedd push` read its whole input into memory and aborted on 1 GiB: it now streams, rejecting a
+//    line over 64 KiB without buffering it (testCLIBoundsEndlessInput).
+// Also: `bk.local.data` over 16 KiB and a `title` holding U+0000 were accepted by the daemon's early
+// stand-in decoder; testOverLimitMembersAreNamed keeps them rejected.
 import XCTest
 
 final class HostileInputTests: XCTestCase {
