@@ -25,12 +25,14 @@ let package = Package(
         .executableTarget(name: "schedd", dependencies: ["SchedCalendar", "Scheduler", "CSystemd", "CSchedBus",
                                                         "ScheddDesktop"],
                           path: "Sources/schedd"),
-        .executableTarget(name: "schedd-bench", dependencies: ["SchedCalendar", "Scheduler", "CSQLite"],
+        .executableTarget(name: "schedd-bench", dependencies: ["SchedCalendar", "Scheduler", "CSQLite", "SeededRandomness"],
                           path: "Benchmarks/schedd-bench"),
-        .testTarget(name: "CalendarTests", dependencies: ["SchedCalendar"], path: "Tests/CalendarTests"),
-        .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "CSQLite"],
+        // A seeded PRNG shared by the test targets and the benchmark (not shipped in the products).
+        .target(name: "SeededRandomness", path: "Tests/SeededRandomness"),
+        .testTarget(name: "CalendarTests", dependencies: ["SchedCalendar", "SeededRandomness"], path: "Tests/CalendarTests"),
+        .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "CSQLite", "SeededRandomness"],
                     path: "Tests/SchedulerTests"),
-        .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler", "ScheddDesktop"],
+        .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler", "ScheddDesktop", "SeededRandomness"],
                     path: "Tests/ScheddTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import SeededRandomness
 import SchedCalendar
 import Scheduler
 
@@ -14,7 +15,7 @@ import Scheduler
 
 func memoryBenchmark(_ args: [String]) {
     let n = args.first.flatMap { Int($0) } ?? 1_000_000
-    var rng = TimerBenchRandom(state: 0x5EED)
+    var rng = SplitMix64(seed: 0x5EED)
     let before = residentBytes()
     var wheel = TimerWheel(now: Instant(microseconds: benchEpoch))
     for key in 0..<n {

@@ -1,3 +1,4 @@
+import SeededRandomness
 import Glibc
 import SchedCalendar
 import Scheduler
@@ -31,19 +32,6 @@ func measureCPUNanos(_ body: () -> Void) -> UInt64 {
     return UInt64(b.tv_sec - a.tv_sec) * 1_000_000_000 &+ UInt64(bitPattern: Int64(b.tv_nsec - a.tv_nsec))
 }
 
-/// SplitMix64, so the workload is the same for both queues and across runs.
-struct TimerBenchRandom {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-}
-
 let benchEpoch: Int64 = 1_800_000_000 * 1_000_000
 let benchYear: Int64 = 365 * 86_400 * 1_000_000
 
@@ -52,7 +40,7 @@ struct TimerWorkload {
     var dues: [Int64]
     var cancels: [Int64]
     init(count n: Int, seed: UInt64) {
-        var rng = TimerBenchRandom(state: seed)
+        var rng = SplitMix64(seed: seed)
         dues = (0..<n).map { _ in benchEpoch + Int64(rng.below(Int(benchYear))) }
         var keys = Array(Int64(0)..<Int64(n))
         for i in 0..<(n / 10) { keys.swapAt(i, i + rng.below(n - i)) }

@@ -1,3 +1,4 @@
+import SeededRandomness
 import Foundation
 import SchedCalendar
 import XCTest
@@ -23,8 +24,8 @@ final class CalendarSpecDifferentialTests: XCTestCase {
         let environment = ProcessInfo.processInfo.environment
         let scale = Int(environment["CALENDAR_DIFF_SCALE"] ?? "") ?? 1
         let seed = UInt64(environment["CALENDAR_DIFF_SEED"] ?? "") ?? 0x5CED_0252
-        var random = SpecRandom(seed: seed)
-        var generator = CalendarSpecGenerator(random: SpecRandom(seed: seed &* 31 &+ 7),
+        var random = SplitMix64(seed: seed)
+        var generator = CalendarSpecGenerator(random: SplitMix64(seed: seed &* 31 &+ 7),
                                               suffixZones: zones.filter { $0 != "UTC" })
         var cases = 0, elapsesCompared = 0, rejectedBoth = 0, systemdGaveUp = 0
         var disagreements: [String] = []

@@ -1,33 +1,10 @@
-/// SplitMix64: a small seeded generator, so every differential run checks the same cases.
-struct SpecRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in `range`.
-    mutating func int(_ range: ClosedRange<Int>) -> Int {
-        range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
-    }
-
-    /// True with probability `p`.
-    mutating func chance(_ p: Double) -> Bool { Double(next() % 1_000_000) < p * 1_000_000 }
-
-    mutating func pick<T>(_ items: [T]) -> T { items[int(0...(items.count - 1))] }
-}
-
+import SeededRandomness
 /// Generates systemd calendar expressions: weekday lists and ranges in any spelling and case, value
 /// lists, ranges and repetitions in every field, `~`, shorthands, fractional seconds, zone suffixes.
 /// Values cluster on the hours where DST transitions happen, and some are out of range on purpose
 /// (both implementations must then reject them).
 struct CalendarSpecGenerator {
-    var random: SpecRandom
+    var random: SplitMix64
     /// Zone names usable as suffixes (must be loadable by `ZoneDatabase`).
     var suffixZones: [String]
 

@@ -1,3 +1,4 @@
+import SeededRandomness
 import Foundation
 import XCTest
 @testable import SchedCalendar
@@ -15,7 +16,7 @@ final class ResolveDifferentialTests: XCTestCase {
     /// Real zones, transitions 1900–2200 (footer years included).
     func testResolve_realZones_matchPythonZoneinfo() throws {
         let db = ZoneDatabase(directory: "/usr/share/zoneinfo")
-        var rng = SeededRandom(seed: 20_261_129)
+        var rng = SplitMix64(seed: 20_261_129)
         var cases: [Case] = []
         for name in differentialZones {
             let zone = try db.zone(named: name)
@@ -32,7 +33,7 @@ final class ResolveDifferentialTests: XCTestCase {
     /// `ZoneZdumpTests`: `Jn` and `n` dates (off by one day: `76` is 17 March 2022 for zoneinfo,
     /// 18 March for POSIX and glibc) and negative times with minutes (`/-2:30` becomes −1:30).
     func testResolve_randomPosixRules_matchPythonZoneinfo() throws {
-        var rng = SeededRandom(seed: 0xF007E2)
+        var rng = SplitMix64(seed: 0xF007E2)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("schedd-rules-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -56,7 +57,7 @@ final class ResolveDifferentialTests: XCTestCase {
     /// Seeded wall times: `nearChanges` within ±2 h of (or exactly on the edges of) changes of
     /// offset in the years `from`…`through`, and `anywhere` uniformly in those years.
     func walls(in zone: TimeZoneRules, from: Int, through: Int, nearChanges: Int, anywhere: Int,
-               using rng: inout SeededRandom) -> [CivilDateTime] {
+               using rng: inout SplitMix64) -> [CivilDateTime] {
         let lower = CivilDateTime(year: from, month: 1, day: 1).localSeconds
         let upper = CivilDateTime(year: through, month: 1, day: 1).localSeconds
         let changes = zone.offsetChanges(from: lower, through: upper).changes

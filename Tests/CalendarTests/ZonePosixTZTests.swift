@@ -1,3 +1,4 @@
+import SeededRandomness
 import XCTest
 @testable import SchedCalendar
 
@@ -92,7 +93,7 @@ final class ZonePosixTZTests: XCTestCase {
     }
 
     func testRandomStrings_neverTrap() {
-        var rng = SeededRandom(seed: 42)
+        var rng = SplitMix64(seed: 42)
         let alphabet = Array("ESTDM0123456789.,/:+-<>J ".utf8)
         for _ in 0..<20_000 {
             let bytes = (0..<Int.random(in: 0...30, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }

@@ -1,3 +1,4 @@
+import SeededRandomness
 import Foundation
 import XCTest
 import SchedCalendar
@@ -32,7 +33,7 @@ let differentialZones = [
 ///
 /// `pythonSafe` keeps to what Python 3.11's zoneinfo reads correctly: `Mm.w.d` dates only (it is
 /// off by one day for `Jn` and `n`) and negative times in whole hours (it reads `/-2:30` as −1:30).
-func randomPosixRule(pythonSafe: Bool, using rng: inout SeededRandom) -> String {
+func randomPosixRule(pythonSafe: Bool, using rng: inout SplitMix64) -> String {
     func pad(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
     func hms(_ seconds: Int) -> String {
         let a = abs(seconds)

@@ -1,3 +1,4 @@
+import SeededRandomness
 import XCTest
 @testable import SchedCalendar
 
@@ -77,7 +78,7 @@ final class ZoneZdumpTests: XCTestCase {
 
     /// Seeded random rules in every date form (`Jn`, `n`, `Mm.w.d`) with negative and > 24 h times.
     func testRandomPosixRules_matchZdump() throws {
-        var rng = SeededRandom(seed: 8536)
+        var rng = SplitMix64(seed: 8536)
         let rules = (0..<40).map { _ in randomPosixRule(pythonSafe: false, using: &rng) }
         let n = try compare(rules, range: "1970,2100") { try TimeZoneRules(posixTZ: $0) }
         print("zdump comparison: \(n) transition instants in \(rules.count) random POSIX TZ rules, 1970–2100")

@@ -1,3 +1,4 @@
+import SeededRandomness
 import Foundation
 import Scheduler
 import ScheddDesktop
@@ -24,7 +25,7 @@ final class DesktopNotifyRequestTests: XCTestCase {
     /// well-formed XML character data whose parsed text (Python's ElementTree, independent of our
     /// code) is the original.
     func testEscape_randomStrings_parseBackToTheOriginal() throws {
-        var generator = DesktopSplitMix64(seed: 0x5C4E_DD00_0001)
+        var generator = SplitMix64(seed: 0x5C4E_DD00_0001)
         let alphabet = Array("ab <>&\"';/=#\n\tx&amp;é🎉")
         var inputs: [String] = []
         for _ in 0..<200 {
@@ -75,15 +76,3 @@ final class DesktopNotifyRequestTests: XCTestCase {
     }
 }
 
-/// A small seeded generator (DesktopSplitMix64) so random cases are reproducible.
-struct DesktopSplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,3 +1,4 @@
+import SeededRandomness
 import SchedCalendar
 import XCTest
 @testable import Scheduler
@@ -5,21 +6,6 @@ import XCTest
 /// Seeded random operation sequences: a daemon restarted between operations behaves exactly like one that
 /// never restarts (same answers, notifications and history), and displays match `fired` records one to one.
 final class EngineRestartPropertyTests: XCTestCase {
-    /// SplitMix64: small, deterministic, good enough to pick operations.
-    struct SeededGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func int(_ range: ClosedRange<Int>) -> Int {
-            range.lowerBound + Int(next() % UInt64(range.count))
-        }
-    }
-
     enum Operation {
         case push(Push)
         case cancelID(String)
@@ -30,7 +16,7 @@ final class EngineRestartPropertyTests: XCTestCase {
     }
 
     static func operations(seed: UInt64, count: Int, start: Instant) -> [(Operation, Instant)] {
-        var rng = SeededGenerator(state: seed)
+        var rng = SplitMix64(seed: seed)
         var now = start
         var ops: [(Operation, Instant)] = []
         for _ in 0..<count {

@@ -1,23 +1,11 @@
+import SeededRandomness
 import XCTest
 @testable import Scheduler
-
-/// SplitMix64: a tiny seeded generator so property tests replay exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// parse → serialize → parse is the identity; the serializer's output is a fixed point; random
 /// corruptions of valid documents never trap and, when they still parse, round-trip too.
 final class JSONRoundTripTests: XCTestCase {
-    private func randomString(_ rng: inout SeededGenerator) -> String {
+    private func randomString(_ rng: inout SplitMix64) -> String {
         let pool: [Unicode.Scalar] = ["a", "Z", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é",
                                       "\u{2028}", "€", "\u{FFFF}", "😀", "\u{10FFFF}", "ß"]
         var s = String.UnicodeScalarView()
@@ -25,12 +13,12 @@ final class JSONRoundTripTests: XCTestCase {
         return String(s)
     }
 
-    private func randomNumber(_ rng: inout SeededGenerator) -> String {
+    private func randomNumber(_ rng: inout SplitMix64) -> String {
         let forms = ["0", "-0", "7", "-12", "3.25", "1e9", "-2.5E-3", "123456789012345678901234567890", "0.000001"]
         return forms.randomElement(using: &rng)!
     }
 
-    private func randomValue(_ rng: inout SeededGenerator, depth: Int) -> JSONValue {
+    private func randomValue(_ rng: inout SplitMix64, depth: Int) -> JSONValue {
         let choice = Int.random(in: 0..<(depth > 5 ? 5 : 7), using: &rng)
         switch choice {
         case 0: return .null
@@ -46,7 +34,7 @@ final class JSONRoundTripTests: XCTestCase {
     }
 
     func testRandomValuesSurviveSerializeThenParse() throws {
-        var rng = SeededGenerator(seed: 0x5EED_0001)
+        var rng = SplitMix64(seed: 0x5EED_0001)
         for _ in 0..<3_000 {
             let value = randomValue(&rng, depth: 0)
             let text = value.serialized()
@@ -76,7 +64,7 @@ final class JSONRoundTripTests: XCTestCase {
     }
 
     func testMutatedDocumentsNeverTrap() {
-        var rng = SeededGenerator(seed: 0x5EED_0002)
+        var rng = SplitMix64(seed: 0x5EED_0002)
         let seeds = [
             "{\"bk\":{\"local\":{\"id\":\"run_1:a\",\"at\":\"2026-03-01T10:00\",\"title\":\"Hi é😀\",\"data\":{\"k\":[1,2.5e3,null]}}}}",
             "[\"\\uD834\\uDD1E\", -0.5e-7, {\"\":[true,false]}]",

@@ -1,3 +1,4 @@
+import SeededRandomness
 import XCTest
 import SchedCalendar
 
@@ -64,7 +65,7 @@ final class PushDecoderWallTimeTests: XCTestCase {
     }
 
     func testRandomTextNeverTraps() {
-        var rng = SeededGenerator(seed: 77)
+        var rng = SplitMix64(seed: 77)
         let alphabet = Array("0123456789-:T Z+.z\u{0}é".unicodeScalars)
         var accepted = 0
         for _ in 0..<20_000 {

@@ -1,3 +1,4 @@
+import SeededRandomness
 import XCTest
 import SchedCalendar
 @testable import Scheduler
