@@ -7,34 +7,18 @@ extension Engine {
     /// `.invalidArgument` (`id: longer than 200 bytes`) and nothing is stored.
     public func cancel(id: String, now: Instant) throws(EngineError) -> [String] {
         try Self.checkName(id, "id", maxBytes: PushDecoder.maxIdBytes)
-        lastNow = now
-        var closes: [String] = []
-        let ids = try storage { () throws(StoreError) -> [String] in
-            try store.transaction { () throws(StoreError) -> [String] in
-                try wrap { () throws(EngineError) in
-                    try cancelSchedules(id: id, reason: "cli", sparing: nil, now: now, closes: &closes)
-                }
-            }
+        return try cancelling(now: now) { (closes: inout [String]) throws(EngineError) in
+            try cancelSchedules(id: id, reason: "cli", sparing: nil, now: now, closes: &closes)
         }
-        for closed in closes { notifier.close(id: closed) }
-        return ids
     }
 
     /// Cancels every schedule of a run (reason `run`), leaving a run tombstone. Runs match exactly:
     /// `run_4` covers `run_4` and `run_4:a`, never `run_44:a`. `run` follows the id rule like `cancel(id:)`.
     public func cancel(run: String, now: Instant) throws(EngineError) -> [String] {
         try Self.checkName(run, "run", maxBytes: PushDecoder.maxIdBytes)
-        lastNow = now
-        var closes: [String] = []
-        let ids = try storage { () throws(StoreError) -> [String] in
-            try store.transaction { () throws(StoreError) -> [String] in
-                try wrap { () throws(EngineError) in
-                    try cancelSchedules(run: run, reason: "run", sparing: nil, now: now, closes: &closes)
-                }
-            }
+        return try cancelling(now: now) { (closes: inout [String]) throws(EngineError) in
+            try cancelSchedules(run: run, reason: "run", sparing: nil, now: now, closes: &closes)
         }
-        for closed in closes { notifier.close(id: closed) }
-        return ids
     }
 
     /// `track NAME`: cancels every pending schedule whose cancelOn holds `event` exactly (history
@@ -46,10 +30,8 @@ extension Engine {
     /// `cancelOn` names (1–128 bytes, no control characters), else `.invalidArgument`.
     public func track(event: String, dataJSON: String?, now: Instant) throws(EngineError) -> [String] {
         try Self.checkName(event, "event", maxBytes: PushDecoder.maxEventNameBytes)
-        lastNow = now
-        var closes: [String] = []
-        let ids = try storage { () throws(StoreError) -> [String] in
-            try store.transaction { () throws(StoreError) -> [String] in
+        return try cancelling(now: now) { (closes: inout [String]) throws(EngineError) in
+            try storage { () throws(StoreError) -> [String] in
                 var ids: [String] = []
                 for s in try store.schedules(cancelOn: event) {
                     try cancelPending(s, reason: "event:" + event, now: now, closes: &closes)
@@ -57,6 +39,20 @@ extension Engine {
                     ids.append(s.id)
                 }
                 return ids
+            }
+        }
+    }
+
+    /// The frame of every cancellation: `body` runs in ONE store transaction (durable when this
+    /// returns) and collects the ids whose notifications may be on screen; those are closed only after
+    /// the commit, so a failed transaction closes nothing.
+    private func cancelling(now: Instant, _ body: (inout [String]) throws(EngineError) -> [String])
+        throws(EngineError) -> [String] {
+        lastNow = now
+        var closes: [String] = []
+        let ids = try storage { () throws(StoreError) -> [String] in
+            try store.transaction { () throws(StoreError) -> [String] in
+                try wrap { () throws(EngineError) in try body(&closes) }
             }
         }
         for closed in closes { notifier.close(id: closed) }
