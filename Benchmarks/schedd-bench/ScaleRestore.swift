@@ -70,13 +70,5 @@ func restoreBenchmark(_ args: [String]) {
 
 /// Push `i` of `count`: a fixed one-shot, the dues spread evenly over the year after `now` + 1 day.
 private func restorePush(_ i: Int, count: Int, now: Instant) -> Push {
-    let id = "run_\(i / 10):step\(i % 10)"
-    let due = now.adding(seconds: 86_400 + Int64(i) * (365 * 86_400) / Int64(max(1, count)))
-    let title = "Reminder \(i)"
-    let body = "Your lesson \(i % 97) is waiting. Keep your streak going!"
-    let data = #"{"deepLink":"app://lesson/\#(i % 97)","n":\#(i)}"#
-    let fingerprint = #"{"at":"\#(due.rfc3339)","body":"\#(body)","data":\#(data),"id":"\#(id)","title":"\#(title)"}"#
-    let local = LocalSchedule(id: id, trigger: .at(.fixed(due, offsetSeconds: 0)), title: title, body: body,
-                              dataJSON: data, fingerprint: fingerprint)
-    return Push(local: local)
+    benchmarkPush(i, due: now.adding(seconds: 86_400 + Int64(i) * (365 * 86_400) / Int64(max(1, count))))
 }

@@ -107,8 +107,13 @@ func storeBenchmark(_ args: [String]) {
 
 /// Push number `i`: a fixed one-shot a day or more ahead with a typical title, body and data.
 private func storeBenchPush(_ i: Int, now: Instant) -> Push {
+    benchmarkPush(i, due: now.adding(seconds: 86_400 + Int64(i % 100_000) * 7))
+}
+
+/// Push number `i`, a fixed one-shot at `due` with a typical id, title, body and data (the rows the
+/// store and restore benchmarks load).
+func benchmarkPush(_ i: Int, due: Instant) -> Push {
     let id = "run_\(i / 10):step\(i % 10)"
-    let due = now.adding(seconds: 86_400 + Int64(i % 100_000) * 7)
     let title = "Reminder \(i)"
     let body = "Your lesson \(i % 97) is waiting. Keep your streak going!"
     let data = #"{"deepLink":"app://lesson/\#(i % 97)","n":\#(i)}"#
