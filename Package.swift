@@ -12,13 +12,18 @@ let package = Package(
         .library(name: "SchedCalendar", targets: ["SchedCalendar"]),
         .library(name: "Scheduler", targets: ["Scheduler"]),
         .library(name: "ScheddBus", targets: ["ScheddBus"]),
+        .library(name: "ScheddApps", targets: ["ScheddApps"]),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
                        providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CLinuxProcess", path: "Sources/CLinuxProcess"),
         .target(name: "SchedCalendar", path: "Sources/Calendar"),
+        // Apps (CONTRACT §8): caller → app id, desktop files, Exec= command lines. Pure parsing plus
+        // procfs reads; no bus (the daemon hands it bus-verified PIDs).
+        .target(name: "ScheddApps", dependencies: ["CLinuxProcess"], path: "Sources/ScheddApps"),
         .target(name: "Scheduler", dependencies: ["SchedCalendar", "CSQLite"], path: "Sources/Scheduler"),
         .target(name: "CSchedBus", dependencies: ["CSystemd"], path: "Sources/CSchedBus"),
         // The one sd-bus/sd-event seam (and the Linux syscall shim): connections, async calls, matches,
@@ -34,6 +39,7 @@ let package = Package(
         // A seeded PRNG shared by the test targets and the benchmark (not shipped in the products).
         .target(name: "SeededRandomness", path: "Tests/SeededRandomness"),
         .testTarget(name: "CalendarTests", dependencies: ["SchedCalendar", "SeededRandomness"], path: "Tests/CalendarTests"),
+        .testTarget(name: "ScheddAppsTests", dependencies: ["ScheddApps"], path: "Tests/ScheddAppsTests"),
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "CSQLite", "SeededRandomness"],
                     path: "Tests/SchedulerTests"),
         .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler", "ScheddBus", "ScheddDesktop", "SeededRandomness"],

@@ -1,6 +1,6 @@
-// Every raw Linux system call of schedd beyond plain file I/O lives in this file: timerfd, inotify,
-// pidfd (ARCHITECTURE: one shim for Linux syscalls). Each returns a Swift value or throws a BusError
-// naming what failed.
+// The raw timerfd and inotify calls of schedd live in this file (ARCHITECTURE: one shim for Linux
+// syscalls; pidfd_open and procfs reads are ScheddApps' CLinuxProcess). Each returns a Swift value or
+// throws a BusError naming what failed.
 import CSystemd
 import Glibc
 
@@ -114,24 +114,4 @@ public final class FileChangeWatch {
         }
         return reading
     }
-}
-
-/// A pidfd (`pidfd_open(2)`, Linux ≥ 5.3): a handle on one process that stays valid (and refers to no
-/// other process) even after that process exits and its PID is reused. Closed on deinit.
-public final class ProcessHandle {
-    public let fd: Int32
-    public let pid: pid_t
-
-    /// Opens a pidfd for `pid`. Throws ESRCH when no such process exists, ENOSYS on older kernels.
-    /// The pid must come from a trusted source (bus-verified credentials); between learning a pid and
-    /// opening the pidfd the process may have been replaced, so check the pid is still the caller's
-    /// (e.g. ask the bus again) after opening when that matters.
-    public init(pid: pid_t) throws(BusError) {
-        let r = schedd_pidfd_open(pid, 0)  // CSystemd/shim.h: syscall() is variadic
-        if r < 0 { throw BusError(operation: "pidfd_open(\(pid))", errno: Glibc.errno) }
-        fd = Int32(r)
-        self.pid = pid
-    }
-
-    deinit { close(fd) }
 }
