@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "schedd-bench", targets: ["schedd-bench"]),
         .library(name: "SchedCalendar", targets: ["SchedCalendar"]),
         .library(name: "Scheduler", targets: ["Scheduler"]),
+        .library(name: "ScheddApps", targets: ["ScheddApps"]),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
@@ -19,7 +20,11 @@ let package = Package(
                        providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLinuxProcess", path: "Sources/CLinuxProcess"),
         .target(name: "SchedCalendar", path: "Sources/Calendar"),
+        // Apps (CONTRACT §8): caller → app id, desktop files, Exec= command lines. Pure parsing plus
+        // procfs reads; no bus (the daemon hands it bus-verified PIDs).
+        .target(name: "ScheddApps", dependencies: ["CLinuxProcess"], path: "Sources/ScheddApps"),
         // UnifiedPush connector: RFC 8188/8291 decryption over libcrypto, registrations.
         .target(name: "ScheddPush", dependencies: ["CCrypto"], path: "Sources/ScheddPush"),
         .target(name: "Scheduler", dependencies: ["SchedCalendar", "CSQLite"], path: "Sources/Scheduler"),
@@ -34,6 +39,7 @@ let package = Package(
         // A seeded PRNG shared by the test targets and the benchmark (not shipped in the products).
         .target(name: "SeededRandomness", path: "Tests/SeededRandomness"),
         .testTarget(name: "CalendarTests", dependencies: ["SchedCalendar", "SeededRandomness"], path: "Tests/CalendarTests"),
+        .testTarget(name: "ScheddAppsTests", dependencies: ["ScheddApps"], path: "Tests/ScheddAppsTests"),
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "CSQLite", "SeededRandomness"],
                     path: "Tests/SchedulerTests"),
         .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush"], path: "Tests/ScheddPushTests"),

@@ -37,6 +37,9 @@ struct DaemonOptions {
             guard let start = instant(fromTimeText: text, in: zone) else {
                 throw .usage("--fake-clock needs an RFC 3339 time like 2026-03-08T01:00:00Z, not '\(text)'")
             }
+            guard start.isSupported else {
+                throw .usage("--fake-clock: \(start.rfc3339) is outside the supported range \(Instant.supportedRangeDescription)")
+            }
             fakeClockStart = start
         }
         if let path = args.value("db") {
