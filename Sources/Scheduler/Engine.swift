@@ -31,6 +31,11 @@ public final class Engine {
     var lastMaintenance: Instant
     /// The `now` of the latest call: where the clock stood before an `advance` (its `start`).
     var lastNow: Instant
+    /// The `start` of a sliced `advance` that has not finished (nil when none is under way).
+    var sliceStart: Instant?
+
+    /// True while a sliced `advance(maxBatches:)` left due entries for a further call.
+    public var isAdvancing: Bool { sliceStart != nil }
 
     /// The zone floating schedules currently follow.
     public internal(set) var deviceZone: TimeZoneRules

@@ -21,14 +21,29 @@ extension Engine {
     /// Entries are processed in (due, key) order, occurrences produced on the way included. Every batch of
     /// up to `firingBatchSize` decisions is committed in ONE transaction *before* its notifications are
     /// shown (at-most-once: see the type's documentation). A step backwards fires nothing already fired.
+    ///
+    /// **Slices.** With `maxBatches`, at most that many batches are decided and delivered; what is still due
+    /// goes back into the wheel (so `nextDue <= now` and `isAdvancing` tell the caller to call again), and
+    /// the next call goes on from the same `start` — the event loop interleaves bus traffic between slices
+    /// without changing any decision. A sliced advance is finished when a call leaves nothing due.
     @discardableResult
-    public func advance(to now: Instant, mode: AdvanceMode) throws(EngineError) -> [DueNotification] {
-        let start = min(lastNow, now)
+    public func advance(to now: Instant, mode: AdvanceMode, maxBatches: Int = .max) throws(EngineError)
+        -> [DueNotification] {
+        let start = min(sliceStart ?? lastNow, now)
         lastNow = now
         // Descending (due, key): the next entry to process is `queue.last`.
         var queue = wheel.advance(to: now).reversed().map { $0 }
         var delivered: [DueNotification] = []
-        while !queue.isEmpty {
+        var batches = 0
+        var failed = true
+        defer {
+            // An unfinished slice: the rest waits in the wheel (overdue) for the next call, from `start`.
+            // After a failure the wheel was rebuilt from the store (`storage`), which already holds it.
+            if !failed { for entry in queue { wheel.insert(key: entry.key, due: entry.due) } }
+            sliceStart = failed || !queue.isEmpty ? start : nil
+        }
+        while !queue.isEmpty && batches < maxBatches {
+            batches += 1
             var firings: [Firing] = []
             try storage { () throws(StoreError) in
                 try store.transaction { () throws(StoreError) in
@@ -44,6 +59,7 @@ extension Engine {
             }
             delivered += try deliver(firings, now: now)
         }
+        failed = false
         if now.microseconds - lastMaintenance.microseconds > 3_600_000_000 { try maintain(now: now) }
         return delivered
     }
@@ -104,7 +120,7 @@ extension Engine {
         firings.append(Firing(notification: DueNotification(
             id: s.id, runId: s.runId, title: s.title, body: s.body, urgency: s.urgency, icon: s.icon,
             category: s.category, actions: s.actions, dataJSON: s.dataJSON, messageId: s.messageId,
-            due: occurrence, at: at, lateSeconds: lateness), graceSeconds: s.graceSeconds))
+            due: occurrence, at: at, lateSeconds: lateness, graceSeconds: s.graceSeconds), graceSeconds: s.graceSeconds))
     }
 
     /// Hands recorded firings to the notifier in order; failures are recorded (history `failed`) and queued
@@ -112,8 +128,21 @@ extension Engine {
     private func deliver(_ firings: [Firing], now: Instant) throws(EngineError) -> [DueNotification] {
         var failures: [(Firing, String)] = []
         for firing in firings {
+            // `.pending`: an asynchronous notifier reports a failure later, through `deliveryFailed`.
             if case .failed(let reason) = notifier.show(firing.notification) { failures.append((firing, reason)) }
         }
+        try recordFailures(failures)
+        return firings.map(\.notification)
+    }
+
+    /// An asynchronous notifier's late answer: the hand-over of `notification` (which `show` answered
+    /// `.pending`) failed. Recorded like a failure `show` reports at once: history `failed`, queued for
+    /// `retryFailed`. One transaction.
+    public func deliveryFailed(_ notification: DueNotification, reason: String) throws(EngineError) {
+        try recordFailures([(Firing(notification: notification, graceSeconds: notification.graceSeconds), reason)])
+    }
+
+    private func recordFailures(_ failures: [(Firing, String)]) throws(EngineError) {
         if !failures.isEmpty {
             try storage { () throws(StoreError) in
                 try store.transaction { () throws(StoreError) in
@@ -129,7 +158,6 @@ extension Engine {
                 }
             }
         }
-        return firings.map(\.notification)
     }
 
     /// Retries every notification whose delivery `failed` (a notification server appeared), oldest due first.
@@ -143,6 +171,7 @@ extension Engine {
             try store.transaction { () throws(StoreError) in
                 for failed in try store.failedDeliveries() {
                     var n = failed.notification
+                    n.graceSeconds = failed.graceSeconds
                     n.at = now
                     n.lateSeconds = Self.seconds(from: n.due, to: now)
                     let shown = Self.isWithinGrace(due: n.due, at: now,

@@ -38,9 +38,16 @@ public final class InMemoryScheduleStore: ScheduleStore {
     public func transaction<R>(_ body: () throws(StoreError) -> R) throws(StoreError) -> R {
         try checkOpen()
         if depth > 0 {
+            // Nested: undone alone when it fails, like SQLiteScheduleStore's savepoints.
+            let snapshot = state
             depth += 1
             defer { depth -= 1 }
-            return try body()
+            do {
+                return try body()
+            } catch {
+                state = snapshot
+                throw error
+            }
         }
         let snapshot = state
         depth = 1

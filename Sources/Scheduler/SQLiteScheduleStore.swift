@@ -93,9 +93,22 @@ public final class SQLiteScheduleStore: ScheduleStore {
 
     public func transaction<R>(_ body: () throws(StoreError) -> R) throws(StoreError) -> R {
         if transactionDepth > 0 {
+            // Nested: a savepoint, so that a failing inner operation is undone alone (group commit:
+            // `Engine.group` applies several calls in one outer transaction).
+            let name = "nested\(transactionDepth)"
+            try sql { () throws(SQLiteError) in try db.statement("SAVEPOINT \(name)").run() }
             transactionDepth += 1
             defer { transactionDepth -= 1 }
-            return try body()
+            let result: R
+            do {
+                result = try body()
+            } catch {
+                try? db.statement("ROLLBACK TO \(name)").run()
+                try? db.statement("RELEASE \(name)").run()
+                throw error
+            }
+            try sql { () throws(SQLiteError) in try db.statement("RELEASE \(name)").run() }
+            return result
         }
         try sql { () throws(SQLiteError) in try db.statement("BEGIN IMMEDIATE").run() }
         transactionDepth = 1
