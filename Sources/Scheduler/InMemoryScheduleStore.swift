@@ -119,6 +119,12 @@ public final class InMemoryScheduleStore: ScheduleStore {
         return sortedByNext(state.schedules.values.filter { $0.cancelOn.contains(event) })
     }
 
+    public func schedulesByNext(after cursor: PendingCursor?, limit: Int) throws(StoreError) -> [StoredSchedule] {
+        try checkOpen()
+        let rows = sortedByNext(state.schedules.values.filter { cursor.map($0.cursor.isAfter) ?? true })
+        return Array(rows.prefix(max(0, limit)))
+    }
+
     public func schedulesByNext(limit: Int?, offset: Int) throws(StoreError) -> [StoredSchedule] {
         try checkOpen()
         let rows = sortedByNext(state.schedules.values).dropFirst(max(0, offset))
@@ -195,6 +201,14 @@ public final class InMemoryScheduleStore: ScheduleStore {
     public func history(limit: Int) throws(StoreError) -> [HistoryRecord] {
         try checkOpen()
         return Array(state.history.suffix(max(0, limit)))
+    }
+
+    /// Sequence numbers are positions in `state.history` counted from 1 (records are never removed here).
+    public func history(before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord] {
+        try checkOpen()
+        let end = Int(min(Int64(state.history.count), max(0, (before ?? Int64.max) - 1)))
+        let start = max(0, end - max(0, limit))
+        return (start..<end).reversed().map { SequencedHistoryRecord(seq: Int64($0 + 1), record: state.history[$0]) }
     }
 
     public func addFailedDelivery(_ notification: DueNotification, graceSeconds: Int64?) throws(StoreError) {

@@ -149,15 +149,36 @@ extension SQLiteScheduleStore {
             defer { st.reset() }
             st.bind(1, Int64(max(0, limit)))
             var rows: [HistoryRecord] = []
-            while try st.step() {
-                rows.append(HistoryRecord(
-                    id: st.string(0), event: HistoryRecord.Event(rawValue: st.string(1)) ?? .fired,
-                    at: Instant(microseconds: st.int64(2)), due: st.optionalInt64(3).map(Instant.init(microseconds:)),
-                    reason: st.optionalString(4), lateSeconds: st.optionalDouble(5), title: st.optionalString(6),
-                    messageId: st.optionalString(7), dataJSON: st.optionalString(8)))
-            }
+            while try st.step() { rows.append(Self.readHistory(st, from: 0)) }
             return rows
         }
+    }
+
+    /// A seek on the primary key `seq`: O(log n + limit) at any depth.
+    public func history(before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord] {
+        try sql { () throws(SQLiteError) -> [SequencedHistoryRecord] in
+            let st = try db.statement("""
+                SELECT seq, id, event, at, due, reason, late, title, message_id, data FROM history
+                WHERE seq < ?1 ORDER BY seq DESC LIMIT ?2
+                """)
+            defer { st.reset() }
+            st.bind(1, before ?? Int64.max)
+            st.bind(2, Int64(max(0, limit)))
+            var rows: [SequencedHistoryRecord] = []
+            while try st.step() { rows.append(SequencedHistoryRecord(seq: st.int64(0), record: Self.readHistory(st, from: 1))) }
+            return rows
+        }
+    }
+
+    /// The record in columns `first…first+8` (id, event, at, due, reason, late, title, message_id, data).
+    private static func readHistory(_ st: SQLiteStatement, from first: Int32) -> HistoryRecord {
+        HistoryRecord(
+            id: st.string(first), event: HistoryRecord.Event(rawValue: st.string(first + 1)) ?? .fired,
+            at: Instant(microseconds: st.int64(first + 2)),
+            due: st.optionalInt64(first + 3).map(Instant.init(microseconds:)),
+            reason: st.optionalString(first + 4), lateSeconds: st.optionalDouble(first + 5),
+            title: st.optionalString(first + 6), messageId: st.optionalString(first + 7),
+            dataJSON: st.optionalString(first + 8))
     }
 
     // MARK: Failed deliveries

@@ -148,8 +148,11 @@ public protocol ScheduleStore: AnyObject {
     func schedules(run: String) throws(StoreError) -> [StoredSchedule]
     /// Pending schedules whose cancelOn holds `event`.
     func schedules(cancelOn event: String) throws(StoreError) -> [StoredSchedule]
-    /// Pending schedules ordered by (next due, key).
+    /// Pending schedules ordered by (next due, key). O(offset + limit): for the legacy `List` only.
     func schedulesByNext(limit: Int?, offset: Int) throws(StoreError) -> [StoredSchedule]
+    /// At most `limit` pending schedules ordered by (next due, key), starting just after `cursor`
+    /// (from the first when nil). A keyset seek: O(log n + limit), whatever the page's depth.
+    func schedulesByNext(after cursor: PendingCursor?, limit: Int) throws(StoreError) -> [StoredSchedule]
 
     // Tombstones
     func addTombstone(_ kind: TombstoneKind, _ name: String, at: Instant) throws(StoreError)
@@ -174,6 +177,9 @@ public protocol ScheduleStore: AnyObject {
     func appendHistory(_ record: HistoryRecord) throws(StoreError)
     /// The newest `limit` records, oldest first.
     func history(limit: Int) throws(StoreError) -> [HistoryRecord]
+    /// At most `limit` records with a sequence number below `before` (all when nil), newest first,
+    /// each with its sequence number (append order, ascending, never reused). O(log n + limit).
+    func history(before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord]
 
     // Failed deliveries
     func addFailedDelivery(_ notification: DueNotification, graceSeconds: Int64?) throws(StoreError)
