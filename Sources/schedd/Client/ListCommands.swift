@@ -1,3 +1,4 @@
+import ScheddBus
 import SchedCalendar
 import Scheduler
 
@@ -63,7 +64,7 @@ func runHistoryCommand(_ args: ParsedArguments) throws(CommandFailure) {
 
 /// The daemon's clock (fake or real), for "in 2h 5min".
 private func daemonNow(_ client: SchedulerClient) throws(CommandFailure) -> Instant {
-    let text = try client.call("ClockShow", { _ throws(BusFailure) in }, read: { m throws(BusFailure) in try m.readString() })
+    let text = try client.call("ClockShow", { _ throws(BusError) in }, read: { m throws(BusError) in try m.readString() })
     guard let now = try SchedulerClient.json(text, "ClockShow")[member: "now"]?.stringValue,
           let instant = instant(fromTimeText: now, in: .utc) else { throw .failure("malformed ClockShow reply") }
     return instant

@@ -15,8 +15,8 @@ func readPendingPages(_ client: SchedulerClient, offset: Int = 0, limit: Int? = 
     while remaining > 0 {
         let want = UInt32(min(Int(rowsPerPage), skip > 0 ? skip : remaining))
         let after = cursor
-        let (text, next) = try client.call("ListPage", { m throws(BusFailure) in try m.append(after); try m.append(want) },
-                                           read: { m throws(BusFailure) in (try m.readString(), try m.readString()) })
+        let (text, next) = try client.call("ListPage", { m throws(BusError) in try m.append(after); try m.append(want) },
+                                           read: { m throws(BusError) in (try m.readString(), try m.readString()) })
         if skip > 0 || limit != nil {
             let count = try SchedulerClient.json(text, "ListPage").arrayValue?.count ?? 0
             if skip > 0 { skip -= count } else { remaining -= count; pages.append(text) }
@@ -35,8 +35,8 @@ func readHistoryPages(_ client: SchedulerClient, limit: Int) throws(CommandFailu
     var before: UInt64 = 0, remaining = limit
     while remaining > 0 {
         let want = UInt32(min(Int(rowsPerPage), remaining)), bound = before
-        let (text, next) = try client.call("HistoryPage", { m throws(BusFailure) in try m.append(bound); try m.append(want) },
-                                           read: { m throws(BusFailure) in (try m.readString(), try m.readUInt64()) })
+        let (text, next) = try client.call("HistoryPage", { m throws(BusError) in try m.append(bound); try m.append(want) },
+                                           read: { m throws(BusError) in (try m.readString(), try m.readUInt64()) })
         newestFirst.append(text)
         if next == 0 { break }
         remaining -= try SchedulerClient.json(text, "HistoryPage").arrayValue?.count ?? remaining

@@ -1,0 +1,14 @@
+// Linux process calls Swift's Glibc module does not import (pidfd_open is in <sys/pidfd.h>, glibc ≥ 2.36).
+#include <sys/pidfd.h>
+#include <poll.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+
+/// statfs(2)'s f_type for `path`, or -1 with errno set (struct statfs shares its name with the function,
+/// which Swift cannot call).
+static inline long clinux_statfs_type(const char *path) {
+    struct statfs buf;
+    if (statfs(path, &buf) != 0) return -1;
+    return (long)buf.f_type;
+}
