@@ -18,11 +18,15 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
                        providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLinuxProcess", path: "Sources/CLinuxProcess"),
         .target(name: "SchedCalendar", path: "Sources/Calendar"),
         // Apps (CONTRACT §8): caller → app id, desktop files, Exec= command lines. Pure parsing plus
         // procfs reads; no bus (the daemon hands it bus-verified PIDs).
         .target(name: "ScheddApps", dependencies: ["CLinuxProcess"], path: "Sources/ScheddApps"),
+        // UnifiedPush connector: RFC 8188/8291 decryption over libcrypto, registrations.
+        .target(name: "ScheddPush", dependencies: ["CCrypto"], path: "Sources/ScheddPush"),
         .target(name: "Scheduler", dependencies: ["SchedCalendar", "CSQLite"], path: "Sources/Scheduler"),
         .target(name: "CSchedBus", dependencies: ["CSystemd"], path: "Sources/CSchedBus"),
         .target(name: "ScheddDesktop", dependencies: ["SchedCalendar", "Scheduler", "CSystemd"],
@@ -38,6 +42,7 @@ let package = Package(
         .testTarget(name: "ScheddAppsTests", dependencies: ["ScheddApps"], path: "Tests/ScheddAppsTests"),
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "CSQLite", "SeededRandomness"],
                     path: "Tests/SchedulerTests"),
+        .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush"], path: "Tests/ScheddPushTests"),
         .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler", "ScheddDesktop", "SeededRandomness"],
                     path: "Tests/ScheddTests"),
     ],

@@ -93,6 +93,10 @@ public struct LocalSchedule: Sendable, Hashable {
     /// The run id: the text before the first `:`, or the whole id when it has none.
     public var runId: String { Scheduler.runId(of: id) }
 
+    /// The digest of `fingerprint` that the store keeps (`StoredSchedule.fingerprint`, the `applied` table):
+    /// SHA-256 hex, O(fingerprint size) per call.
+    public var digest: String { StoreCoding.digest(ofFingerprint: fingerprint) }
+
     public init(id: String, trigger: Trigger, until: OneShotTime? = nil, title: String, body: String? = nil,
                 dataJSON: String? = nil, cancelOn: [String] = [], graceSeconds: Int64? = nil,
                 urgency: Urgency = .normal, icon: String? = nil, category: String? = nil,

@@ -15,6 +15,10 @@ import SchedCalendar
 public final class SQLiteScheduleStore: ScheduleStore {
     let db: SQLiteConnection
     private var transactionDepth = 0
+    /// The first history seq appended awaiting its hand-over since the last `confirmHandOver`.
+    var awaitingSince: Int64?
+    /// History seqs handed over, to be confirmed by the next transaction that commits.
+    var confirmable: ClosedRange<Int64>?
 
     /// Opens (creating when missing) the database at `path`.
     public init(path: String) throws(StoreError) {
@@ -35,6 +39,8 @@ public final class SQLiteScheduleStore: ScheduleStore {
             }
             // FULL: fsync the WAL at every commit (see the type's documentation). NORMAL would not.
             try db.execute("PRAGMA synchronous = FULL")
+            // After a checkpoint the WAL file is truncated to at most this (it would otherwise keep its peak).
+            try db.execute("PRAGMA journal_size_limit = 4194304")
         } catch {
             db.close()
             throw StoreError(.io, error)
@@ -77,7 +83,11 @@ public final class SQLiteScheduleStore: ScheduleStore {
         }
     }
 
-    public func close() { db.close() }
+    /// Closes the database; a hand-over confirmation still pending is committed first (best effort).
+    public func close() {
+        if db.isOpen && confirmable != nil { _ = try? transaction { () throws(StoreError) in } }
+        db.close()
+    }
 
     // MARK: Transactions
 
@@ -90,10 +100,13 @@ public final class SQLiteScheduleStore: ScheduleStore {
         try sql { () throws(SQLiteError) in try db.statement("BEGIN IMMEDIATE").run() }
         transactionDepth = 1
         let result: R
+        let confirming = confirmable, awaiting = awaitingSince
         do {
+            try sql { () throws(SQLiteError) in try writePendingConfirmation() }
             result = try body()
         } catch {
             transactionDepth = 0
+            awaitingSince = awaiting
             try? db.statement("ROLLBACK").run()
             throw error
         }
@@ -101,9 +114,11 @@ public final class SQLiteScheduleStore: ScheduleStore {
         do {
             try db.statement("COMMIT").run()
         } catch {
+            awaitingSince = awaiting
             if db.inTransaction { try? db.statement("ROLLBACK").run() }
             throw StoreError(.io, error)
         }
+        if confirmable == confirming { confirmable = nil }
         return result
     }
 
