@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "schedd-bench", targets: ["schedd-bench"]),
         .library(name: "SchedCalendar", targets: ["SchedCalendar"]),
         .library(name: "Scheduler", targets: ["Scheduler"]),
+        .library(name: "ScheddBus", targets: ["ScheddBus"]),
         .library(name: "ScheddApps", targets: ["ScheddApps"]),
     ],
     targets: [
@@ -29,10 +30,13 @@ let package = Package(
         .target(name: "ScheddPush", dependencies: ["CCrypto"], path: "Sources/ScheddPush"),
         .target(name: "Scheduler", dependencies: ["SchedCalendar", "CSQLite"], path: "Sources/Scheduler"),
         .target(name: "CSchedBus", dependencies: ["CSystemd"], path: "Sources/CSchedBus"),
-        .target(name: "ScheddDesktop", dependencies: ["SchedCalendar", "Scheduler", "CSystemd"],
+        // The one sd-bus/sd-event seam (and the Linux syscall shim): connections, async calls, matches,
+        // served vtables, bus-verified credentials, the event loop and loop-bound values.
+        .target(name: "ScheddBus", dependencies: ["CSystemd", "CSchedBus"], path: "Sources/ScheddBus"),
+        .target(name: "ScheddDesktop", dependencies: ["SchedCalendar", "Scheduler", "ScheddBus"],
                 path: "Sources/ScheddDesktop"),
         .executableTarget(name: "schedd", dependencies: ["SchedCalendar", "Scheduler", "CSystemd", "CSchedBus",
-                                                        "ScheddDesktop"],
+                                                        "ScheddBus", "ScheddDesktop"],
                           path: "Sources/schedd"),
         .executableTarget(name: "schedd-bench", dependencies: ["SchedCalendar", "Scheduler", "CSQLite", "SeededRandomness"],
                           path: "Benchmarks/schedd-bench"),
@@ -43,7 +47,7 @@ let package = Package(
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "CSQLite", "SeededRandomness"],
                     path: "Tests/SchedulerTests"),
         .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush"], path: "Tests/ScheddPushTests"),
-        .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler", "ScheddDesktop", "SeededRandomness"],
+        .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler", "ScheddBus", "ScheddDesktop", "SeededRandomness"],
                     path: "Tests/ScheddTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import ScheddBus
 import SchedCalendar
 import Scheduler
 
@@ -19,8 +20,8 @@ func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode 
     if let whole, (try? JSONValue.parse(whole)) != nil, let text = String(validating: whole, as: UTF8.self) {
         warnAboutUnknownMembers(text, line: nil)
         do {
-            let answer = try client.call("Push", { m throws(BusFailure) in try m.append(text) },
-                                         read: { m throws(BusFailure) in try m.readString() })
+            let answer = try client.call("Push", { m throws(BusError) in try m.append(text) },
+                                         read: { m throws(BusError) in try m.readString() })
             printOutcomes(try SchedulerClient.json(answer, "Push"), args: args, zone: zone)
             return .success
         } catch where error.code == .rejected {
@@ -112,8 +113,8 @@ private struct PushBatch {
         var answers: [String] = []
         if !texts.isEmpty {
             answers = try client.call("PushBatch", timeoutMicroseconds: 600_000_000,
-                                      { m throws(BusFailure) in try m.append(texts) },
-                                      read: { m throws(BusFailure) in try m.readStrings() })
+                                      { m throws(BusError) in try m.append(texts) },
+                                      read: { m throws(BusError) in try m.readStrings() })
         }
         guard answers.count == texts.count else {
             throw .failure("unexpected reply to PushBatch: \(answers.count) answers for \(texts.count) pushes")
