@@ -25,7 +25,7 @@ final class DesktopNotifierTests: XCTestCase {
         let server = try startServer()
         let notifier = try DesktopNotifier(address: bus.address)
         let icon = "/usr/share/icons/schedd/bell icon.png"
-        let result = notifier.show(dueNotification(id: "run_1:stretch", title: "Stand up", body: "Stretch now",
+        let result = showAndWait(notifier, dueNotification(id: "run_1:stretch", title: "Stand up", body: "Stretch now",
                                                    urgency: .critical, icon: icon, category: "reminder",
                                                    actions: [NotificationAction(id: "snooze", title: "Snooze 5 min")]))
         XCTAssertEqual(result, .shown)
@@ -54,7 +54,7 @@ final class DesktopNotifierTests: XCTestCase {
     func testShow_themedIcon_isSentAsName_withoutImagePath() throws {
         let server = try startServer()
         let notifier = try DesktopNotifier(address: bus.address)
-        XCTAssertEqual(notifier.show(dueNotification(id: "a", icon: "appointment-soon")), .shown)
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "a", icon: "appointment-soon")), .shown)
         let args = try XCTUnwrap(server.notifyArgs().first)
         XCTAssertEqual(args["app_icon"] as? String, "appointment-soon")
         XCTAssertNil((args["hints"] as? [String: Any])?["image-path"])
@@ -66,7 +66,7 @@ final class DesktopNotifierTests: XCTestCase {
         let notifier = try DesktopNotifier(address: bus.address)
         let cases: [(Urgency, Int, Int)] = [(.low, 0, 5000), (.normal, 1, -1), (.critical, 2, 0)]
         for (index, (urgency, _, _)) in cases.enumerated() {
-            XCTAssertEqual(notifier.show(dueNotification(id: "u\(index)", urgency: urgency)), .shown)
+            XCTAssertEqual(showAndWait(notifier, dueNotification(id: "u\(index)", urgency: urgency)), .shown)
         }
         let sent = server.notifyArgs()
         XCTAssertEqual(sent.count, cases.count)
@@ -81,7 +81,7 @@ final class DesktopNotifierTests: XCTestCase {
         let server = try startServer(caps: ["body", "body-markup"])
         let notifier = try DesktopNotifier(address: bus.address)
         let body = "Use <b>bold</b> & \"quotes\" 'too'"
-        XCTAssertEqual(notifier.show(dueNotification(id: "m", title: "A & <B>", body: body)), .shown)
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "m", title: "A & <B>", body: body)), .shown)
         let args = try XCTUnwrap(server.notifyArgs().first)
         XCTAssertEqual(args["body"] as? String,
                        "Use &lt;b&gt;bold&lt;/b&gt; &amp; &quot;quotes&quot; &apos;too&apos;")
@@ -92,7 +92,7 @@ final class DesktopNotifierTests: XCTestCase {
         let server = try startServer(caps: ["body"])
         let notifier = try DesktopNotifier(address: bus.address)
         let body = "Use <b>bold</b> & friends"
-        let result = notifier.show(dueNotification(id: "p", body: body,
+        let result = showAndWait(notifier, dueNotification(id: "p", body: body,
                                                    actions: [NotificationAction(id: "snooze", title: "Snooze")]))
         XCTAssertEqual(result, .shown)
         let args = try XCTUnwrap(server.notifyArgs().first)
@@ -103,16 +103,16 @@ final class DesktopNotifierTests: XCTestCase {
     func testShow_nilBody_sendsEmptyBody() throws {
         let server = try startServer()
         let notifier = try DesktopNotifier(address: bus.address)
-        XCTAssertEqual(notifier.show(dueNotification(id: "nb", body: nil)), .shown)
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "nb", body: nil)), .shown)
         XCTAssertEqual(server.notifyArgs().first?["body"] as? String, "")
     }
 
     func testShow_sameScheduleAgain_replacesItsNotification_andReadsCapabilitiesOnce() throws {
         let server = try startServer()
         let notifier = try DesktopNotifier(address: bus.address)
-        XCTAssertEqual(notifier.show(dueNotification(id: "daily", title: "Day 1")), .shown)
-        XCTAssertEqual(notifier.show(dueNotification(id: "other", title: "Other")), .shown)
-        XCTAssertEqual(notifier.show(dueNotification(id: "daily", title: "Day 2")), .shown)
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "daily", title: "Day 1")), .shown)
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "other", title: "Other")), .shown)
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "daily", title: "Day 2")), .shown)
         let notifies = server.calls("Notify")
         XCTAssertEqual(notifies.count, 3)
         let firstReply = try XCTUnwrap(notifies[0]["reply"] as? Int)
@@ -126,12 +126,13 @@ final class DesktopNotifierTests: XCTestCase {
     func testClose_onScreen_sendsCloseNotificationWithItsServerId_once() throws {
         let server = try startServer()
         let notifier = try DesktopNotifier(address: bus.address)
-        XCTAssertEqual(notifier.show(dueNotification(id: "a")), .shown)
-        XCTAssertEqual(notifier.show(dueNotification(id: "b")), .shown)
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "a")), .shown)
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "b")), .shown)
         let serverIdOfB = try XCTUnwrap(notifier.serverId(forSchedule: "b"))
         notifier.close(id: "b")
         notifier.close(id: "b")
         notifier.close(id: "never-shown")
+        XCTAssertTrue(pump(notifier) { notifier.callsInFlight == 0 }, "CloseNotification not answered")
         let closes = server.calls("CloseNotification")
         XCTAssertEqual(closes.count, 1)
         XCTAssertEqual((closes.first?["args"] as? [String: Any])?["id"] as? Int, Int(serverIdOfB))
@@ -142,9 +143,10 @@ final class DesktopNotifierTests: XCTestCase {
     func testClose_afterShowAgain_closesTheReplacement() throws {
         let server = try startServer()
         let notifier = try DesktopNotifier(address: bus.address)
-        _ = notifier.show(dueNotification(id: "r", title: "1"))
-        _ = notifier.show(dueNotification(id: "r", title: "2"))
+        _ = showAndWait(notifier, dueNotification(id: "r", title: "1"))
+        _ = showAndWait(notifier, dueNotification(id: "r", title: "2"))
         notifier.close(id: "r")
+        XCTAssertTrue(pump(notifier) { notifier.callsInFlight == 0 }, "CloseNotification not answered")
         let replyIds = server.calls("Notify").compactMap { $0["reply"] as? Int }
         XCTAssertEqual((server.calls("CloseNotification").first?["args"] as? [String: Any])?["id"] as? Int,
                        replyIds.last)

@@ -195,3 +195,24 @@ func pump(_ notifier: DesktopNotifier, upTo seconds: Double = 5, until condition
     while !condition() && Date() < deadline { notifier.process(waitingUpTo: 0.02) }
     return condition()
 }
+
+/// Shows `note` and dispatches the notifier's bus until it reports the outcome: `.shown` once the server
+/// answered Notify, `.failed(reason:)` when it could not (at once, or after the call failed or timed
+/// out); `.pending` only when nothing came within `seconds`.
+func showAndWait(_ notifier: DesktopNotifier, _ note: DueNotification, upTo seconds: Double = 5) -> DeliveryResult {
+    let delivered = notifier.onDelivered, failed = notifier.onDeliveryFailed
+    var outcome: DeliveryResult?
+    notifier.onDelivered = { n in
+        if n == note { outcome = .shown }
+        delivered?(n)
+    }
+    notifier.onDeliveryFailed = { n, reason in
+        if n == note { outcome = .failed(reason: reason) }
+        failed?(n, reason)
+    }
+    defer { notifier.onDelivered = delivered; notifier.onDeliveryFailed = failed }
+    let first = notifier.show(note)
+    guard first == .pending else { return first }
+    pump(notifier, upTo: seconds) { outcome != nil }
+    return outcome ?? .pending
+}

@@ -1,3 +1,4 @@
+import ScheddBus
 import Scheduler
 
 /// The CLI reads `list` and `history` page by page (CONTRACT §6 and §9): every reply stays bounded

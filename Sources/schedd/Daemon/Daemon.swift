@@ -33,6 +33,20 @@ final class Daemon {
     let groupMembership = GroupMembership()
     var refusalLog = RateLimitedLog()
     var dueTimer: EventTimer?
+    /// The notifier wrapper that logs and announces shown notifications.
+    let announcer: AnnouncingNotifier
+    /// Group commit (Daemon_GroupCommit.swift): write calls waiting for the commit, and its trigger.
+    var pendingWrites: [PendingWrite] = []
+    var commitTrigger: EventTrigger?
+    /// Sliced delivery (Daemon_Delivery.swift): the mode of the delivery under way, its trigger, and
+    /// the clock calls waiting for it to finish.
+    var deliveryMode: AdvanceMode?
+    var continueTrigger: EventTrigger?
+    var repliesAfterDelivery: [(call: BusDeferredCall, text: () -> String)] = []
+    /// Late answers of the desktop notifier, recorded by `failureTrigger`.
+    var lateFailures: [(DueNotification, String)] = []
+    var retryWanted = false
+    var failureTrigger: EventTrigger?
     private var clockWatch: ClockChangeWatch?
     private var zoneWatch: ZoneChangeWatch?
 
@@ -67,6 +81,7 @@ final class Daemon {
         let notifier = AnnouncingNotifier(choice.notifier, logger: logger) { shown in
             connection.emitSchedulerSignal("NotificationShown", strings: [shown.id, JSONValue(shown: shown).serialized()])
         }
+        announcer = notifier
         do {
             let engine = try Engine(databasePath: options.databasePath, notifier: notifier, deviceZone: zone,
                                     now: clock.now)
@@ -111,9 +126,15 @@ final class Daemon {
             for signal in [SIGTERM, SIGINT] {
                 try loop.addSignal(signal) { [unowned self] in
                     logger.info("signal \(signal): finishing")
+                    flushWrites()  // calls already taken off the bus are committed and answered
                     loop.exit(0)
                 }
             }
+            // Below the bus (0): after every message already waiting was handed over. The group commit
+            // before a delivery slice, so that calls are answered during a long catch-up.
+            commitTrigger = try loop.addTrigger(priority: 10) { [unowned self] in flushWrites() }
+            failureTrigger = try loop.addTrigger(priority: 15) { [unowned self] in recordLateFailures() }
+            continueTrigger = try loop.addTrigger(priority: 20) { [unowned self] in continueDelivery() }
             dueTimer = try loop.addTimer(clock: .realtime) { [unowned self] in dueTimerFired() }
             if fakeClock == nil {
                 let watch = try ClockChangeWatch()
@@ -156,16 +177,18 @@ final class Daemon {
 
     /// Delivers whatever is due by the clock (late or missed per CONTRACT §3 when the clock jumped
     /// or the daemon was down), then sleeps until the next due instant. Called after every change.
+    /// While a sliced delivery is under way (Daemon_Delivery.swift), it settles when done.
     func settle() {
+        guard deliveryMode == nil else { return }
         let now = clock.now
         if let due = engine.nextDue, due <= now {
             do {
-                try engine.advance(to: now, mode: .wallClock)
+                try deliverDue(mode: .wallClock)
             } catch {
                 logger.error("delivering due notifications failed: \(error.message)")
             }
         }
-        if fakeClock == nil { armDueTimer(at: engine.nextDue) }
+        if fakeClock == nil && deliveryMode == nil { armDueTimer(at: engine.nextDue) }
     }
 
     /// How late the due timer may wake and still count as on time: the loop's dispatch latency
@@ -176,10 +199,11 @@ final class Daemon {
     /// The due timer fired: time passed normally, so what is due fires on time (history `late` 0),
     /// unless the wake-up came implausibly late.
     private func dueTimerFired() {
+        guard deliveryMode == nil else { return }
         let now = clock.now
         if let due = engine.nextDue, due <= now, now.microseconds - due.microseconds < Self.timerLatencyToleranceMicroseconds {
             do {
-                try engine.advance(to: now, mode: .timePassing)
+                try deliverDue(mode: .timePassing)
             } catch {
                 logger.error("delivering due notifications failed: \(error.message)")
             }
@@ -190,7 +214,7 @@ final class Daemon {
     private func wallClockChanged() {
         logger.info("the wall clock changed; now \(clock.now.rfc3339)")
         do {
-            try engine.advance(to: clock.now, mode: .wallClock)
+            try deliverDue(mode: .wallClock)
         } catch {
             logger.error("re-evaluating after a clock change failed: \(error.message)")
         }
@@ -233,15 +257,10 @@ final class Daemon {
             default: break
             }
         }
-        desktop.onServerAppeared = { [unowned self] in
-            logger.info("a notification server appeared: retrying failed deliveries")
-            do throws(EngineError) {
-                _ = try engine.retryFailed(now: clock.now)
-            } catch {
-                logger.error("retrying failed deliveries failed: \(error.message)")
-            }
-            settle()
-        }
+        desktop.onServerAppeared = { [unowned self] in retryWhenServerAppeared() }
+        desktop.onDelivered = { [unowned self] notification in announcer.announceShown(notification) }
+        desktop.onDeliveryFailed = { [unowned self] notification, reason in deliveryFailedLater(notification, reason) }
+        desktop.onProblem = { [unowned self] line in logger.warning(line) }
     }
 
     /// Announces cancelled ids on the bus (`NotificationCancelled`, with the reason).

@@ -32,11 +32,11 @@ extension Daemon {
         }
         fake.set(target)
         logger.info("fake clock set to \(target.rfc3339)")
-        _ = try engineCall { now throws(EngineError) in try engine.advance(to: now, mode: .wallClock) }
+        try startDelivery(mode: .wallClock)
     }
 
-    /// Time passing: everything due in the span fires on time, in due order; returns after all of it
-    /// was delivered and recorded.
+    /// Time passing: everything due in the span fires on time, in due order; answered after all of it
+    /// was recorded and handed to the notifier (an asynchronous notifier's outcome is not waited for).
     ///
     /// The span is checked, never trusted: the clock must stay inside `Instant.supportedRange`, so
     /// `ClockAdvance(UInt64.max)` or many advances of 2^62 µs are errors naming that range (the fake
@@ -52,7 +52,17 @@ extension Daemon {
                                  + "(at most \(room) µs from now)")
         }
         fake.set(target)
-        _ = try engineCall { now throws(EngineError) in try engine.advance(to: now, mode: .timePassing) }
+        try startDelivery(mode: .timePassing)
+    }
+
+    /// Delivers what the clock move made due (in slices: the caller answers after `replyAfterDelivery`).
+    private func startDelivery(mode: AdvanceMode) throws(ServiceFailure) {
+        do throws(EngineError) {
+            try deliverDue(mode: mode)
+        } catch {
+            throw ServiceFailure(error)
+        }
+        settle()
     }
 
     /// A device-zone change to `name`, as a change of /etc/localtime would be.

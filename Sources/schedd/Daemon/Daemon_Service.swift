@@ -28,8 +28,9 @@ extension Daemon {
             return .failed(name: accessDeniedErrorName, message: denial)
         }
         do throws(ServiceFailure) {
-            try dispatch(message)
-            return .replied
+            if try queueWrite(message) { return .deferred }  // group commit (Daemon_GroupCommit.swift)
+            flushWrites()  // every other call sees the writes that came before it
+            return try dispatch(message)
         } catch {
             if error.name == .storage { logger.error("\(message.member): \(error.message)") }
             return .failed(name: error.name.rawValue, message: error.message)
@@ -56,28 +57,9 @@ extension Daemon {
         return denial
     }
 
-    private func dispatch(_ m: BusMessage) throws(ServiceFailure) {
+    private func dispatch(_ m: BusMessage) throws(ServiceFailure) -> BusMethodResult {
         do {
             switch m.member {
-            case "Push":
-                let answer = try push(m.readString())
-                try m.reply { r throws(BusError) in try r.append(answer) }
-            case "PushBatch":
-                let answers = try pushBatch(m.readStrings())
-                try m.reply { r throws(BusError) in try r.append(answers) }
-            case "Track":
-                let event = try m.readString()
-                let data = try m.readString()
-                let ids = try track(event: event, data: data.isEmpty ? nil : data)
-                try m.reply { r throws(BusError) in try r.append(ids) }
-            case "Cancel":
-                let ids = try engineCall { now throws(EngineError) in try engine.cancel(id: m.readStringOrEmpty(), now: now) }
-                announceCancelled(ids, reason: "cli")
-                try m.reply { r throws(BusError) in try r.append(ids) }
-            case "CancelRun":
-                let ids = try engineCall { now throws(EngineError) in try engine.cancel(run: m.readStringOrEmpty(), now: now) }
-                announceCancelled(ids, reason: "run")
-                try m.reply { r throws(BusError) in try r.append(ids) }
             case "List":
                 let limit = try m.readUInt32(), offset = try m.readUInt32()
                 let text = try legacyList(limit: limit, offset: offset)
@@ -98,12 +80,10 @@ extension Daemon {
                 try m.reply { r throws(BusError) in try r.append(text) }
             case "ClockSet":
                 try clockSet(m.readString())
-                let text = clockJSON()
-                try m.reply { r throws(BusError) in try r.append(text) }
+                return replyAfterDelivery(m) { [unowned self] in clockJSON() }
             case "ClockAdvance":
                 try clockAdvance(microseconds: m.readUInt64())
-                let text = clockJSON()
-                try m.reply { r throws(BusError) in try r.append(text) }
+                return replyAfterDelivery(m) { [unowned self] in clockJSON() }
             case "ClockZone":
                 try clockZone(m.readString())
                 let text = clockJSON()
@@ -111,6 +91,7 @@ extension Daemon {
             default:
                 throw ServiceFailure(.usage, "unknown method \(m.member)")
             }
+            return .replied
         } catch let failure as ServiceFailure {
             throw failure
         } catch let failure as BusError {
@@ -131,53 +112,6 @@ extension Daemon {
         }
         settle()
         return result
-    }
-
-    /// `Push(s push) → s outcomes`: a JSON array of `{"id","status","next"}`.
-    private func push(_ text: String) throws(ServiceFailure) -> String {
-        let decoded: Push
-        do {
-            decoded = try PushDecoder.decode(Array(text.utf8))
-        } catch {
-            throw ServiceFailure(.invalidPush, error.message)
-        }
-        let outcomes = try engineCall { now throws(EngineError) in try engine.push(decoded, now: now) }
-        announceCancellations(in: outcomes)
-        return JSONValue.array(outcomes.map(JSONValue.init(outcome:))).serialized()
-    }
-
-    /// `PushBatch(as pushes) → as answers`: one answer per push, in order — the outcome array, or
-    /// `{"error": …}` for a rejected push. Valid pushes go to the engine in one group commit.
-    private func pushBatch(_ texts: [String]) throws(ServiceFailure) -> [String] {
-        var answers = [String?](repeating: nil, count: texts.count)
-        var valid: [(index: Int, push: Push)] = []
-        for (i, text) in texts.enumerated() {
-            do {
-                valid.append((i, try PushDecoder.decode(Array(text.utf8))))
-            } catch {
-                answers[i] = JSONValue.object([JSONMember("error", .string(error.message))]).serialized()
-            }
-        }
-        let outcomes = try engineCall { now throws(EngineError) in try engine.pushBatch(valid.map(\.push), now: now) }
-        for (item, result) in zip(valid, outcomes) {
-            announceCancellations(in: result)
-            answers[item.index] = JSONValue.array(result.map(JSONValue.init(outcome:))).serialized()
-        }
-        return answers.map { $0 ?? JSONValue.object([JSONMember("error", .string("not processed"))]).serialized() }
-    }
-
-    private func announceCancellations(in outcomes: [PushOutcome]) {
-        for outcome in outcomes { if let ids = outcome.cancelled { announceCancelled(ids, reason: "push") } }
-    }
-
-    /// `Track(s event, s data) → as cancelled`; `data` is JSON text or empty. The engine checks `event`.
-    private func track(event: String, data: String?) throws(ServiceFailure) -> [String] {
-        if let data, case .failure(let failure) = parseJSON(data) {
-            throw ServiceFailure(.invalidArgument, "data: \(failure.message)")
-        }
-        let ids = try engineCall { now throws(EngineError) in try engine.track(event: event, dataJSON: data, now: now) }
-        announceCancelled(ids, reason: "event:\(event)")
-        return ids
     }
 }
 

@@ -1,0 +1,169 @@
+import SchedCalendar
+import ScheddBus
+import Scheduler
+
+/// A write call taken off the bus and waiting for the group commit, with what is needed to answer it.
+struct PendingWrite {
+    enum Operation {
+        /// `Push(s)`: one decoded push.
+        case push(Push)
+        /// `PushBatch(as)`: the decoded pushes with their index, and the answers of the rejected ones.
+        case pushBatch(valid: [(index: Int, push: Push)], answers: [String?])
+        /// `Track(ss)`: the event and its data (JSON text, already checked).
+        case track(event: String, data: String?)
+        /// `Cancel(s)` / `CancelRun(s)`.
+        case cancel(id: String)
+        case cancelRun(run: String)
+    }
+    var operation: Operation
+    var call: BusDeferredCall
+}
+
+/// Group commit (docs/faults.md, "Group commit"): the write calls that are waiting when the loop wakes
+/// are applied in ONE transaction, then answered, each after the commit (CONTRACT §5 unchanged).
+///
+/// How: the write handlers decode and check their arguments, queue the call and return `.deferred`;
+/// `commitTrigger` (an sd-event defer source at a lower priority than the bus) runs once the bus has
+/// handed over every message already waiting, and `flushWrites` applies the queue in `Engine.group`.
+/// Each call keeps its own all-or-nothing (a savepoint); a failed commit fails every call of the group
+/// with the storage error. Any other call first flushes the queue, so a client that pipelines a push and
+/// a `List` still sees its push. The queue is bounded by `maxGroup` calls.
+extension Daemon {
+    /// At most this many calls per group: bounds a group's transaction and the latency of its first call.
+    static let maxGroup = 256
+
+    /// Queues `message` when it is a write call; returns false for any other member. Arguments are
+    /// decoded now: a rejected push or malformed data is answered at once, without waiting.
+    func queueWrite(_ m: BusMessage) throws(ServiceFailure) -> Bool {
+        let operation: PendingWrite.Operation
+        switch m.member {
+        case "Push":
+            operation = .push(try Self.decodePush(m.readStringOrEmpty()))
+        case "PushBatch":
+            let texts = (try? m.readStrings()) ?? []
+            var answers = [String?](repeating: nil, count: texts.count)
+            var valid: [(index: Int, push: Push)] = []
+            for (i, text) in texts.enumerated() {
+                do throws(ServiceFailure) {
+                    valid.append((i, try Self.decodePush(text)))
+                } catch {
+                    answers[i] = JSONValue.object([JSONMember("error", .string(error.message))]).serialized()
+                }
+            }
+            operation = .pushBatch(valid: valid, answers: answers)
+        case "Track":
+            let event = m.readStringOrEmpty(), data = m.readStringOrEmpty()
+            if !data.isEmpty, case .failure(let failure) = parseJSON(data) {
+                throw ServiceFailure(.invalidArgument, "data: \(failure.message)")
+            }
+            operation = .track(event: event, data: data.isEmpty ? nil : data)
+        case "Cancel": operation = .cancel(id: m.readStringOrEmpty())
+        case "CancelRun": operation = .cancelRun(run: m.readStringOrEmpty())
+        default: return false
+        }
+        pendingWrites.append(PendingWrite(operation: operation, call: m.deferReply()))
+        if pendingWrites.count >= Self.maxGroup {
+            flushWrites()
+        } else {
+            do throws(BusError) {
+                try commitTrigger?.trigger()
+            } catch {
+                logger.error("cannot schedule the group commit (\(error)): committing at once")
+                flushWrites()
+            }
+        }
+        return true
+    }
+
+    private static func decodePush(_ text: String) throws(ServiceFailure) -> Push {
+        do {
+            return try PushDecoder.decode(Array(text.utf8))
+        } catch {
+            throw ServiceFailure(.invalidPush, error.message)
+        }
+    }
+
+    /// Applies every queued write in one transaction, then answers each call and announces what was
+    /// cancelled. Nothing is answered before the commit.
+    func flushWrites() {
+        guard !pendingWrites.isEmpty else { return }
+        let writes = pendingWrites
+        pendingWrites.removeAll(keepingCapacity: true)
+        var results: [Result<WriteAnswer, ServiceFailure>] = []
+        results.reserveCapacity(writes.count)
+        do throws(EngineError) {
+            try engine.group { () throws(EngineError) in
+                let now = clock.now
+                for write in writes { results.append(apply(write.operation, now: now)) }
+            }
+        } catch {
+            logger.error("committing \(writes.count) call(s) failed: \(error.message)")
+            results = writes.map { _ in .failure(ServiceFailure(error)) }
+        }
+        for (write, result) in zip(writes, results) {
+            do throws(BusError) {
+                switch result {
+                case .success(let answer):
+                    announce(answer)
+                    try write.call.reply { r throws(BusError) in
+                        switch answer.value {
+                        case .string(let text): try r.append(text)
+                        case .strings(let list): try r.append(list)
+                        }
+                    }
+                case .failure(let failure):
+                    if failure.name == .storage { logger.error("\(write.call.member): \(failure.message)") }
+                    try write.call.replyError(name: failure.name.rawValue, message: failure.message)
+                }
+            } catch {
+                // The caller is gone (or the bus): its effect is durable all the same.
+                logger.warning("cannot answer \(write.call.member): \(error)")
+            }
+        }
+        settle()
+    }
+
+    /// One operation inside the group; its own failure is undone alone (a savepoint) and answered.
+    private func apply(_ operation: PendingWrite.Operation, now: Instant) -> Result<WriteAnswer, ServiceFailure> {
+        do throws(EngineError) {
+            switch operation {
+            case .push(let push):
+                let outcomes = try engine.push(push, now: now)
+                return .success(WriteAnswer(value: .string(JSONValue.array(outcomes.map(JSONValue.init(outcome:))).serialized()),
+                                            pushOutcomes: outcomes))
+            case .pushBatch(let valid, var answers):
+                let outcomes = try engine.pushBatch(valid.map(\.push), now: now)
+                for (item, result) in zip(valid, outcomes) {
+                    answers[item.index] = JSONValue.array(result.map(JSONValue.init(outcome:))).serialized()
+                }
+                let texts = answers.map { $0 ?? JSONValue.object([JSONMember("error", .string("not processed"))]).serialized() }
+                return .success(WriteAnswer(value: .strings(texts), pushOutcomes: outcomes.flatMap { $0 }))
+            case .track(let event, let data):
+                let ids = try engine.track(event: event, dataJSON: data, now: now)
+                return .success(WriteAnswer(value: .strings(ids), cancelled: ids, reason: "event:\(event)"))
+            case .cancel(let id):
+                let ids = try engine.cancel(id: id, now: now)
+                return .success(WriteAnswer(value: .strings(ids), cancelled: ids, reason: "cli"))
+            case .cancelRun(let run):
+                let ids = try engine.cancel(run: run, now: now)
+                return .success(WriteAnswer(value: .strings(ids), cancelled: ids, reason: "run"))
+            }
+        } catch {
+            return .failure(ServiceFailure(error))
+        }
+    }
+
+    private func announce(_ answer: WriteAnswer) {
+        for outcome in answer.pushOutcomes { if let ids = outcome.cancelled { announceCancelled(ids, reason: "push") } }
+        if !answer.cancelled.isEmpty { announceCancelled(answer.cancelled, reason: answer.reason) }
+    }
+}
+
+/// The reply of one applied write, and what to announce once it is committed.
+struct WriteAnswer {
+    enum Value { case string(String), strings([String]) }
+    var value: Value
+    var pushOutcomes: [PushOutcome] = []
+    var cancelled: [String] = []
+    var reason = ""
+}
