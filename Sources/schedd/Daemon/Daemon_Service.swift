@@ -86,7 +86,7 @@ extension Daemon {
                 try m.reply { r throws(BusFailure) in try r.append(text) }
             case "History":
                 let limit = try m.readUInt32()
-                let records = try engineCall { _ throws(EngineError) in try engine.history(limit: limit == 0 ? 100 : Int(limit)) }
+                let records = try engineCall { _ throws(EngineError) in try engine.history(limit: limit == 0 ? Int.max : Int(limit)) }
                 let text = JSONValue.array(records.map(JSONValue.init(history:))).serialized()
                 try m.reply { r throws(BusFailure) in try r.append(text) }
             case "ClockShow":
@@ -98,6 +98,10 @@ extension Daemon {
                 try m.reply { r throws(BusFailure) in try r.append(text) }
             case "ClockAdvance":
                 try clockAdvance(microseconds: m.readUInt64())
+                let text = clockJSON()
+                try m.reply { r throws(BusFailure) in try r.append(text) }
+            case "ClockNext":
+                try clockNext()
                 let text = clockJSON()
                 try m.reply { r throws(BusFailure) in try r.append(text) }
             case "ClockZone":
