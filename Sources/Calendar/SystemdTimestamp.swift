@@ -31,8 +31,48 @@ public enum SystemdTimestamp {
     /// The instant `text` names, in microseconds since the epoch; `now` is the clock, `zone` the
     /// local zone (systemd's `TZ`), `isZoneName` says whether a word names a zone file
     /// (systemd's `timezone_is_valid`). Throws when systemd 252 would say "Invalid argument".
+    ///
+    /// The hidden state of glibc that decides two corners of a parse, carried from one timestamp to
+    /// the next as in one process that parses several (`systemd-analyze timestamp A B C`).
+    public struct GlibcState: Sendable, Hashable {
+        /// The offset `mktime` starts probing from (decides folds): 0 in a fresh process; a process
+        /// that called `mktime` before — libfaketime does, for the time it fakes — starts from that
+        /// call's offset.
+        public var mktimeGuess: Int
+        /// The instant last converted with `localtime`, which sets `tzname[]` (the abbreviations a
+        /// timestamp may end with); nil: none yet, `tzset()`'s names. A parse that succeeds leaves
+        /// its result here, as printing it does.
+        public var lastLocalTime: Instant?
+        public init(mktimeGuess: Int = 0, lastLocalTime: Instant? = nil) {
+            self.mktimeGuess = mktimeGuess; self.lastLocalTime = lastLocalTime
+        }
+    }
+
+    /// As a fresh process reads it.
     public static func parse(_ text: String, now: Instant, zone: TimeZoneRules,
                              isZoneName: (String) -> Bool) throws(TimestampError) -> UInt64 {
+        var state = GlibcState()
+        return try parse(text, now: now, zone: zone, state: &state, isZoneName: isZoneName)
+    }
+
+    /// Parses with glibc's hidden state `state`, and updates it as glibc would.
+    public static func parse(_ text: String, now: Instant, zone: TimeZoneRules, state: inout GlibcState,
+                             isZoneName: (String) -> Bool) throws(TimestampError) -> UInt64 {
+        var reachedLocalTime = false
+        do {
+            let micro = try parseFields(text, now: now, zone: zone, state: &state, reachedLocalTime: &reachedLocalTime,
+                                        isZoneName: isZoneName)
+            if micro > 0 && micro <= formattableMax { state.lastLocalTime = Instant(microseconds: Int64(micro)) }
+            return micro
+        } catch {
+            if reachedLocalTime { state.lastLocalTime = now }
+            throw error
+        }
+    }
+
+    private static func parseFields(_ text: String, now: Instant, zone: TimeZoneRules, state: inout GlibcState,
+                                    reachedLocalTime: inout Bool,
+                                    isZoneName: (String) -> Bool) throws(TimestampError) -> UInt64 {
         let fail = TimestampError(text: text)
         guard !text.utf8.contains(0) else { throw fail }
         if let space = text.lastIndex(of: " ") {
@@ -68,7 +108,7 @@ public enum SystemdTimestamp {
             utc = true
             t = t.dropLast(4)
         } else {
-            let names = zone.glibcState()
+            let names = zone.glibcState(after: state.lastLocalTime)
             for (j, name) in [names.standardName, names.daylightName].enumerated() where !name.isEmpty {
                 guard t.count > name.count, hasSuffixIgnoringCase(t, name) else { continue }
                 let rest = t.dropLast(name.count)
@@ -80,12 +120,13 @@ public enum SystemdTimestamp {
         }
         let local = utc ? TimeZoneRules.utc : zone
         let clockZone: TimeZoneRules? = utc ? nil : zone
+        reachedLocalTime = !utc
         var tm = TimestampFields(local.localDateTime(at: now))
 
         switch t {
-        case "today": return try finish(tm.midnight(dayDelta: 0), isdst: isdst, zone: clockZone, fail: fail)
-        case "yesterday": return try finish(tm.midnight(dayDelta: -1), isdst: isdst, zone: clockZone, fail: fail)
-        case "tomorrow": return try finish(tm.midnight(dayDelta: 1), isdst: isdst, zone: clockZone, fail: fail)
+        case "today": return try finish(tm.midnight(dayDelta: 0), isdst: isdst, zone: clockZone, guess: &state.mktimeGuess, fail: fail)
+        case "yesterday": return try finish(tm.midnight(dayDelta: -1), isdst: isdst, zone: clockZone, guess: &state.mktimeGuess, fail: fail)
+        case "tomorrow": return try finish(tm.midnight(dayDelta: 1), isdst: isdst, zone: clockZone, guess: &state.mktimeGuess, fail: fail)
         default: break
         }
 
@@ -116,7 +157,7 @@ public enum SystemdTimestamp {
             if format.zeroSeconds { tm.second = 0 }
             if format.zeroTime { tm.hour = 0; tm.minute = 0; tm.second = 0 }
             if let weekday, tm.weekday != weekday { throw fail }
-            let seconds = try finish(tm, isdst: isdst, zone: clockZone, fail: fail)
+            let seconds = try finish(tm, isdst: isdst, zone: clockZone, guess: &state.mktimeGuess, fail: fail)
             let (sum, overflow) = seconds.addingReportingOverflow(fraction)
             guard !overflow, sum <= formattableMax else { throw fail }
             return sum
@@ -125,13 +166,16 @@ public enum SystemdTimestamp {
     }
 
     /// The broken-down time converted as `mktime` (or `timegm` for UTC) converts it, in µs.
-    /// glibc's `mktime` starts from the offset its previous call found; in a fresh process that
-    /// is 0, which decides folds (see `WallClock`).
-    private static func finish(_ fields: TimestampFields, isdst: Int, zone: TimeZoneRules?,
+    /// glibc's `mktime` starts from `guess`, the offset its previous call found (see `WallClock`).
+    private static func finish(_ fields: TimestampFields, isdst: Int, zone: TimeZoneRules?, guess: inout Int,
                                fail: TimestampError) throws(TimestampError) -> UInt64 {
         var clock = WallClock(zone: zone, honorsDSTHint: true)
         var tm = fields.brokenDown(isDST: isdst)
-        guard let seconds = clock.normalize(&tm), seconds >= 0 else { throw fail }
+        // timegm (UTC) has no state; mktime starts from, and leaves, the guess.
+        if zone != nil { clock.guess = guess }
+        let result = clock.normalize(&tm)
+        if zone != nil, result != nil { guess = clock.guess }
+        guard let seconds = result, seconds >= 0 else { throw fail }
         let (micro, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000)
         guard !overflow, micro <= formattableMax else { throw fail }
         return micro

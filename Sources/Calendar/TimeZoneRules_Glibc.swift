@@ -24,13 +24,31 @@ extension TimeZoneRules {
     /// one type. Converting an instant at or after the last transition parses the file's footer
     /// instead, which then names both (a POSIX `TZ` string is all footer). So `Europe/London`
     /// gives GMT/BST with daylight; `Africa/Abidjan` and `Etc/UTC` give UTC-like states with no
-    /// `(in UTC)` line, exactly as `systemd-analyze calendar` shows. O(transitions) at worst.
+    /// `(in UTC)` line, exactly as `systemd-analyze calendar` shows. Converting an instant inside
+    /// the table keeps the file's offsets but names the type in force and the next transitions'
+    /// (after 1970 in Lord Howe: AEST/+1130). O(transitions) at worst.
     public func glibcState(after instant: Instant? = nil) -> GlibcZoneState {
         if let footer, transitions.count == 1 || (instant.map { $0.seconds >= footerStart } ?? false) {
             let dst = footer.dst?.offset
             return GlibcZoneState(standardName: footer.std.abbreviation, daylightName: dst?.abbreviation ?? footer.std.abbreviation,
                                   standardOffset: footer.std.utcOffsetSeconds,
                                   hasDaylight: dst.map { $0.utcOffsetSeconds != footer.std.utcOffsetSeconds } ?? false)
+        }
+        if let instant, transitions.count > 1 {
+            // `localtime` in the table: the names of the type in force and of the transitions after
+            // it, the first of each flavor (glibc's `__tzfile_compute`); offsets stay the file's.
+            var standardName: String?, daylightName: String?
+            var k = tableIndex(atSeconds: instant.seconds)
+            while k < offsets.count && (standardName == nil || daylightName == nil) {
+                let o = offsets[k]
+                if o.isDST { if daylightName == nil { daylightName = o.abbreviation } }
+                else if standardName == nil { standardName = o.abbreviation }
+                k += 1
+            }
+            var state = glibcState(after: nil)
+            state.standardName = standardName ?? daylightName ?? ""
+            state.daylightName = daylightName ?? ""
+            return state
         }
         guard transitions.count > 1 else {
             let only = offsets[0]

@@ -17,11 +17,14 @@ func runTimestampCommand(_ args: ParsedArguments, now realNow: Instant) throws(C
     }
     var results: [JSONValue] = []
     var rejected = false
+    // glibc's hidden state carries from one timestamp to the next, as in systemd-analyze.
+    var state = SystemdTimestamp.GlibcState()
     for (index, text) in args.positionals.enumerated() {
         let isLast = index == args.positionals.count - 1
         let micro: UInt64
         do {
-            micro = try SystemdTimestamp.parse(text, now: now, zone: zone, isZoneName: Zones.isSystemdZoneName)
+            micro = try SystemdTimestamp.parse(text, now: now, zone: zone, state: &state,
+                                               isZoneName: Zones.isSystemdZoneName)
         } catch {
             rejected = true
             results.append(.object([JSONMember("timestamp", .string(text)), JSONMember("error", .string(error.description))]))
@@ -34,15 +37,18 @@ func runTimestampCommand(_ args: ParsedArguments, now realNow: Instant) throws(C
         let instant = Instant(microseconds: Int64(clamping: micro))
         results.append(.object([JSONMember("timestamp", .string(text)), JSONMember("instant", .string(instant.rfc3339))]))
         if args.json { continue }
-        var lines = [systemdLine("Original form", text), systemdLine("Normalized form", systemdTimestamp(instant, in: zone))]
+        // systemd prints "-" for a timestamp it counts as unset: 0 and infinity.
+        let unset = micro == 0 || micro == TimeSpan.infinity
+        var lines = [systemdLine("Original form", text),
+                     systemdLine("Normalized form", unset ? "-" : systemdTimestamp(instant, in: zone))]
         if !zone.glibcState(after: instant).isUTC {
-            lines.append(systemdLine("(in UTC)", systemdTimestamp(instant, in: .utc)))
+            lines.append(systemdLine("(in UTC)", unset ? "-" : systemdTimestamp(instant, in: .utc)))
         }
         let seconds = micro / 1_000_000, fraction = micro % 1_000_000
         let fractionText = String(fraction)
         lines.append(systemdLine("UNIX seconds", "@\(seconds)"
             + (fraction == 0 ? "" : "." + String(repeating: "0", count: 6 - fractionText.count) + fractionText)))
-        lines.append(systemdLine("From now", relativeToNow(instant.microseconds - now.microseconds)))
+        lines.append(systemdLine("From now", unset ? "-" : relativeToNow(instant.microseconds - now.microseconds)))
         Console.out(lines.joined(separator: "\n") + (isLast ? "" : "\n"))
     }
     if args.json { Console.out(JSONValue.array(results).serialized()) }

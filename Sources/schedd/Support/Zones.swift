@@ -1,4 +1,3 @@
-import Glibc
 import SchedCalendar
 
 /// Zone lookups for the command line: `--tz ZONE`, else the device zone (`TZ`, else /etc/localtime).
@@ -36,23 +35,6 @@ enum Zones {
         return try? ZoneDatabase.shared.deviceZone(tz: name)
     }
 
-    /// systemd's `timezone_is_valid()`: `name` is made of letters, digits, `-_+/` with no leading,
-    /// doubled or trailing `/`, and /usr/share/zoneinfo/NAME is a regular file starting with
-    /// `TZif` (systemd reads that directory, not `TZDIR`); `UTC` always is.
-    static func isSystemdZoneName(_ name: String) -> Bool {
-        if name == "UTC" { return true }
-        guard !name.isEmpty, !name.hasPrefix("/"), !name.hasSuffix("/"), !name.contains("//"),
-              name.utf8.allSatisfy({ c in
-                  (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A)
-                      || c == UInt8(ascii: "-") || c == UInt8(ascii: "_") || c == UInt8(ascii: "+") || c == UInt8(ascii: "/")
-              }) else { return false }
-        let fd = open("/usr/share/zoneinfo/" + name, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return false }
-        var magic = [UInt8](repeating: 0, count: 4)
-        let n = magic.withUnsafeMutableBytes { read(fd, $0.baseAddress, 4) }
-        return n == 4 && magic == Array("TZif".utf8)
-    }
+    /// systemd's `timezone_is_valid()` (`ZoneDatabase.systemdAcceptsZoneName`).
+    static func isSystemdZoneName(_ name: String) -> Bool { ZoneDatabase.systemdAcceptsZoneName(name) }
 }
