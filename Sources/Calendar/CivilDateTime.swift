@@ -19,14 +19,15 @@ public struct CivilDateTime: Hashable, Comparable, Sendable, CustomStringConvert
     }
 
     /// The wall-clock reading of `instant` at a UTC offset of `offsetSeconds`.
+    /// Computed in whole seconds, so every `Instant` (even `Int64.max` microseconds) and any offset
+    /// within ±2^31 s converts without overflow.
     public init(instant: Instant, offsetSeconds: Int) {
-        let local = instant.microseconds + Int64(offsetSeconds) * 1_000_000
-        let secs = floorDiv(local, 1_000_000)
+        let secs = instant.seconds + Int64(offsetSeconds)
         let days = floorDiv(secs, 86_400)
         let sod = Int(secs - days * 86_400)
         let (y, m, d) = civilFromDays(days)
         self.init(year: y, month: m, day: d, hour: sod / 3600, minute: sod / 60 % 60, second: sod % 60,
-                  microsecond: Int(floorMod(local, 1_000_000)))
+                  microsecond: Int(instant.microsecondOfSecond))
     }
 
     /// Days since 1970-01-01 of the date part.
@@ -39,8 +40,9 @@ public struct CivilDateTime: Hashable, Comparable, Sendable, CustomStringConvert
     }
 
     /// The instant this wall time denotes at a fixed UTC offset.
+    /// Saturates at the ends of `Instant`'s range for years far outside 1–9999 (never traps).
     public func instant(offsetSeconds: Int) -> Instant {
-        Instant(microseconds: (localSeconds - Int64(offsetSeconds)) * 1_000_000 + Int64(microsecond))
+        Instant(seconds: localSeconds - Int64(offsetSeconds)).adding(microseconds: Int64(microsecond))
     }
 
     /// ISO weekday: 1 = Monday … 7 = Sunday.

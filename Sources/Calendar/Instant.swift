@@ -2,16 +2,31 @@
 /// (POSIX time, as `CLOCK_REALTIME`, systemd's `usec_t` and SQLite integers count it).
 ///
 /// Microsecond resolution matches systemd calendar events (`*:*:01.000001`) and `timerfd`.
-/// Range: the whole `Int64` (±292,000 years); calendar math in this module is defined for
-/// years 1–9999, and systemd-compatible elapses for 1970–2199.
+/// Representable: the whole `Int64` (±292,000 years). *Supported* (`Instant.supportedRange`):
+/// years 1–9999, where calendar math in this module is defined; systemd-compatible elapses cover
+/// 1970–2199. Arithmetic never traps: `adding` saturates at the ends of `Int64`, `checkedAdding`
+/// and `init?(exactlySeconds:)` report overflow, and boundaries that take instants from outside
+/// (clock set and advance, fake-clock start) check `supportedRange` and name it in their errors.
 public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Microseconds since the Unix epoch; negative before 1970.
     public var microseconds: Int64
 
     public init(microseconds: Int64) { self.microseconds = microseconds }
 
-    /// An instant a whole number of seconds after the epoch.
-    public init(seconds: Int64) { self.microseconds = seconds &* 1_000_000 }
+    /// An instant a whole number of seconds after the epoch, saturated to the representable range
+    /// (±9,223,372,036,854 s): `Instant(seconds: .max)` is `Instant(microseconds: .max)`, never a
+    /// wrapped negative instant. Use `init?(exactlySeconds:)` where overflow must be reported.
+    public init(seconds: Int64) {
+        self.microseconds = Instant.saturating(seconds.multipliedReportingOverflow(by: 1_000_000),
+                                               positive: seconds >= 0)
+    }
+
+    /// An instant a whole number of seconds after the epoch; nil when it is not representable.
+    public init?(exactlySeconds seconds: Int64) {
+        let (value, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        if overflow { return nil }
+        self.microseconds = value
+    }
 
     /// Whole seconds since the epoch, rounded towards negative infinity.
     public var seconds: Int64 { floorDiv(microseconds, 1_000_000) }
@@ -21,8 +36,42 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     public static func < (a: Instant, b: Instant) -> Bool { a.microseconds < b.microseconds }
 
-    public func adding(microseconds delta: Int64) -> Instant { Instant(microseconds: microseconds + delta) }
-    public func adding(seconds delta: Int64) -> Instant { Instant(microseconds: microseconds + delta * 1_000_000) }
+    /// This instant moved by `delta` microseconds, saturated at the ends of `Int64` (never traps).
+    public func adding(microseconds delta: Int64) -> Instant {
+        Instant(microseconds: Instant.saturating(microseconds.addingReportingOverflow(delta), positive: delta >= 0))
+    }
+
+    /// This instant moved by `delta` seconds, saturated at the ends of `Int64` (never traps).
+    public func adding(seconds delta: Int64) -> Instant {
+        adding(microseconds: Instant.saturating(delta.multipliedReportingOverflow(by: 1_000_000), positive: delta >= 0))
+    }
+
+    /// This instant moved by `delta` microseconds; nil when the result is not representable.
+    public func checkedAdding(microseconds delta: Int64) -> Instant? {
+        let (value, overflow) = microseconds.addingReportingOverflow(delta)
+        return overflow ? nil : Instant(microseconds: value)
+    }
+
+    /// The instants schedd accepts from outside: 0001-01-01T00:00:00Z through
+    /// 9999-12-31T23:59:59.999999Z, the years where calendar math is defined (four-digit years, as
+    /// RFC 3339 writes them). Far inside `Int64`, so adding a span below 100 years to a supported
+    /// instant never overflows.
+    public static let supportedRange =
+        Instant(microseconds: -62_135_596_800_000_000)...Instant(microseconds: 253_402_300_799_999_999)
+
+    /// `supportedRange` as errors name it: `0001-01-01T00:00:00Z … 9999-12-31T23:59:59.999999Z`.
+    public static var supportedRangeDescription: String {
+        "\(supportedRange.lowerBound.rfc3339) … \(supportedRange.upperBound.rfc3339)"
+    }
+
+    /// Whether this instant lies in `supportedRange`.
+    public var isSupported: Bool { Instant.supportedRange.contains(self) }
+
+    /// The value of an overflow-reporting operation, or the `Int64` end it ran past.
+    @inline(__always)
+    static func saturating(_ result: (partialValue: Int64, overflow: Bool), positive: Bool) -> Int64 {
+        result.overflow ? (positive ? Int64.max : Int64.min) : result.partialValue
+    }
 
     /// RFC 3339 in UTC with `Z`; fractional seconds only when non-zero, trailing zeros trimmed.
     /// `Instant(seconds: 0).rfc3339` is `1970-01-01T00:00:00Z`.

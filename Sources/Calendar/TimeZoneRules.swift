@@ -54,10 +54,16 @@ public final class TimeZoneRules: Sendable, CustomStringConvertible {
         var offsets: [ZoneOffset] = [data.types[0]]
         transitions.reserveCapacity(data.transitions.count + 1)
         offsets.reserveCapacity(data.transitions.count + 1)
+        // Both lists ascend (the parser checks it), so the leap record in force is found by walking
+        // the leap list alongside the transitions: O(transitions + leaps), never their product.
+        var leapIndex = -1  // the last leap record with occurrence <= the current transition, or -1
         for (i, t) in data.transitions.enumerated() {
             var posix = t
             // Leap-second files count leap seconds; remove the correction in force at t.
-            if let leap = data.leapSeconds.last(where: { $0.occurrence <= t }) { posix = t &- leap.correction }
+            while leapIndex + 1 < data.leapSeconds.count, data.leapSeconds[leapIndex + 1].occurrence <= t {
+                leapIndex += 1
+            }
+            if leapIndex >= 0 { posix = t &- data.leapSeconds[leapIndex].correction }
             // A transition at the 64-bit minimum would collide with the sentinel: it only restates
             // what is in force before it, so it replaces the sentinel's type.
             if posix <= transitions[transitions.count - 1] {

@@ -41,6 +41,11 @@ public struct PendingSchedule: Sendable, Hashable {
 public struct HistoryRecord: Sendable, Hashable {
     public enum Event: String, Sendable, Hashable {
         case fired, cancelled, missed, replaced, opened, dismissed, failed
+        /// A firing recorded before its hand-over to the notifier whose hand-over was never confirmed
+        /// (the daemon died in between): it may or may not have been shown, and is never shown again.
+        case unconfirmed
+        /// A repeating schedule whose `until` leaves it no further occurrence (e.g. after a zone change).
+        case expired
     }
     public var id: String
     public var event: Event

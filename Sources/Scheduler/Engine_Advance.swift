@@ -122,7 +122,9 @@ extension Engine {
                         try store.appendHistory(HistoryRecord(
                             id: n.id, event: .failed, at: n.at, due: n.due, reason: reason, lateSeconds: n.lateSeconds,
                             title: n.title, messageId: n.messageId, dataJSON: n.dataJSON))
-                        try store.addFailedDelivery(n, graceSeconds: firing.graceSeconds)
+                        let expires = StoreCoding.graceEnd(due: n.due, graceSeconds: firing.graceSeconds ?? defaultGraceSeconds)
+                        try store.addFailedDelivery(n, graceSeconds: firing.graceSeconds,
+                                                    expires: Instant(microseconds: expires))
                     }
                 }
             }

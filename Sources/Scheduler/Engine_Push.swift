@@ -47,7 +47,7 @@ extension Engine {
             var spared: String?
             if let local = push.local,
                let pending = try storage({ () throws(StoreError) in try store.pendingSummary(id: local.id) }),
-               pending.fingerprint == local.fingerprint {
+               pending.fingerprint == local.digest {
                 spared = local.id
             }
             switch cancel {
@@ -68,6 +68,7 @@ extension Engine {
     private func apply(_ local: LocalSchedule, messageId: String?, ownCancel: CancelRequest?, now: Instant)
         throws(EngineError) -> PushOutcome {
         try storage { () throws(StoreError) -> PushOutcome in
+            let digest = local.digest
             let known = try store.pushLookup(id: local.id, run: local.runId)
             // The tombstone this push's own cancel names does not block it.
             if (known.idTombstoned && ownCancel != .id(local.id))
@@ -75,12 +76,16 @@ extension Engine {
                 return PushOutcome(id: local.id, status: .cancelled, next: nil)
             }
             let pending = known.pending
-            if let pending, pending.fingerprint == local.fingerprint {
+            if let pending, pending.fingerprint == digest {
                 return PushOutcome(id: local.id, status: .duplicate, next: pending.next)
             }
-            if known.finishedFingerprint == local.fingerprint {
-                return PushOutcome(id: local.id, status: .duplicate, next: nil)
+            let applied = try store.isApplied(id: local.id, digest: digest)
+            if applied || known.finishedFingerprint == digest {
+                // Applied before — delivered twice, or an older version after a newer one, before or after
+                // firing: it changes nothing and shows nothing (CONTRACT §1).
+                return PushOutcome(id: local.id, status: .duplicate, next: pending?.next)
             }
+            try store.recordApplied(id: local.id, digest: digest, at: now)
             let made: (StoredSchedule, Instant?)
             do throws(EngineError) { made = try makeSchedule(local, messageId: messageId, now: now) } catch {
                 throw StoreError(carrying: error)

@@ -64,7 +64,7 @@ extension Engine {
             untilInstant: nil, untilWall: nil, untilZone: nil, next: now, lastDue: nil, title: local.title,
             body: local.body, dataJSON: local.dataJSON, cancelOn: local.cancelOn, graceSeconds: local.graceSeconds,
             urgency: local.urgency, icon: local.icon, category: local.category, actions: local.actions,
-            messageId: messageId, fingerprint: local.fingerprint, storedAt: now)
+            messageId: messageId, fingerprint: local.digest, storedAt: now)
         switch local.trigger {
         case .at(.fixed(let instant, let offset)):
             s.kind = .fixedAt

@@ -13,13 +13,18 @@ public final class InMemoryScheduleStore: ScheduleStore {
         var tombstones: [TombstoneKind: [String: Instant]] = [:]
         var finished: [String: FinishedSchedule] = [:]
         var metadata: [String: String] = [:]
-        var history: [HistoryRecord] = []
+        var history: [(seq: Int64, record: HistoryRecord, confirmed: Bool)] = []
+        var lastHistorySeq: Int64 = 0
+        var applied: [String: [String: Instant]] = [:]
+        var zoneHashes: [String: String] = [:]
         var failed: [FailedDelivery] = []
         var lastFailedSeq: Int64 = 0
     }
 
     private var state = State()
     private var depth = 0
+    /// Seqs handed over and not yet confirmed by a commit (as in `SQLiteScheduleStore`).
+    private var confirmThrough: Int64?
     private var closed = false
 
     public init() {}
@@ -40,7 +45,15 @@ public final class InMemoryScheduleStore: ScheduleStore {
         let snapshot = state
         depth = 1
         defer { depth = 0 }
-        do { return try body() } catch {
+        let confirming = confirmThrough
+        if let through = confirming {
+            for i in state.history.indices where state.history[i].seq <= through { state.history[i].confirmed = true }
+        }
+        do {
+            let result = try body()
+            if confirmThrough == confirming { confirmThrough = nil }
+            return result
+        } catch {
             state = snapshot
             throw error
         }
@@ -119,6 +132,12 @@ public final class InMemoryScheduleStore: ScheduleStore {
         return sortedByNext(state.schedules.values.filter { $0.cancelOn.contains(event) })
     }
 
+    public func schedulesByNext(after cursor: PendingCursor?, limit: Int) throws(StoreError) -> [StoredSchedule] {
+        try checkOpen()
+        let rows = sortedByNext(state.schedules.values.filter { cursor.map($0.cursor.isAfter) ?? true })
+        return Array(rows.prefix(max(0, limit)))
+    }
+
     public func schedulesByNext(limit: Int?, offset: Int) throws(StoreError) -> [StoredSchedule] {
         try checkOpen()
         let rows = sortedByNext(state.schedules.values).dropFirst(max(0, offset))
@@ -187,23 +206,98 @@ public final class InMemoryScheduleStore: ScheduleStore {
 
     // MARK: History, failed deliveries
 
-    public func appendHistory(_ record: HistoryRecord) throws(StoreError) {
+    public func appendHistory(_ record: HistoryRecord, awaitingHandOver: Bool) throws(StoreError) {
         try checkOpen()
-        state.history.append(record)
+        state.lastHistorySeq += 1
+        state.history.append((state.lastHistorySeq, record, !awaitingHandOver))
+    }
+
+    public func confirmHandOver() {
+        if state.history.contains(where: { !$0.confirmed }) { confirmThrough = state.lastHistorySeq }
+    }
+
+    public func markUnconfirmed() throws(StoreError) -> Int {
+        try checkOpen()
+        var count = 0
+        for i in state.history.indices where !state.history[i].confirmed {
+            state.history[i].record.event = .unconfirmed
+            state.history[i].confirmed = true
+            count += 1
+        }
+        return count
     }
 
     public func history(limit: Int) throws(StoreError) -> [HistoryRecord] {
         try checkOpen()
-        return Array(state.history.suffix(max(0, limit)))
+        return state.history.suffix(max(0, limit)).map(\.record)
     }
 
-    public func addFailedDelivery(_ notification: DueNotification, graceSeconds: Int64?) throws(StoreError) {
+    /// Newest first: the records below `before`, walked from the end. O(n) here (the reference model).
+    public func history(before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord] {
+        try checkOpen()
+        let bound = before ?? Int64.max
+        return Array(state.history.reversed().lazy.filter { $0.seq < bound }.prefix(max(0, limit))
+            .map { SequencedHistoryRecord(seq: $0.seq, record: $0.record) })
+    }
+
+    @discardableResult
+    public func purgeHistory(olderThan cutoff: Instant, keepNewest: Int, limit: Int) throws(StoreError) -> Int {
+        try checkOpen()
+        var count = 0
+        while count < limit, let oldest = state.history.first,
+              state.history.count > keepNewest || oldest.record.at < cutoff {
+            state.history.removeFirst()
+            count += 1
+        }
+        return count
+    }
+
+    public func reclaimFreePages(limit pages: Int) throws(StoreError) -> Int { try checkOpen(); return 0 }
+
+    public func recordApplied(id: String, digest: String, at: Instant) throws(StoreError) {
+        try checkOpen()
+        state.applied[id, default: [:]][digest] = max(state.applied[id]?[digest] ?? at, at)
+    }
+
+    public func isApplied(id: String, digest: String) throws(StoreError) -> Bool {
+        try checkOpen()
+        return state.applied[id]?[digest] != nil
+    }
+
+    @discardableResult
+    public func purgeApplied(before cutoff: Instant, limit: Int) throws(StoreError) -> Int {
+        try checkOpen()
+        var count = 0
+        for (id, digests) in state.applied.sorted(by: { $0.key < $1.key })
+        where state.keyByID[id] == nil && state.finished[id] == nil {
+            for (digest, at) in digests.sorted(by: { $0.key < $1.key }) where at < cutoff && count < limit {
+                state.applied[id]?[digest] = nil
+                count += 1
+            }
+            if state.applied[id]?.isEmpty == true { state.applied[id] = nil }
+        }
+        return count
+    }
+
+    public func zoneHashes() throws(StoreError) -> [String: String] {
+        try checkOpen()
+        return state.zoneHashes
+    }
+
+    public func setZoneHash(_ name: String, _ hash: String) throws(StoreError) {
+        try checkOpen()
+        state.zoneHashes[name] = hash
+    }
+
+    public func addFailedDelivery(_ notification: DueNotification, graceSeconds: Int64?, expires: Instant)
+        throws(StoreError) {
         try checkOpen()
         state.lastFailedSeq += 1
         var stored = notification
         stored.at = notification.due
         stored.lateSeconds = 0
-        state.failed.append(FailedDelivery(seq: state.lastFailedSeq, notification: stored, graceSeconds: graceSeconds))
+        state.failed.append(FailedDelivery(seq: state.lastFailedSeq, notification: stored, graceSeconds: graceSeconds,
+                                          expires: expires))
     }
 
     public func failedDeliveries() throws(StoreError) -> [FailedDelivery] {
@@ -219,5 +313,14 @@ public final class InMemoryScheduleStore: ScheduleStore {
     public func removeFailedDeliveries(id: String) throws(StoreError) {
         try checkOpen()
         state.failed.removeAll { $0.notification.id == id }
+    }
+
+    @discardableResult
+    public func purgeFailedDeliveries(expiredBy now: Instant, limit: Int) throws(StoreError) -> Int {
+        try checkOpen()
+        let victims = state.failed.filter { $0.expires < now }.sorted { ($0.expires, $0.seq) < ($1.expires, $1.seq) }
+            .prefix(max(0, limit)).map(\.seq)
+        state.failed.removeAll { victims.contains($0.seq) }
+        return victims.count
     }
 }

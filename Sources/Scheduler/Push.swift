@@ -12,12 +12,22 @@ public struct Push: Sendable, Hashable {
     public var local: LocalSchedule?
     /// `bk.messageId`, recorded with every history record of the schedule.
     public var messageId: String?
+    /// `bk.deepLink`, `bk.action`, `bk.image` (`snoozeSeconds` stays empty here: it is in `local`).
+    public var extras: NotificationExtras
     /// Dotted paths of members schedd does not know (`bk.local.colour`), for `schedd push` warnings.
     public var unknownMembers: [String]
 
     public init(cancel: CancelRequest? = nil, local: LocalSchedule? = nil, messageId: String? = nil,
-                unknownMembers: [String] = []) {
-        self.cancel = cancel; self.local = local; self.messageId = messageId; self.unknownMembers = unknownMembers
+                extras: NotificationExtras = NotificationExtras(), unknownMembers: [String] = []) {
+        self.cancel = cancel; self.local = local; self.messageId = messageId; self.extras = extras
+        self.unknownMembers = unknownMembers
+    }
+
+    /// What is stored with the schedule: the envelope's extras plus `local`'s snooze durations.
+    public var scheduleExtras: NotificationExtras {
+        var extras = extras
+        extras.snoozeSeconds = local?.snoozeSeconds ?? []
+        return extras
     }
 }
 
@@ -74,12 +84,18 @@ public struct LocalSchedule: Sendable, Hashable {
     public var icon: String?
     public var category: String?
     public var actions: [NotificationAction]
+    /// `snoozeSeconds`: at most 2 distinct durations of 60 s – 7 days, in the order given.
+    public var snoozeSeconds: [Int64] = []
     /// A canonical serialization of the whole `bk.local` object (keys sorted, compact): two pushes
     /// with equal fingerprints are "the same push" for idempotency (CONTRACT §1).
     public var fingerprint: String
 
     /// The run id: the text before the first `:`, or the whole id when it has none.
     public var runId: String { Scheduler.runId(of: id) }
+
+    /// The digest of `fingerprint` that the store keeps (`StoredSchedule.fingerprint`, the `applied` table):
+    /// SHA-256 hex, O(fingerprint size) per call.
+    public var digest: String { StoreCoding.digest(ofFingerprint: fingerprint) }
 
     public init(id: String, trigger: Trigger, until: OneShotTime? = nil, title: String, body: String? = nil,
                 dataJSON: String? = nil, cancelOn: [String] = [], graceSeconds: Int64? = nil,

@@ -119,54 +119,13 @@ extension SQLiteScheduleStore {
         }
     }
 
-    // MARK: History
-
-    public func appendHistory(_ r: HistoryRecord) throws(StoreError) {
-        try sql { () throws(SQLiteError) in
-            let st = try db.statement("""
-                INSERT INTO history(id, event, at, due, reason, late, title, message_id, data)
-                VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-                """)
-            st.bind(1, r.id)
-            st.bind(2, r.event.rawValue)
-            st.bind(3, r.at.microseconds)
-            st.bind(4, r.due?.microseconds)
-            st.bind(5, r.reason)
-            st.bind(6, r.lateSeconds)
-            st.bind(7, r.title)
-            st.bind(8, r.messageId)
-            st.bind(9, r.dataJSON)
-            try st.run()
-        }
-    }
-
-    public func history(limit: Int) throws(StoreError) -> [HistoryRecord] {
-        try sql { () throws(SQLiteError) -> [HistoryRecord] in
-            let st = try db.statement("""
-                SELECT id, event, at, due, reason, late, title, message_id, data FROM
-                (SELECT * FROM history ORDER BY seq DESC LIMIT ?1) ORDER BY seq
-                """)
-            defer { st.reset() }
-            st.bind(1, Int64(max(0, limit)))
-            var rows: [HistoryRecord] = []
-            while try st.step() {
-                rows.append(HistoryRecord(
-                    id: st.string(0), event: HistoryRecord.Event(rawValue: st.string(1)) ?? .fired,
-                    at: Instant(microseconds: st.int64(2)), due: st.optionalInt64(3).map(Instant.init(microseconds:)),
-                    reason: st.optionalString(4), lateSeconds: st.optionalDouble(5), title: st.optionalString(6),
-                    messageId: st.optionalString(7), dataJSON: st.optionalString(8)))
-            }
-            return rows
-        }
-    }
-
     // MARK: Failed deliveries
 
-    public func addFailedDelivery(_ n: DueNotification, graceSeconds: Int64?) throws(StoreError) {
+    public func addFailedDelivery(_ n: DueNotification, graceSeconds: Int64?, expires: Instant) throws(StoreError) {
         try sql { () throws(SQLiteError) in
             let st = try db.statement("""
                 INSERT INTO failed_deliveries(id, title, body, urgency, icon, category, actions, data, message_id, \
-                due, grace) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                due, grace, expires) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
                 """)
             st.bind(1, n.id)
             st.bind(2, n.title)
@@ -179,6 +138,7 @@ extension SQLiteScheduleStore {
             st.bind(9, n.messageId)
             st.bind(10, n.due.microseconds)
             st.bind(11, graceSeconds)
+            st.bind(12, expires.microseconds)
             try st.run()
         }
     }
@@ -186,7 +146,7 @@ extension SQLiteScheduleStore {
     public func failedDeliveries() throws(StoreError) -> [FailedDelivery] {
         try sql { () throws(SQLiteError) -> [FailedDelivery] in
             let st = try db.statement("""
-                SELECT seq, id, title, body, urgency, icon, category, actions, data, message_id, due, grace
+                SELECT seq, id, title, body, urgency, icon, category, actions, data, message_id, due, grace, expires
                 FROM failed_deliveries ORDER BY due, seq
                 """)
             defer { st.reset() }
@@ -199,7 +159,8 @@ extension SQLiteScheduleStore {
                     urgency: StoreCoding.decodeUrgency(st.int64(4)), icon: st.optionalString(5),
                     category: st.optionalString(6), actions: StoreCoding.decodeActions(st.optionalString(7)),
                     dataJSON: st.optionalString(8), messageId: st.optionalString(9), due: due, at: due, lateSeconds: 0)
-                rows.append(FailedDelivery(seq: st.int64(0), notification: n, graceSeconds: st.optionalInt64(11)))
+                rows.append(FailedDelivery(seq: st.int64(0), notification: n, graceSeconds: st.optionalInt64(11),
+                                           expires: Instant(microseconds: st.int64(12))))
             }
             return rows
         }
@@ -217,6 +178,84 @@ extension SQLiteScheduleStore {
         try sql { () throws(SQLiteError) in
             let st = try db.statement("DELETE FROM failed_deliveries WHERE id = ?1")
             st.bind(1, id)
+            try st.run()
+        }
+    }
+
+    @discardableResult
+    public func purgeFailedDeliveries(expiredBy now: Instant, limit: Int) throws(StoreError) -> Int {
+        try sql { () throws(SQLiteError) -> Int in
+            let st = try db.statement("""
+                DELETE FROM failed_deliveries WHERE seq IN
+                (SELECT seq FROM failed_deliveries WHERE expires < ?1 ORDER BY expires LIMIT ?2)
+                """)
+            st.bind(1, now.microseconds)
+            st.bind(2, Int64(max(0, limit)))
+            try st.run()
+            return db.changes
+        }
+    }
+
+    // MARK: Applied pushes
+
+    public func recordApplied(id: String, digest: String, at: Instant) throws(StoreError) {
+        try sql { () throws(SQLiteError) in
+            let st = try db.statement("""
+                INSERT INTO applied(id, digest, applied_at) VALUES(?1, ?2, ?3)
+                ON CONFLICT(id, digest) DO UPDATE SET applied_at = max(applied_at, excluded.applied_at)
+                """)
+            st.bind(1, id)
+            st.bind(2, digest)
+            st.bind(3, at.microseconds)
+            try st.run()
+        }
+    }
+
+    public func isApplied(id: String, digest: String) throws(StoreError) -> Bool {
+        try sql { () throws(SQLiteError) -> Bool in
+            let st = try db.statement("SELECT 1 FROM applied WHERE id = ?1 AND digest = ?2")
+            defer { st.reset() }
+            st.bind(1, id)
+            st.bind(2, digest)
+            return try st.step()
+        }
+    }
+
+    @discardableResult
+    public func purgeApplied(before cutoff: Instant, limit: Int) throws(StoreError) -> Int {
+        try sql { () throws(SQLiteError) -> Int in
+            // Oldest first by the age index; ids still pending or finished keep every digest they had.
+            let st = try db.statement("""
+                DELETE FROM applied WHERE (id, digest) IN (SELECT a.id, a.digest FROM applied AS a
+                    WHERE a.applied_at < ?1
+                      AND NOT EXISTS(SELECT 1 FROM schedules AS s WHERE s.id = a.id)
+                      AND NOT EXISTS(SELECT 1 FROM finished AS f WHERE f.id = a.id)
+                    ORDER BY a.applied_at LIMIT ?2)
+                """)
+            st.bind(1, cutoff.microseconds)
+            st.bind(2, Int64(max(0, limit)))
+            try st.run()
+            return db.changes
+        }
+    }
+
+    // MARK: Zones
+
+    public func zoneHashes() throws(StoreError) -> [String: String] {
+        try sql { () throws(SQLiteError) -> [String: String] in
+            let st = try db.statement("SELECT name, content_hash FROM zones")
+            defer { st.reset() }
+            var hashes: [String: String] = [:]
+            while try st.step() { hashes[st.string(0)] = st.string(1) }
+            return hashes
+        }
+    }
+
+    public func setZoneHash(_ name: String, _ hash: String) throws(StoreError) {
+        try sql { () throws(SQLiteError) in
+            let st = try db.statement("INSERT OR REPLACE INTO zones(name, content_hash) VALUES(?1, ?2)")
+            st.bind(1, name)
+            st.bind(2, hash)
             try st.run()
         }
     }

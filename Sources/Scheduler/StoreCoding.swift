@@ -65,3 +65,27 @@ enum StoreCoding {
         }
     }
 }
+
+extension StoreCoding {
+    /// The digest a store keeps for a push's canonical fingerprint (`LocalSchedule.fingerprint`): SHA-256 hex.
+    /// Two pushes are "the same push" (CONTRACT §1) exactly when their digests are equal. O(fingerprint size).
+    static func digest(ofFingerprint fingerprint: String) -> String { SHA256.hex(fingerprint) }
+
+    /// FNV-1a (64 bit) of `text`'s UTF-8: the lookup key of a shared history payload (`payloads.hash`).
+    /// Not collision-free: a lookup compares the data itself as well.
+    static func payloadHash(_ text: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
+    }
+
+    /// `due + grace` in microseconds, saturating: when a failed delivery is past its grace (never shown).
+    static func graceEnd(due: Instant, graceSeconds: Int64) -> Int64 {
+        let grace = min(max(0, graceSeconds), Int64.max / 2_000_000) * 1_000_000
+        let (sum, overflow) = due.microseconds.addingReportingOverflow(grace)
+        return overflow ? Int64.max : sum
+    }
+}

@@ -67,6 +67,7 @@ public struct StoredSchedule: Sendable, Hashable {
     public var category: String?
     public var actions: [NotificationAction]
     public var messageId: String?
+    /// The digest of the push that made it (`LocalSchedule.digest`), for idempotency.
     public var fingerprint: String
     public var storedAt: Instant
 
@@ -103,6 +104,8 @@ public struct FailedDelivery: Sendable, Hashable {
     public var seq: Int64
     public var notification: DueNotification
     public var graceSeconds: Int64?
+    /// The end of its grace: past it, the delivery is dropped by maintenance (it would only be `missed`).
+    public var expires: Instant
 }
 
 /// Everything `Engine.push` must know about an id before deciding, read in one statement.
@@ -148,8 +151,17 @@ public protocol ScheduleStore: AnyObject {
     func schedules(run: String) throws(StoreError) -> [StoredSchedule]
     /// Pending schedules whose cancelOn holds `event`.
     func schedules(cancelOn event: String) throws(StoreError) -> [StoredSchedule]
-    /// Pending schedules ordered by (next due, key).
+    /// Pending schedules ordered by (next due, key). O(offset + limit): for the legacy `List` only.
     func schedulesByNext(limit: Int?, offset: Int) throws(StoreError) -> [StoredSchedule]
+    /// At most `limit` pending schedules ordered by (next due, key), starting just after `cursor`
+    /// (from the first when nil). A keyset seek: O(log n + limit), whatever the page's depth.
+    func schedulesByNext(after cursor: PendingCursor?, limit: Int) throws(StoreError) -> [StoredSchedule]
+
+    // Applied pushes (CONTRACT §1: a push applied once is `duplicate` whatever came after it)
+    func recordApplied(id: String, digest: String, at: Instant) throws(StoreError)
+    func isApplied(id: String, digest: String) throws(StoreError) -> Bool
+    /// Deletes up to `limit` digests applied before `cutoff` whose id is neither pending nor finished.
+    @discardableResult func purgeApplied(before cutoff: Instant, limit: Int) throws(StoreError) -> Int
 
     // Tombstones
     func addTombstone(_ kind: TombstoneKind, _ name: String, at: Instant) throws(StoreError)
@@ -170,17 +182,48 @@ public protocol ScheduleStore: AnyObject {
     func metadata(_ name: String) throws(StoreError) -> String?
     func setMetadata(_ name: String, _ value: String) throws(StoreError)
 
-    // History (append-only)
-    func appendHistory(_ record: HistoryRecord) throws(StoreError)
+    // Zones in use and the content hash each had when schedules were last resolved in it
+    func zoneHashes() throws(StoreError) -> [String: String]
+    func setZoneHash(_ name: String, _ hash: String) throws(StoreError)
+
+    // History (appended; trimmed only by retention)
+    /// Appends a record. `awaitingHandOver`: a firing recorded before it is handed to the notifier; it stays
+    /// unconfirmed until `confirmHandOver` and the next commit after it.
+    func appendHistory(_ record: HistoryRecord, awaitingHandOver: Bool) throws(StoreError)
+    /// Every record appended so far has been handed over: the next transaction to commit confirms them
+    /// (the confirmation rides on that commit; no commit of its own).
+    func confirmHandOver()
+    /// At start, before anything else: every record still awaiting its hand-over becomes `unconfirmed`
+    /// (the previous process died before it knew). Returns how many.
+    func markUnconfirmed() throws(StoreError) -> Int
     /// The newest `limit` records, oldest first.
     func history(limit: Int) throws(StoreError) -> [HistoryRecord]
+    /// At most `limit` records with a sequence number below `before` (all when nil), newest first,
+    /// each with its sequence number (append order, ascending, never reused). O(log n + limit).
+    func history(before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord]
+
+    /// Deletes up to `limit` of the oldest records that are older than `cutoff` or beyond the newest
+    /// `keepNewest`; returns how many.
+    @discardableResult func purgeHistory(olderThan cutoff: Instant, keepNewest: Int, limit: Int) throws(StoreError) -> Int
+
+    /// Returns up to `pages` free pages to the file system (incremental auto-vacuum); how many were freed.
+    @discardableResult func reclaimFreePages(limit pages: Int) throws(StoreError) -> Int
 
     // Failed deliveries
-    func addFailedDelivery(_ notification: DueNotification, graceSeconds: Int64?) throws(StoreError)
+    func addFailedDelivery(_ notification: DueNotification, graceSeconds: Int64?, expires: Instant) throws(StoreError)
+    /// Deletes up to `limit` failed deliveries whose grace ended before `now`; returns how many.
+    @discardableResult func purgeFailedDeliveries(expiredBy now: Instant, limit: Int) throws(StoreError) -> Int
     func failedDeliveries() throws(StoreError) -> [FailedDelivery]
     func removeFailedDelivery(seq: Int64) throws(StoreError)
     func removeFailedDeliveries(id: String) throws(StoreError)
 
     /// Releases the database. Further calls fail.
     func close()
+}
+
+extension ScheduleStore {
+    /// Appends a record that needs no hand-over confirmation.
+    public func appendHistory(_ record: HistoryRecord) throws(StoreError) {
+        try appendHistory(record, awaitingHandOver: false)
+    }
 }

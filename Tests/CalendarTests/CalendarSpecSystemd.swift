@@ -100,9 +100,13 @@ enum SystemdAnalyze {
 
     /// Instants (epoch seconds) of the zone's transitions between `from` and `to`, from `zdump -v`.
     static func transitions(of zone: String, from: Int, to: Int) throws -> [Int64] {
-        // zdump comes with libc-bin; without it the test falls back to random base times.
+        // zdump comes with libc-bin; without it the test falls back to random base times (and fails
+        // under SCHEDD_REQUIRE_REFERENCES=1).
         guard let zdump = ["/usr/sbin/zdump", "/usr/bin/zdump"].first(where: FileManager.default.isExecutableFile)
-        else { return [] }
+        else {
+            if referencesRequired { throw missingReference("zdump is not installed") }
+            return []
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: zdump)
         process.arguments = ["-v", "-c", "\(from),\(to)", zone]

@@ -71,6 +71,29 @@ final class TZifParserTests: XCTestCase {
         XCTAssertEqual(offset(z, 1_173_596_400).abbreviation, "EDT")  // 2007-03-11T07:00:00Z POSIX
     }
 
+    /// A crafted file of about 610 KB: 18,000 transitions interleaved with 18,000 leap-second records.
+    /// Reading it used to search the leap list once per transition (quadratic: 37 s for such a file);
+    /// it now walks both lists together. Checks the mapping at every transition, not the time taken.
+    func testManyLeapSecondsAndTransitions_parseLinearly_withTheCorrectionInForce() throws {
+        let count = 18_000
+        var f = TZifFixture()
+        f.types = [TZifFixture.LocalType(utoff: 0, isdst: 0, abbreviation: "AAA"),
+                   TZifFixture.LocalType(utoff: 3600, isdst: 1, abbreviation: "BBB")]
+        // Leap k at 1000·k (correction k+1 from then on), transition k at 1000·k + 500 in the leap scale.
+        f.leapSeconds = (0..<count).map { (Int64($0) * 1000, Int32($0 + 1)) }
+        f.transitions = (0..<count).map { Int64($0) * 1000 + 500 }
+        f.transitionTypes = (0..<count).map { UInt8(($0 + 1) % 2) }
+        let bytes = f.bytes()
+        XCTAssertGreaterThan(bytes.count, 600_000)
+        let z = try TimeZoneRules(tzif: bytes, name: "right/Crafted")
+        XCTAssertEqual(z.transitions.count, count + 1)
+        for k in 0..<count {
+            let posix = Int64(k) * 1000 + 500 - Int64(k + 1)
+            XCTAssertEqual(z.transitions[k + 1], posix, "transition \(k)")
+            XCTAssertEqual(z.offset(atSeconds: posix).abbreviation, k % 2 == 0 ? "BBB" : "AAA", "transition \(k)")
+        }
+    }
+
     func testCorruptHeaders_throwNamedErrors() {
         let good = TZifFixture.newYorkLike.bytes()
         let cases: [(String, [UInt8], String)] = [

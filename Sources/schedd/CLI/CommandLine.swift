@@ -53,6 +53,7 @@ private func runCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitC
     case "list": try runListCommand(args)
     case "history": try runHistoryCommand(args)
     case "clock": try runClockCommand(args)
+    case "testbed": return try runTestbedCommand(args)
     default: throw .usage("unknown command '\(args.command)'")
     }
     return .success

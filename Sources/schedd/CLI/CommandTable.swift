@@ -153,6 +153,7 @@ let commandTable: [CommandSpec] = [
                 positionalCount: 1...Int.max, options: [
         .value("base-time", "TIME", "Read relative timestamps (now, +5min, tomorrow) from TIME instead of now"),
     ], details: ["Like 'systemd-analyze timestamp', line for line. Example: schedd timestamp 'tomorrow 18:00' @1767225600"]),
+    testbedCommandSpec,
     CommandSpec(name: "help", arguments: "[COMMAND]", summary: "Show help for schedd or one command",
                 positionalCount: 0...1, options: []),
 ]

@@ -1,3 +1,4 @@
+import ScheddBus
 import SchedCalendar
 import Scheduler
 
@@ -74,8 +75,8 @@ func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
         local.append(JSONMember("actions", .array(buttons)))
     }
     let push = JSONValue.object([JSONMember("bk", .object([JSONMember("local", .object(local))]))]).serialized()
-    let answer = try client.call("Push", { m throws(BusFailure) in try m.append(push) },
-                                 read: { m throws(BusFailure) in try m.readString() })
+    let answer = try client.call("Push", { m throws(BusError) in try m.append(push) },
+                                 read: { m throws(BusError) in try m.readString() })
     printOutcomes(try SchedulerClient.json(answer, "Push"), args: args, zone: args.json ? nil : try daemonClock().zone)
     return .success
 }

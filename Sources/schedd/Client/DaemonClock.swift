@@ -1,3 +1,4 @@
+import ScheddBus
 import SchedCalendar
 import Scheduler
 
@@ -26,7 +27,7 @@ struct DaemonClock {
 
     /// Asks the daemon.
     static func read(_ client: SchedulerClient) throws(CommandFailure) -> DaemonClock {
-        let text = try client.call("ClockShow", { _ throws(BusFailure) in }, read: { m throws(BusFailure) in try m.readString() })
+        let text = try client.call("ClockShow", { _ throws(BusError) in }, read: { m throws(BusError) in try m.readString() })
         return try DaemonClock(json: text)
     }
 

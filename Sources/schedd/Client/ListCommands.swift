@@ -1,3 +1,4 @@
+import ScheddBus
 import SchedCalendar
 import Scheduler
 
@@ -8,16 +9,17 @@ import Scheduler
 /// newest `lastScanLimit` history records), REPEAT (a repeating schedule's calendar expression,
 /// `-` for a one-shot), ID, TITLE — with times in the daemon's device zone, columns aligned by
 /// display width (CJK titles take two columns a character), and a footer counting every pending
-/// schedule, not only the rows shown (`Showing 1 of 3 pending.`).
+/// schedule, not only the rows shown (`Showing 1 of 3 pending.`). Read page by page (`ListPage`),
+/// every page, however long the list.
 func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let limit = try args.count("limit", default: 0) ?? 0
     let offset = try args.count("offset", default: 0) ?? 0
     let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
     if args.json {
-        Console.out(try listPage(client, limit: limit, offset: offset))
+        Console.out(mergedJSONArray(try readPendingPages(client, offset: offset, limit: limit == 0 ? nil : limit)))
         return
     }
-    let all = try SchedulerClient.json(try listPage(client, limit: 0, offset: 0), "List").arrayValue ?? []
+    let all = try SchedulerClient.json(mergedJSONArray(try readPendingPages(client)), "List").arrayValue ?? []
     let shown = Array(all.dropFirst(offset).prefix(limit == 0 ? Int.max : limit))
     if all.isEmpty {
         Console.out("No pending notifications.")
@@ -54,18 +56,11 @@ func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
 }
 
 /// How many of the newest history records `list` reads to find each schedule's last firing.
-private let lastScanLimit: UInt32 = 1000
-
-/// The daemon's `List` reply for one page (`limit` 0: all).
-private func listPage(_ client: SchedulerClient, limit: Int, offset: Int) throws(CommandFailure) -> String {
-    try client.call("List", { m throws(BusFailure) in try m.append(UInt32(limit)); try m.append(UInt32(offset)) },
-                    read: { m throws(BusFailure) in try m.readString() })
-}
+private let lastScanLimit = 1000
 
 /// The latest `fired` instant of each id among the newest `lastScanLimit` history records.
 private func lastFirings(_ client: SchedulerClient) throws(CommandFailure) -> [String: Instant] {
-    let text = try client.call("History", { m throws(BusFailure) in try m.append(lastScanLimit) },
-                               read: { m throws(BusFailure) in try m.readString() })
+    let text = mergedJSONArray(try readHistoryPages(client, limit: lastScanLimit))
     var last: [String: Instant] = [:]
     for record in try SchedulerClient.json(text, "History").arrayValue ?? [] where record[member: "event"] == .string("fired") {
         guard let id = record[member: "id"]?.stringValue, let at = record[member: "at"]?.stringValue,
@@ -77,11 +72,11 @@ private func lastFirings(_ client: SchedulerClient) throws(CommandFailure) -> [S
 
 /// `schedd history [--limit N]`: the newest N records (default 100; 0: all), oldest first. Human:
 /// TIME and DUE in the daemon's device zone, EVENT, ID, TITLE, LATE (`0s` when on time) and REASON.
+/// Read page by page (`HistoryPage`).
 func runHistoryCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let limit = try args.count("limit", default: 100) ?? 100
     let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
-    let text = try client.call("History", { m throws(BusFailure) in try m.append(UInt32(limit)) },
-                               read: { m throws(BusFailure) in try m.readString() })
+    let text = mergedJSONArray(try readHistoryPages(client, limit: limit == 0 ? Int.max : limit))
     if args.json {
         Console.out(text)
         return

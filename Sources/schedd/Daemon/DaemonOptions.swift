@@ -1,3 +1,4 @@
+import ScheddBus
 import Glibc
 import SchedCalendar
 
@@ -36,6 +37,9 @@ struct DaemonOptions {
             let zone = try Zones.zone(option: zoneName)
             guard let start = instant(fromTimeText: text, in: zone) else {
                 throw .usage("--fake-clock needs an RFC 3339 time like 2026-03-08T01:00:00Z, not '\(text)'")
+            }
+            guard start.isSupported else {
+                throw .usage("--fake-clock: \(start.rfc3339) is outside the supported range \(Instant.supportedRangeDescription)")
             }
             fakeClockStart = start
         }

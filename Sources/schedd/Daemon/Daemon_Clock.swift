@@ -26,6 +26,10 @@ extension Daemon {
             throw ServiceFailure(.invalidArgument,
                                  "clock set: expected YYYY-MM-DDTHH:MM[:SS] with optional Z or ±HH:MM, not '\(text)'")
         }
+        guard target.isSupported else {
+            throw ServiceFailure(.invalidArgument, "clock set: \(target.rfc3339) is outside the supported range "
+                                 + Instant.supportedRangeDescription)
+        }
         fake.set(target)
         logger.info("fake clock set to \(target.rfc3339)")
         _ = try engineCall { now throws(EngineError) in try engine.advance(to: now, mode: .wallClock) }
@@ -33,12 +37,20 @@ extension Daemon {
 
     /// Time passing: everything due in the span fires on time, in due order; returns after all of it
     /// was delivered and recorded.
+    ///
+    /// The span is checked, never trusted: the clock must stay inside `Instant.supportedRange`, so
+    /// `ClockAdvance(UInt64.max)` or many advances of 2^62 µs are errors naming that range (the fake
+    /// clock is left where it was), not an overflow.
     func clockAdvance(microseconds: UInt64) throws(ServiceFailure) {
         let fake = try requireFakeClock("advance")
-        guard microseconds <= UInt64(Int64.max / 2) else {
-            throw ServiceFailure(.invalidArgument, "clock advance: span too large")
+        let limit = Instant.supportedRange.upperBound
+        guard microseconds <= UInt64(Int64.max), let target = fake.now.checkedAdding(microseconds: Int64(microseconds)),
+              target <= limit else {
+            let room = UInt64(max(0, limit.microseconds - fake.now.microseconds))
+            throw ServiceFailure(.invalidArgument, "clock advance: a span of \(microseconds) µs from \(fake.now.rfc3339) "
+                                 + "passes the end of the supported range \(Instant.supportedRangeDescription) "
+                                 + "(at most \(room) µs from now)")
         }
-        let target = fake.now.adding(microseconds: Int64(microseconds))
         fake.set(target)
         _ = try engineCall { now throws(EngineError) in try engine.advance(to: now, mode: .timePassing) }
     }

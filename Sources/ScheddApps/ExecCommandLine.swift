@@ -1,0 +1,141 @@
+/// The command line of a desktop file's `Exec=` key, split into arguments and with its field codes
+/// expanded (Desktop Entry Specification 1.5, "The Exec key").
+///
+/// Splitting: the value (already `string`-unescaped by `KeyFile`, so `\\\\` in the file is `\\` here)
+/// is split at unquoted spaces and tabs; an argument in double quotes keeps its spaces, and inside
+/// quotes `\"`, `` \` ``, `\$` and `\\` stand for the character itself. A backslash outside quotes
+/// escapes the next character (tolerated; the spec asks for quoting).
+///
+/// Field codes (expanded in unquoted text; the spec forbids them inside quotes, where they stay literal):
+///
+/// | code | becomes |
+/// |---|---|
+/// | `%u`, `%U` | the URL to open (the deep link), or nothing when there is none |
+/// | `%f`, `%F` | the local path of a `file://` URL (percent-decoded); nothing for other URLs or none |
+/// | `%i` | `--icon ICON` (two arguments) when the entry has an `Icon`, else nothing |
+/// | `%c` | the entry's (localized) name |
+/// | `%k` | the desktop file's path |
+/// | `%%` | `%` |
+/// | `%d %D %n %N %v %m` | nothing (deprecated) |
+///
+/// A code that stands alone as an argument and expands to nothing removes the argument; a code
+/// inside a longer argument is replaced in place. An unknown code is an error: a launcher cannot
+/// know what the app expects there.
+///
+/// Example: `Exec=reminders --new-window %U` with `reminders://todo/42` → `["reminders",
+/// "--new-window", "reminders://todo/42"]`; without a URL → `["reminders", "--new-window"]`.
+/// O(length of the value).
+public enum ExecCommandLine {
+    /// The argument vector for `exec` of `entry`, opening `url` (nil: just start the app).
+    public static func arguments(_ exec: String, entry: DesktopEntry, url: String?) throws(ExecCommandLineError) -> [String] {
+        var out: [String] = []
+        for token in try split(exec) {
+            if !token.quoted, let codeArgs = try standalone(token.text, entry: entry, url: url) {
+                out += codeArgs
+                continue
+            }
+            out.append(token.quoted ? token.text : try inline(token.text, entry: entry, url: url))
+        }
+        guard let program = out.first, !program.isEmpty else { throw ExecCommandLineError("Exec names no program") }
+        return out
+    }
+
+    /// One argument before expansion: its text and whether any of it was quoted.
+    struct Token: Equatable { var text: String; var quoted: Bool }
+
+    static func split(_ exec: String) throws(ExecCommandLineError) -> [Token] {
+        var tokens: [Token] = []
+        var current = ""
+        var inToken = false, quoted = false, inQuotes = false
+        var iterator = exec.makeIterator()
+        while let ch = iterator.next() {
+            if inQuotes {
+                switch ch {
+                case "\"": inQuotes = false
+                case "\\":
+                    guard let next = iterator.next() else { throw ExecCommandLineError("Exec ends inside an escape") }
+                    if next != "\"" && next != "`" && next != "$" && next != "\\" { current.append("\\") }
+                    current.append(next)
+                default: current.append(ch)
+                }
+                continue
+            }
+            switch ch {
+            case " ", "\t", "\n":
+                if inToken { tokens.append(Token(text: current, quoted: quoted)) }
+                current = ""; inToken = false; quoted = false
+            case "\"":
+                inQuotes = true; inToken = true; quoted = true
+            case "\\":
+                guard let next = iterator.next() else { throw ExecCommandLineError("Exec ends inside an escape") }
+                current.append(next); inToken = true
+            default:
+                current.append(ch); inToken = true
+            }
+        }
+        if inQuotes { throw ExecCommandLineError("Exec has an unterminated quote") }
+        if inToken { tokens.append(Token(text: current, quoted: quoted)) }
+        return tokens
+    }
+
+    /// The expansion of an argument that is exactly one field code; nil when it is not one.
+    static func standalone(_ text: String, entry: DesktopEntry, url: String?) throws(ExecCommandLineError) -> [String]? {
+        guard text.count == 2, text.first == "%", let code = text.last else { return nil }
+        switch code {
+        case "u", "U": return url.map { [$0] } ?? []
+        case "f", "F": return url.flatMap(localPath(ofFileURL:)).map { [$0] } ?? []
+        case "i": return entry.icon.map { ["--icon", $0] } ?? []
+        case "d", "D", "n", "N", "v", "m": return []
+        case "%", "c", "k": return nil
+        default: throw ExecCommandLineError("Exec has an unknown field code %\(code)")
+        }
+    }
+
+    /// `text` with every field code replaced in place.
+    static func inline(_ text: String, entry: DesktopEntry, url: String?) throws(ExecCommandLineError) -> String {
+        guard text.contains("%") else { return text }
+        var out = ""
+        var iterator = text.makeIterator()
+        while let ch = iterator.next() {
+            guard ch == "%" else { out.append(ch); continue }
+            guard let code = iterator.next() else { throw ExecCommandLineError("Exec ends with a lone %") }
+            switch code {
+            case "%": out.append("%")
+            case "u", "U": out += url ?? ""
+            case "f", "F": out += url.flatMap(localPath(ofFileURL:)) ?? ""
+            case "i": out += entry.icon ?? ""
+            case "c": out += entry.name
+            case "k": out += entry.path
+            case "d", "D", "n", "N", "v", "m": break
+            default: throw ExecCommandLineError("Exec has an unknown field code %\(code)")
+            }
+        }
+        return out
+    }
+
+    /// `/a b/x.txt` for `file:///a%20b/x.txt` (also `file://localhost/…`); nil for other URLs or bad escapes.
+    public static func localPath(ofFileURL url: String) -> String? {
+        var rest: Substring
+        if url.hasPrefix("file:///") { rest = url.dropFirst(7) }
+        else if url.hasPrefix("file://localhost/") { rest = url.dropFirst(16) }
+        else { return nil }
+        if let cut = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<cut] }
+        var bytes: [UInt8] = []
+        var utf8 = Array(rest.utf8)[...]
+        while let byte = utf8.popFirst() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard utf8.count >= 2, let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16),
+                  value != 0 else { return nil }
+            utf8 = utf8.dropFirst(2)
+            bytes.append(value)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}
+
+/// An `Exec=` value schedd cannot turn into a command (the message names the problem).
+public struct ExecCommandLineError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,173 @@
+import SchedCalendar
+
+// History: shared payloads, the hand-over confirmation, retention and page reclaim.
+extension SQLiteScheduleStore {
+    /// The `ref` of the payload row holding `data`, inserted when new. O(log n) by the hash index.
+    private func payloadRef(_ data: String) throws(SQLiteError) -> Int64 {
+        let hash = StoreCoding.payloadHash(data)
+        let find = try db.statement("SELECT ref FROM payloads WHERE hash = ?1 AND data = ?2")
+        defer { find.reset() }
+        find.bind(1, hash)
+        find.bind(2, data)
+        if try find.step() { return find.int64(0) }
+        let insert = try db.statement("INSERT INTO payloads(hash, data) VALUES(?1, ?2)")
+        insert.bind(1, hash)
+        insert.bind(2, data)
+        try insert.run()
+        return db.lastInsertRowid
+    }
+
+    public func appendHistory(_ r: HistoryRecord, awaitingHandOver: Bool) throws(StoreError) {
+        try sql { () throws(SQLiteError) in
+            let payload = try r.dataJSON.map(payloadRef)
+            let st = try db.statement("""
+                INSERT INTO history(id, event, at, due, reason, late, title, message_id, payload, confirmed)
+                VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                """)
+            st.bind(1, r.id)
+            st.bind(2, r.event.rawValue)
+            st.bind(3, r.at.microseconds)
+            st.bind(4, r.due?.microseconds)
+            st.bind(5, r.reason)
+            st.bind(6, r.lateSeconds)
+            st.bind(7, r.title)
+            st.bind(8, r.messageId)
+            st.bind(9, payload)
+            st.bind(10, Int64(awaitingHandOver ? 0 : 1))
+            try st.run()
+            if awaitingHandOver { awaitingSince = awaitingSince ?? db.lastInsertRowid }
+        }
+    }
+
+    public func confirmHandOver() {
+        guard let first = awaitingSince else { return }
+        awaitingSince = nil
+        confirmable = (confirmable?.lowerBound ?? first)...max(first, lastHistorySeq())
+    }
+
+    /// The largest history seq (0 when empty). O(log n).
+    private func lastHistorySeq() -> Int64 {
+        guard let st = try? db.statement("SELECT coalesce(max(seq), 0) FROM history") else { return 0 }
+        defer { st.reset() }
+        return ((try? st.step()) ?? false) ? st.int64(0) : 0
+    }
+
+    /// Inside the opening of an outermost transaction: confirms the records handed over since the last commit.
+    func writePendingConfirmation() throws(SQLiteError) {
+        guard let range = confirmable else { return }
+        let st = try db.statement("UPDATE history SET confirmed = 1 WHERE confirmed = 0 AND seq BETWEEN ?1 AND ?2")
+        st.bind(1, range.lowerBound)
+        st.bind(2, range.upperBound)
+        try st.run()
+    }
+
+    public func markUnconfirmed() throws(StoreError) -> Int {
+        try transaction { () throws(StoreError) -> Int in
+            try sql { () throws(SQLiteError) -> Int in
+                try db.statement("UPDATE history SET event = 'unconfirmed', confirmed = 1 WHERE confirmed = 0").run()
+                return db.changes
+            }
+        }
+    }
+
+    public func history(limit: Int) throws(StoreError) -> [HistoryRecord] {
+        try sql { () throws(SQLiteError) -> [HistoryRecord] in
+            let st = try db.statement("""
+                SELECT h.id, h.event, h.at, h.due, h.reason, h.late, h.title, h.message_id, p.data FROM
+                (SELECT * FROM history ORDER BY seq DESC LIMIT ?1) AS h LEFT JOIN payloads AS p ON p.ref = h.payload
+                ORDER BY h.seq
+                """)
+            defer { st.reset() }
+            st.bind(1, Int64(max(0, limit)))
+            var rows: [HistoryRecord] = []
+            while try st.step() {
+                rows.append(HistoryRecord(
+                    id: st.string(0), event: HistoryRecord.Event(rawValue: st.string(1)) ?? .fired,
+                    at: Instant(microseconds: st.int64(2)), due: st.optionalInt64(3).map(Instant.init(microseconds:)),
+                    reason: st.optionalString(4), lateSeconds: st.optionalDouble(5), title: st.optionalString(6),
+                    messageId: st.optionalString(7), dataJSON: st.optionalString(8)))
+            }
+            return rows
+        }
+    }
+
+    /// A seek on the primary key `seq`: O(log n + limit) at any depth.
+    public func history(before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord] {
+        try sql { () throws(SQLiteError) -> [SequencedHistoryRecord] in
+            let st = try db.statement("""
+                SELECT h.seq, h.id, h.event, h.at, h.due, h.reason, h.late, h.title, h.message_id, p.data
+                FROM history AS h LEFT JOIN payloads AS p ON p.ref = h.payload
+                WHERE h.seq < ?1 ORDER BY h.seq DESC LIMIT ?2
+                """)
+            defer { st.reset() }
+            st.bind(1, before ?? Int64.max)
+            st.bind(2, Int64(max(0, limit)))
+            var rows: [SequencedHistoryRecord] = []
+            while try st.step() {
+                rows.append(SequencedHistoryRecord(seq: st.int64(0), record: HistoryRecord(
+                    id: st.string(1), event: HistoryRecord.Event(rawValue: st.string(2)) ?? .fired,
+                    at: Instant(microseconds: st.int64(3)), due: st.optionalInt64(4).map(Instant.init(microseconds:)),
+                    reason: st.optionalString(5), lateSeconds: st.optionalDouble(6), title: st.optionalString(7),
+                    messageId: st.optionalString(8), dataJSON: st.optionalString(9))))
+            }
+            return rows
+        }
+    }
+
+    @discardableResult
+    public func purgeHistory(olderThan cutoff: Instant, keepNewest: Int, limit: Int) throws(StoreError) -> Int {
+        try sql { () throws(SQLiteError) -> Int in
+            // Records go oldest first (append order): while older than `cutoff`, or while more than
+            // `keepNewest` remain. `byCount` is the seq of the newest record over the count; the OFFSET scan
+            // (O(keepNewest)) runs only when the seq range shows there may be more than that.
+            let range = try db.statement("SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM history")
+            let (low, high) = try range.step() ? (range.int64(0), range.int64(1)) : (0, 0)
+            range.reset()
+            var byCount: Int64 = 0
+            if high - low + 1 > Int64(max(0, keepNewest)) {
+                let over = try db.statement("SELECT seq FROM history ORDER BY seq DESC LIMIT 1 OFFSET ?1")
+                over.bind(1, Int64(max(0, keepNewest)))
+                byCount = try over.step() ? over.int64(0) : 0
+                over.reset()
+            }
+            let victims = try db.statement("SELECT seq, payload, at FROM history ORDER BY seq LIMIT ?1")
+            victims.bind(1, Int64(max(0, limit)))
+            var last: Int64 = 0, count = 0
+            var payloads = Set<Int64>()
+            while try victims.step() {
+                let seq = victims.int64(0)
+                guard seq <= byCount || victims.int64(2) < cutoff.microseconds else { break }
+                last = seq
+                count += 1
+                if let ref = victims.optionalInt64(1) { payloads.insert(ref) }
+            }
+            victims.reset()
+            guard count > 0 else { return 0 }
+            let delete = try db.statement("DELETE FROM history WHERE seq <= ?1")
+            delete.bind(1, last)
+            try delete.run()
+            let orphan = try db.statement("""
+                DELETE FROM payloads WHERE ref = ?1 AND NOT EXISTS(SELECT 1 FROM history WHERE payload = ?1)
+                """)
+            for ref in payloads {
+                orphan.bind(1, ref)
+                try orphan.run()
+            }
+            return count
+        }
+    }
+
+    @discardableResult
+    public func reclaimFreePages(limit pages: Int) throws(StoreError) -> Int {
+        try sql { () throws(SQLiteError) -> Int in
+            let free = try db.statement("PRAGMA freelist_count")
+            let before = try free.step() ? free.int64(0) : 0
+            free.reset()
+            guard before > 0 else { return 0 }
+            try db.execute("PRAGMA incremental_vacuum(\(max(1, pages)))")
+            let after = try free.step() ? free.int64(0) : 0
+            free.reset()
+            return Int(before - after)
+        }
+    }
+}
