@@ -11,6 +11,8 @@ import SchedCalendar
 /// Delivery is **at-most-once** (docs/semantics.md): a firing is committed to the store (history
 /// `fired`, the one-shot removed / the calendar advanced) *before* the notifier is called. A crash
 /// between the commit and the display loses that display; it can never show a notification twice.
+/// History stays honest about it: a `fired` record is confirmed only by the commit after its hand-over,
+/// and a restarted engine turns the records it cannot confirm into `unconfirmed`.
 public final class Engine {
     /// Grace applied when a schedule has no `graceSeconds` (README: "Late and missed").
     public static let defaultGraceSeconds: Int64 = 3600
@@ -21,6 +23,14 @@ public final class Engine {
     /// Due entries recorded per transaction while advancing: bounds a transaction's size when a long
     /// `clock advance` fires many occurrences, while keeping one fsync per batch.
     static let firingBatchSize = 1000
+
+    /// Entries due less than this before the `now` of an advance are on time (the real clock's due timer):
+    /// they are committed and handed over one per batch. Matches the daemon's timer-latency tolerance.
+    static let onTimeMicroseconds: Int64 = 1_000_000
+
+    /// How many firings the previous process recorded but could not confirm handing over (marked
+    /// `unconfirmed` when this engine opened the store).
+    public private(set) var unconfirmedAtStart = 0
 
     let store: any ScheduleStore
     let notifier: any Notifier
@@ -66,6 +76,7 @@ public final class Engine {
         self.lastNow = now
         zoneCache[deviceZone.name] = deviceZone
         try storage { () throws(StoreError) in
+            unconfirmedAtStart = try store.markUnconfirmed()
             for entry in try store.pendingDeadlines() { wheel.insert(key: entry.key, due: entry.due) }
         }
         let recorded = try storage { () throws(StoreError) in try store.metadata("device_zone") }
