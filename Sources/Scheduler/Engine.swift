@@ -39,6 +39,10 @@ public final class Engine {
     var wheel: TimerWheel
     var zoneCache: [String: TimeZoneRules] = [:]
     var lastMaintenance: Instant
+    /// Whether the last maintenance step hit a limit (more to purge or reclaim).
+    var maintenanceBacklog = true
+    /// How much history is kept.
+    public let retention: HistoryRetention
     /// The `now` of the latest call: where the clock stood before an `advance` (its `start`).
     var lastNow: Instant
 
@@ -50,13 +54,13 @@ public final class Engine {
     /// `zones` resolves pinned zone names (`timeZone`, calendar zone suffixes).
     public convenience init(databasePath: String, notifier: any Notifier, deviceZone: TimeZoneRules,
                             defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds, zones: ZoneDatabase = .shared,
-                            now: Instant) throws(EngineError) {
+                            retention: HistoryRetention = .standard, now: Instant) throws(EngineError) {
         let store: SQLiteScheduleStore
         do { store = try SQLiteScheduleStore(path: databasePath) } catch {
             throw EngineError(.storage, error.message)
         }
         try self.init(store: store, notifier: notifier, deviceZone: deviceZone, zones: zones,
-                      defaultGraceSeconds: defaultGraceSeconds, now: now)
+                      defaultGraceSeconds: defaultGraceSeconds, retention: retention, now: now)
     }
 
     /// Opens the engine over any store, restoring every pending schedule into the wheel. When the device
@@ -64,13 +68,14 @@ public final class Engine {
     /// floating schedules are re-resolved as by `deviceZoneChanged`.
     public init(store: any ScheduleStore, notifier: any Notifier, deviceZone: TimeZoneRules,
                 zones: ZoneDatabase = .shared, defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds,
-                now: Instant) throws(EngineError) {
+                retention: HistoryRetention = .standard, now: Instant) throws(EngineError) {
         guard defaultGraceSeconds >= 0 else { throw EngineError(.invalidArgument, "default grace must be ≥ 0") }
         self.store = store
         self.notifier = notifier
         self.zones = zones
         self.deviceZone = deviceZone
         self.defaultGraceSeconds = defaultGraceSeconds
+        self.retention = retention
         self.wheel = TimerWheel(now: now)
         self.lastMaintenance = now
         self.lastNow = now
@@ -83,7 +88,7 @@ public final class Engine {
         if recorded != deviceZone.name {
             try deviceZoneChanged(to: deviceZone, now: now)
         }
-        try maintain(now: now)
+        try maintenanceStep(now: now)
     }
 
     deinit { store.close() }
@@ -147,17 +152,6 @@ public final class Engine {
         var fresh = TimerWheel(now: wheel.now)
         for entry in entries { fresh.insert(key: entry.key, due: entry.due) }
         wheel = fresh
-    }
-
-    /// Purges tombstones past their retention and finished records past `keepUntil`; at most hourly.
-    func maintain(now: Instant) throws(EngineError) {
-        try storage { () throws(StoreError) in
-            try store.transaction { () throws(StoreError) in
-                try store.purgeTombstones(createdBefore: now.adding(seconds: -Self.tombstoneRetentionSeconds))
-                try store.purgeFinished(expiredBy: now)
-            }
-        }
-        lastMaintenance = now
     }
 
     func grace(of schedule: StoredSchedule) -> Int64 { schedule.graceSeconds ?? defaultGraceSeconds }

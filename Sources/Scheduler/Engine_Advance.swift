@@ -51,8 +51,10 @@ extension Engine {
                 }
             }
             delivered += try deliver(firings, now: now)
+            // Between batches, at the instant reached so far: a long span keeps its history bounded as it goes.
+            try maintainIfDue(now: mode == .wallClock ? now : min(now, firings.last?.notification.at ?? now))
         }
-        if now.microseconds - lastMaintenance.microseconds > 3_600_000_000 { try maintain(now: now) }
+        try maintainIfDue(now: now)
         return delivered
     }
 

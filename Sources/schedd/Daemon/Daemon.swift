@@ -62,7 +62,8 @@ final class Daemon {
             connection.emitSignal("NotificationShown", strings: [shown.id, JSONValue(shown: shown).serialized()])
         }
         do {
-            engine = try Engine(databasePath: options.databasePath, notifier: notifier, deviceZone: zone, now: clock.now)
+            engine = try Engine(databasePath: options.databasePath, notifier: notifier, deviceZone: zone,
+                                retention: options.retention, now: clock.now)
         } catch {
             throw .failure("cannot open the database '\(options.databasePath)': \(error.message)")
         }
@@ -150,6 +151,11 @@ final class Daemon {
             } catch {
                 logger.error("delivering due notifications failed: \(error.message)")
             }
+        }
+        do {
+            try engine.maintainWhenIdle(now: now)  // one bounded step, only when owed (hourly or a backlog)
+        } catch {
+            logger.error("maintenance failed: \(error.message)")
         }
         if fakeClock == nil { dueTimer?.arm(at: engine.nextDue) }
     }
