@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "schedd-bench", targets: ["schedd-bench"]),
         .library(name: "SchedCalendar", targets: ["SchedCalendar"]),
         .library(name: "Scheduler", targets: ["Scheduler"]),
+        .library(name: "ScheddBus", targets: ["ScheddBus"]),
         .library(name: "ScheddApps", targets: ["ScheddApps"]),
     ],
     targets: [
@@ -18,17 +19,24 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
                        providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLinuxProcess", path: "Sources/CLinuxProcess"),
         .target(name: "SchedCalendar", path: "Sources/Calendar"),
         // Apps (CONTRACT §8): caller → app id, desktop files, Exec= command lines. Pure parsing plus
         // procfs reads; no bus (the daemon hands it bus-verified PIDs).
         .target(name: "ScheddApps", dependencies: ["CLinuxProcess"], path: "Sources/ScheddApps"),
+        // UnifiedPush connector: RFC 8188/8291 decryption over libcrypto, registrations.
+        .target(name: "ScheddPush", dependencies: ["CCrypto"], path: "Sources/ScheddPush"),
         .target(name: "Scheduler", dependencies: ["SchedCalendar", "CSQLite"], path: "Sources/Scheduler"),
         .target(name: "CSchedBus", dependencies: ["CSystemd"], path: "Sources/CSchedBus"),
-        .target(name: "ScheddDesktop", dependencies: ["SchedCalendar", "Scheduler", "CSystemd"],
+        // The one sd-bus/sd-event seam (and the Linux syscall shim): connections, async calls, matches,
+        // served vtables, bus-verified credentials, the event loop and loop-bound values.
+        .target(name: "ScheddBus", dependencies: ["CSystemd", "CSchedBus"], path: "Sources/ScheddBus"),
+        .target(name: "ScheddDesktop", dependencies: ["SchedCalendar", "Scheduler", "ScheddBus"],
                 path: "Sources/ScheddDesktop"),
         .executableTarget(name: "schedd", dependencies: ["SchedCalendar", "Scheduler", "CSystemd", "CSchedBus",
-                                                        "ScheddDesktop"],
+                                                        "ScheddBus", "ScheddDesktop"],
                           path: "Sources/schedd"),
         .executableTarget(name: "schedd-bench", dependencies: ["SchedCalendar", "Scheduler", "CSQLite", "SeededRandomness"],
                           path: "Benchmarks/schedd-bench"),
@@ -38,7 +46,8 @@ let package = Package(
         .testTarget(name: "ScheddAppsTests", dependencies: ["ScheddApps"], path: "Tests/ScheddAppsTests"),
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "CSQLite", "SeededRandomness"],
                     path: "Tests/SchedulerTests"),
-        .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler", "ScheddDesktop", "SeededRandomness"],
+        .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush"], path: "Tests/ScheddPushTests"),
+        .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler", "ScheddBus", "ScheddDesktop", "SeededRandomness"],
                     path: "Tests/ScheddTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -3,7 +3,8 @@
 # Usage: scripts/install-deps.sh            (as root, or with sudo available)
 set -euo pipefail
 PKGS=(pkg-config libsqlite3-dev sqlite3 libsystemd-dev systemd dbus-daemon dbus-bin
-      python3 python3-dbus python3-gi libnotify-bin dunst xvfb tzdata)
+      python3 python3-dbus python3-gi libnotify-bin dunst xvfb tzdata
+      libssl-dev python3-cryptography)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

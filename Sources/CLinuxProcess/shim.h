@@ -12,3 +12,13 @@ static inline long clinux_statfs_type(const char *path) {
     if (statfs(path, &buf) != 0) return -1;
     return (long)buf.f_type;
 }
+#include <spawn.h>
+
+/// POSIX_SPAWN_SETSID (glibc ≥ 2.26; declared only with _GNU_SOURCE, which Swift's Glibc module lacks).
+static inline short clinux_spawn_setsid(void) {
+#ifdef POSIX_SPAWN_SETSID
+    return POSIX_SPAWN_SETSID;
+#else
+    return 0x80;
+#endif
+}

@@ -1,5 +1,5 @@
-import CSystemd
 import SchedCalendar
+import ScheddBus
 import Scheduler
 
 // MARK: - The seam (for the daemon)
@@ -77,8 +77,8 @@ public final class DesktopNotifier: Notifier {
     public private(set) var capabilities: Set<String>?
 
     private var connection: NotificationsBus?
-    private var attachedEvent: OpaquePointer?
-    private var reconnectTimer: NotificationsRetryTimer?
+    private var attachedLoop: EventLoop?
+    private var reconnectTimer: EventTimer?
     /// The unique bus name of the server our ids belong to (signals from anyone else are ignored).
     private var serverOwner: String?
     private var serverIds: [String: UInt32] = [:]
@@ -94,7 +94,7 @@ public final class DesktopNotifier: Notifier {
     /// `onServerAppeared` when it gets a bus with a notification server (a kiosk user's session bus
     /// that comes up after the system daemon).
     public init(address: String?, configuration: Configuration = Configuration(), waitForBus: Bool = false)
-        throws(NotificationsBusError) {
+        throws(BusError) {
         self.address = address
         self.configuration = configuration
         do {
@@ -105,7 +105,7 @@ public final class DesktopNotifier: Notifier {
     }
 
     deinit {
-        reconnectTimer?.cancel()
+        try? reconnectTimer?.disarm()
         connection?.close()
     }
 
@@ -117,20 +117,20 @@ public final class DesktopNotifier: Notifier {
     /// session has a notification server" rule can test this right after init.
     public var serverPresent: Bool { isConnected && serverOwner != nil }
 
-    /// Lets the daemon's sd-event loop (an `sd_event *`) drive this connection's signals and the
-    /// reconnect timer. Survives reconnects: a replacement connection is attached to the same loop.
-    public func attach(to event: OpaquePointer) throws(NotificationsBusError) {
-        try connection?.attach(to: event)
-        attachedEvent = event
+    /// Lets the daemon's event loop drive this connection's signals and the reconnect timer. Survives
+    /// reconnects: a replacement connection is attached to the same loop.
+    public func attach(to loop: EventLoop) throws(BusError) {
+        try connection?.attach(to: loop)
+        attachedLoop = loop
         if connection == nil { scheduleReconnect() }
     }
 
     /// Detaches from the event loop (before the daemon frees it).
     public func detach() {
-        reconnectTimer?.cancel()
+        try? reconnectTimer?.disarm()
         reconnectTimer = nil
         connection?.detach()
-        attachedEvent = nil
+        attachedLoop = nil
     }
 
     /// Without sd-event: dispatches what arrived, waiting up to `seconds` for more. Tests and one-shot
@@ -147,7 +147,7 @@ public final class DesktopNotifier: Notifier {
     /// Notify, replacing the same schedule's notification when still on screen. O(1) bus round trips:
     /// GetCapabilities (first time per server) + Notify, each bounded by the call timeout.
     public func show(_ notification: DueNotification) -> DeliveryResult {
-        do throws(NotificationsBusError) {
+        do throws(BusError) {
             let bus = try connected()
             let caps: Set<String>
             if let cached = capabilities {
@@ -186,28 +186,28 @@ public final class DesktopNotifier: Notifier {
     // MARK: - Internals
 
     /// Human reason for a failed delivery, for the `failed` history record.
-    static func failureReason(_ error: NotificationsBusError, timeout: UInt64) -> String {
-        if error.isNoServer { return "no notification server on the bus (\(error.name ?? ""))" }
+    static func failureReason(_ error: BusError, timeout: UInt64) -> String {
+        if error.isNoOwner { return "no notification server on the bus (\(error.name ?? ""))" }
         if error.isTimeout {
             return "notification server did not answer \(error.operation) within \(Double(timeout) / 1e6) s"
         }
         return "notification server unreachable: \(error)"
     }
 
-    private func makeConnection() throws(NotificationsBusError) -> NotificationsBus {
-        let sink = NotificationsSignalSink { [weak self] signal in self?.handle(signal) }
-        let bus = try NotificationsBus(address: address, callTimeoutMicroseconds: configuration.callTimeoutMicroseconds,
-                                       sink: sink)
+    private func makeConnection() throws(BusError) -> NotificationsBus {
+        let bus = try NotificationsBus(address: address, callTimeoutMicroseconds: configuration.callTimeoutMicroseconds) {
+            [weak self] signal in self?.handle(signal)
+        }
         serverOwner = bus.serverOwner()
         return bus
     }
 
     /// The open connection, reconnecting once if the bus daemon hung up since the last call.
-    private func connected() throws(NotificationsBusError) -> NotificationsBus {
+    private func connected() throws(BusError) -> NotificationsBus {
         if let connection, connection.isOpen { return connection }
         dropConnection()
         let bus = try makeConnection()
-        if let attachedEvent { try bus.attach(to: attachedEvent) }
+        if let attachedLoop { try bus.attach(to: attachedLoop) }
         connection = bus
         return bus
     }
@@ -220,20 +220,20 @@ public final class DesktopNotifier: Notifier {
 
     /// Arms the reconnect timer (only when attached to a loop; without one, `show` reconnects).
     private func scheduleReconnect() {
-        guard let attachedEvent else { return }
+        guard let attachedLoop else { return }
         if reconnectTimer == nil {
-            reconnectTimer = NotificationsRetryTimer { [weak self] in self?.reconnectNow() }
+            reconnectTimer = try? attachedLoop.addTimer(clock: .monotonic) { [weak self] in self?.reconnectNow() }
         }
-        _ = reconnectTimer?.arm(on: attachedEvent, delayMicroseconds: configuration.reconnectIntervalMicroseconds)
+        try? reconnectTimer?.arm(afterMicroseconds: configuration.reconnectIntervalMicroseconds)
     }
 
     /// Timer callback (outside any bus dispatch, so the old connection may be freed here).
     private func reconnectNow() {
         guard !(connection?.isOpen ?? false) else { return }
         dropConnection()
-        do throws(NotificationsBusError) {
+        do throws(BusError) {
             let bus = try makeConnection()
-            if let attachedEvent { try bus.attach(to: attachedEvent) }
+            if let attachedLoop { try bus.attach(to: attachedLoop) }
             connection = bus
             if serverOwner != nil { onServerAppeared?() }
         } catch {

@@ -12,12 +12,22 @@ public struct Push: Sendable, Hashable {
     public var local: LocalSchedule?
     /// `bk.messageId`, recorded with every history record of the schedule.
     public var messageId: String?
+    /// `bk.deepLink`, `bk.action`, `bk.image` (`snoozeSeconds` stays empty here: it is in `local`).
+    public var extras: NotificationExtras
     /// Dotted paths of members schedd does not know (`bk.local.colour`), for `schedd push` warnings.
     public var unknownMembers: [String]
 
     public init(cancel: CancelRequest? = nil, local: LocalSchedule? = nil, messageId: String? = nil,
-                unknownMembers: [String] = []) {
-        self.cancel = cancel; self.local = local; self.messageId = messageId; self.unknownMembers = unknownMembers
+                extras: NotificationExtras = NotificationExtras(), unknownMembers: [String] = []) {
+        self.cancel = cancel; self.local = local; self.messageId = messageId; self.extras = extras
+        self.unknownMembers = unknownMembers
+    }
+
+    /// What is stored with the schedule: the envelope's extras plus `local`'s snooze durations.
+    public var scheduleExtras: NotificationExtras {
+        var extras = extras
+        extras.snoozeSeconds = local?.snoozeSeconds ?? []
+        return extras
     }
 }
 
@@ -74,6 +84,8 @@ public struct LocalSchedule: Sendable, Hashable {
     public var icon: String?
     public var category: String?
     public var actions: [NotificationAction]
+    /// `snoozeSeconds`: at most 2 distinct durations of 60 s – 7 days, in the order given.
+    public var snoozeSeconds: [Int64] = []
     /// A canonical serialization of the whole `bk.local` object (keys sorted, compact): two pushes
     /// with equal fingerprints are "the same push" for idempotency (CONTRACT §1).
     public var fingerprint: String

@@ -46,6 +46,14 @@ public enum PushDecoder {
     public static let maxActionIdBytes = 128
     /// `icon`, `category`, `messageId`, action titles and `calendar`.
     public static let maxHintBytes = 1_024
+    /// `bk.deepLink` and `bk.image`: 4 KiB (PATH_MAX is 4096; browsers cut URLs far beyond what a
+    /// notification needs).
+    public static let maxLinkBytes = 4_096
+    /// `bk.action.name`: 1–128 bytes (a GAction name).
+    public static let maxAppActionNameBytes = 128
+    public static let maxSnoozes = 2
+    /// `snoozeSeconds` range: 60 s – 7 days (CONTRACT §1).
+    public static let snoozeRange: ClosedRange<Int64> = 60...604_800
     /// 100 Julian years. Keeps `due + grace` in microseconds far inside `Int64`.
     public static let maxGraceSeconds: Int64 = 3_155_760_000
 
@@ -79,7 +87,7 @@ public enum PushDecoder {
         guard case .object(let bkMembers) = bkValue else { throw PushError("bk", "must be an object") }
 
         var push = Push()
-        let bk = try PushObject(bkMembers, path: "bk", known: ["local", "cancel", "messageId"],
+        let bk = try PushObject(bkMembers, path: "bk", known: ["local", "cancel", "messageId", "deepLink", "action", "image"],
                                 unknown: &push.unknownMembers)
         guard bk.has("local") || bk.has("cancel") else {
             throw PushError("bk", "one of \"local\" and \"cancel\" is required")
@@ -91,6 +99,7 @@ public enum PushDecoder {
             try PushRules.text(messageId, bk.path("messageId"), maxBytes: maxHintBytes)
             push.messageId = messageId
         }
+        push.extras = try decodeExtras(bk, unknown: &push.unknownMembers)
         if let local = try bk.object("local") {
             push.local = try decodeLocal(local, unknown: &push.unknownMembers)
         }

@@ -3,7 +3,7 @@ import SchedCalendar
 extension PushDecoder {
     static let localMembers: Set<String> = [
         "id", "at", "calendar", "timeZone", "until", "title", "body", "data", "cancelOn", "graceSeconds",
-        "urgency", "icon", "category", "actions",
+        "urgency", "icon", "category", "actions", "snoozeSeconds",
     ]
 
     /// `bk.local`, rule by rule in the order of CONTRACT §1's table.
@@ -108,10 +108,17 @@ extension PushDecoder {
             actions = try decodeActions(items, local.path("actions"), unknown: &unknown)
         }
 
-        return LocalSchedule(id: id, trigger: trigger, until: until, title: title, body: body, dataJSON: dataJSON,
-                             cancelOn: cancelOn, graceSeconds: graceSeconds, urgency: urgency, icon: icon,
-                             category: category, actions: actions,
-                             fingerprint: JSONValue.object(members).serialized(sortedKeys: true))
+        var snoozeSeconds: [Int64] = []
+        if let items = try local.array("snoozeSeconds") {
+            snoozeSeconds = try decodeSnoozes(items, local.path("snoozeSeconds"))
+        }
+
+        var schedule = LocalSchedule(id: id, trigger: trigger, until: until, title: title, body: body, dataJSON: dataJSON,
+                                     cancelOn: cancelOn, graceSeconds: graceSeconds, urgency: urgency, icon: icon,
+                                     category: category, actions: actions,
+                                     fingerprint: JSONValue.object(members).serialized(sortedKeys: true))
+        schedule.snoozeSeconds = snoozeSeconds
+        return schedule
     }
 
     /// `actions`: at most 3 `{"id","title"}` objects with unique ids.

@@ -1,4 +1,5 @@
 @testable import schedd
+import ScheddBus
 import XCTest
 
 /// The command-line parser against the command table (CONTRACT §6: options before or after

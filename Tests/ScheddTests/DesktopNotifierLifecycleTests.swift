@@ -1,5 +1,5 @@
-import CSystemd
 import Foundation
+import ScheddBus
 import Scheduler
 import ScheddDesktop
 import XCTest
@@ -106,14 +106,13 @@ final class DesktopNotifierLifecycleTests: XCTestCase {
         let notifier = try DesktopNotifier(address: bus.address)
         let log = InteractionLog()
         log.attach(to: notifier)
-        var event: OpaquePointer?
-        XCTAssertGreaterThanOrEqual(sd_event_new(&event), 0)
-        defer { notifier.detach(); sd_event_unref(event) }
-        try notifier.attach(to: try XCTUnwrap(event))
+        let event = try EventLoop()
+        defer { notifier.detach() }
+        try notifier.attach(to: event)
         XCTAssertEqual(notifier.show(dueNotification(id: "ev")), .shown)
         try server.emitActionInvoked(bus: bus, id: try XCTUnwrap(notifier.serverId(forSchedule: "ev")), key: "default")
         let deadline = Date().addingTimeInterval(5)
-        while log.entries.isEmpty && Date() < deadline { _ = sd_event_run(event, 20_000) }
+        while log.entries.isEmpty && Date() < deadline { event.runOnce(waitingUpTo: 20_000) }
         XCTAssertEqual(log.entries, [.init(id: "ev", event: .opened, reason: "action:default")])
     }
 
@@ -162,9 +161,9 @@ final class DesktopNotifierReconnectTests: XCTestCase {
     }
 
     /// Runs the loop until `condition` holds (or 10 s pass).
-    private func run(_ event: OpaquePointer?, until condition: () -> Bool) -> Bool {
+    private func run(_ event: EventLoop, until condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(10)
-        while !condition() && Date() < deadline { _ = sd_event_run(event, 20_000) }
+        while !condition() && Date() < deadline { event.runOnce(waitingUpTo: 20_000) }
         return condition()
     }
 
@@ -176,10 +175,9 @@ final class DesktopNotifierReconnectTests: XCTestCase {
         let notifier = try DesktopNotifier(address: address, configuration: configuration, waitForBus: true)
         let log = InteractionLog()
         log.attach(to: notifier)
-        var event: OpaquePointer?
-        XCTAssertGreaterThanOrEqual(sd_event_new(&event), 0)
-        defer { notifier.detach(); sd_event_unref(event) }
-        try notifier.attach(to: try XCTUnwrap(event))
+        let event = try EventLoop()
+        defer { notifier.detach() }
+        try notifier.attach(to: event)
         XCTAssertFalse(notifier.isConnected)
         guard case .failed(let reason) = notifier.show(dueNotification(id: "k")) else { return XCTFail("shown") }
         XCTAssertTrue(reason.contains("unreachable"), reason)
@@ -199,7 +197,7 @@ final class DesktopNotifierReconnectTests: XCTestCase {
             // While disconnected the loop must sleep between reconnect attempts, not spin.
             var wakeups = 0
             let quietUntil = Date().addingTimeInterval(0.3)
-            while Date() < quietUntil { _ = sd_event_run(event, 100_000); wakeups += 1 }
+            while Date() < quietUntil { event.runOnce(waitingUpTo: 100_000); wakeups += 1 }
             XCTAssertLessThan(wakeups, 100, "round \(round): the loop spins while the bus is gone")
         }
     }

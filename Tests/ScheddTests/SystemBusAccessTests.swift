@@ -10,6 +10,8 @@ import XCTest
 final class SystemBusAccessTests: XCTestCase {
     static let groupName = "schedd-test"
     static let userName = "schedd-test-caller"
+    /// A user that the group database lists as a member of the test group.
+    static let memberName = "schedd-test-member"
 
     func testAllowGroup_servesRootAndGroupMembers_refusesOthersWithAccessDenied() throws {
         try XCTSkipUnless(geteuid() == 0, "needs root: creates a group and a user, runs the CLI as that user")
@@ -43,13 +45,22 @@ final class SystemBusAccessTests: XCTestCase {
         XCTAssertEqual(python.status, 0, python.stderr)
         XCTAssertEqual(python.lines, ["introspect ok", "org.freedesktop.DBus.Error.AccessDenied"], python.stderr)
 
-        // A supplementary member of the group, and a caller whose effective group is it, are served.
-        let member = ["--reuid=\(userID)", "--regid=\(outsiderGroup)", "--groups=\(groupID)"]
+        // Groups the process merely carries do not count (they are not in the group database for its
+        // uid): the outsider with the group as a supplementary and as its effective group is refused.
+        for carried in [["--reuid=\(userID)", "--regid=\(outsiderGroup)", "--groups=\(groupID)"],
+                        ["--reuid=\(userID)", "--regid=\(groupID)", "--clear-groups"]] {
+            let result = try runProcess("/usr/bin/setpriv", carried + [schedd, "list", "--json", "--bus", h.bus.address])
+            XCTAssertEqual(result.status, 3, "\(carried): \(result.stdout)")
+            XCTAssertTrue(result.stderr.contains("access denied"), result.stderr)
+        }
+
+        // A member per the group database is served, whatever groups its process carries.
+        let memberID = try Self.ensureUser(Self.memberName, supplementaryGroup: Self.groupName)
+        let member = ["--reuid=\(memberID)", "--regid=\(outsiderGroup)", "--clear-groups"]
         let pushed = try runProcess("/usr/bin/setpriv", member + [schedd, "push", "-", "--bus", h.bus.address],
                                     stdin: localPush(id: "member:a", at: "2026-03-09T10:00"))
         XCTAssertEqual(pushed.status, 0, pushed.stdout + pushed.stderr)
-        let primary = ["--reuid=\(userID)", "--regid=\(groupID)", "--clear-groups"]
-        let listed = try runProcess("/usr/bin/setpriv", primary + [schedd, "list", "--json", "--bus", h.bus.address])
+        let listed = try runProcess("/usr/bin/setpriv", member + [schedd, "list", "--json", "--bus", h.bus.address])
         XCTAssertEqual(listed.status, 0, listed.stderr)
         let ids = (try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])?
             .compactMap { $0["id"] as? String }
@@ -92,12 +103,14 @@ final class SystemBusAccessTests: XCTestCase {
         return gid
     }
 
-    /// The uid of the test caller (no home, no login, not in the test group), created when missing.
-    static func ensureUser() throws -> uid_t {
-        if let uid = getpwnam(userName)?.pointee.pw_uid { return uid }
-        let made = try runProcess("/usr/sbin/useradd", ["--system", "-M", "-N", "-s", "/usr/sbin/nologin", userName])
-        guard let uid = getpwnam(userName)?.pointee.pw_uid else {
-            throw TestSetupError("useradd \(userName) failed: \(made.stderr)")
+    /// The uid of a test user (no home, no login; `userName` is in no test group, a user given
+    /// `supplementaryGroup` is listed in it), created when missing.
+    static func ensureUser(_ name: String = userName, supplementaryGroup: String? = nil) throws -> uid_t {
+        if let uid = getpwnam(name)?.pointee.pw_uid { return uid }
+        let made = try runProcess("/usr/sbin/useradd", ["--system", "-M", "-N", "-s", "/usr/sbin/nologin"]
+                                  + (supplementaryGroup.map { ["-G", $0] } ?? []) + [name])
+        guard let uid = getpwnam(name)?.pointee.pw_uid else {
+            throw TestSetupError("useradd \(name) failed: \(made.stderr)")
         }
         return uid
     }

@@ -31,34 +31,3 @@ enum BusErrorName: String, Sendable, CaseIterable {
         }
     }
 }
-
-/// Where a bus connection goes: `--bus session|system|ADDRESS`.
-enum BusTarget: Sendable, Equatable, CustomStringConvertible {
-    case session
-    case system
-    /// A D-Bus address (`unix:path=/tmp/bus`).
-    case address(String)
-
-    /// Reads `--bus`; nil (absent) means the session bus.
-    init(option: String?) throws(CommandFailure) {
-        switch option {
-        case nil, "session"?: self = .session
-        case "system"?: self = .system
-        case let text? where text.contains(":") && text.contains("="): self = .address(text)
-        case let text?:
-            throw .usage("--bus needs 'session', 'system' or a D-Bus address like unix:path=/run/bus, not '\(text)'")
-        }
-    }
-
-    /// Names the bus for messages: `the session bus (unix:path=/run/user/1000/bus)`.
-    var description: String {
-        switch self {
-        case .session:
-            let address = environment("DBUS_SESSION_BUS_ADDRESS")
-            return "the session bus" + (address.map { " (\($0))" } ?? " (DBUS_SESSION_BUS_ADDRESS is not set)")
-        case .system:
-            return "the system bus (\(environment("DBUS_SYSTEM_BUS_ADDRESS") ?? "unix:path=/run/dbus/system_bus_socket"))"
-        case .address(let address): return "the bus at \(address)"
-        }
-    }
-}

@@ -1,3 +1,4 @@
+import ScheddBus
 import Scheduler
 
 /// The CLI's connection to the daemon: calls methods of org.schedd.Scheduler1 and turns every
@@ -9,7 +10,7 @@ final class SchedulerClient {
         do {
             connection = try BusConnection.open(target)
         } catch {
-            throw .failure("no schedd daemon reachable: \(error.message)")
+            throw .failure("no schedd daemon reachable: \(error.detail)")
         }
     }
 
@@ -18,24 +19,26 @@ final class SchedulerClient {
     /// Calls `member` with arguments appended by `build` and hands the reply to `read`.
     /// `timeoutMicroseconds` 0 is sd-bus's default of 25 s.
     func call<T>(_ member: String, timeoutMicroseconds: UInt64 = 0,
-                 _ build: (BusMessage) throws(BusFailure) -> Void,
-                 read: (BusMessage) throws(BusFailure) -> T) throws(CommandFailure) -> T {
-        let reply: BusMessage
+                 _ build: (BusMessage) throws(BusError) -> Void,
+                 read: (BusMessage) throws(BusError) -> T) throws(CommandFailure) -> T {
+        var readFailure: BusError?
+        let value: T?
         do {
-            reply = try connection.callScheduler(member, timeoutMicroseconds: timeoutMicroseconds, build)
+            value = try connection.callScheduler(member, timeoutMicroseconds: timeoutMicroseconds, build,
+                                                 read: { m throws(BusError) -> T? in
+                do throws(BusError) { return try read(m) } catch { readFailure = error; return nil }
+            })
         } catch {
             throw failure(for: error)
         }
-        defer { reply.release() }
-        do {
-            return try read(reply)
-        } catch {
-            throw .failure("unexpected reply to \(member) from \(target): \(error.message)")
+        guard let value else {
+            throw .failure("unexpected reply to \(member) from \(target): \(readFailure?.detail ?? "")")
         }
+        return value
     }
 
     /// Maps a failed call to the CLI's exit codes (BusErrorName.exitCode).
-    private func failure(for error: BusFailure) -> CommandFailure {
+    private func failure(for error: BusError) -> CommandFailure {
         switch error.name {
         case "org.freedesktop.DBus.Error.ServiceUnknown"?, "org.freedesktop.DBus.Error.NameHasNoOwner"?:
             return .failure("no schedd daemon answers on \(target): \(BusNames.service) is not on the bus")
@@ -43,17 +46,17 @@ final class SchedulerClient {
             return .failure("the schedd daemon on \(target) did not answer in time")
         case accessDeniedErrorName?:
             // Refused by the daemon's own check (--allow-group) or by the bus policy.
-            let message = "access denied on \(target): \(error.message)"
+            let message = "access denied on \(target): \(error.detail)"
             return CommandFailure(.failure, message,
                                   jsonBody: JSONValue.object([JSONMember("error", .string(message))]).serialized())
         case let name? where BusErrorName(rawValue: name) != nil:
             let code = BusErrorName(rawValue: name)!.exitCode
-            return CommandFailure(code, error.message,
-                                  jsonBody: JSONValue.object([JSONMember("error", .string(error.message))]).serialized())
+            return CommandFailure(code, error.detail,
+                                  jsonBody: JSONValue.object([JSONMember("error", .string(error.detail))]).serialized())
         case let name?:
-            return .failure("the schedd daemon on \(target) failed: \(name): \(error.message)")
+            return .failure("the schedd daemon on \(target) failed: \(name): \(error.detail)")
         case nil:
-            return .failure("no schedd daemon answers on \(target): \(error.message)")
+            return .failure("no schedd daemon answers on \(target): \(error.detail)")
         }
     }
 

@@ -1,3 +1,4 @@
+import ScheddBus
 import Scheduler
 
 /// `schedd track EVENT [--data JSON]` → `{"event","cancelled":[ids]}`.
@@ -9,8 +10,8 @@ func runTrackCommand(_ args: ParsedArguments) throws(CommandFailure) {
     }
     let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
     let ids = try naming("track") { () throws(CommandFailure) in
-        try client.call("Track", { m throws(BusFailure) in try m.append(event); try m.append(data) },
-                        read: { m throws(BusFailure) in try m.readStrings() })
+        try client.call("Track", { m throws(BusError) in try m.append(event); try m.append(data) },
+                        read: { m throws(BusError) in try m.readStrings() })
     }
     if args.json {
         Console.out(JSONValue.object([JSONMember("event", .string(event)),
@@ -31,8 +32,8 @@ func runCancelCommand(_ args: ParsedArguments) throws(CommandFailure) {
     }
     let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
     let ids = try naming("cancel") { () throws(CommandFailure) in
-        try client.call(member, { m throws(BusFailure) in try m.append(argument) },
-                        read: { m throws(BusFailure) in try m.readStrings() })
+        try client.call(member, { m throws(BusError) in try m.append(argument) },
+                        read: { m throws(BusError) in try m.readStrings() })
     }
     if args.json {
         Console.out(JSONValue.object([JSONMember("cancelled", .array(ids.map(JSONValue.string)))]).serialized())
@@ -67,24 +68,24 @@ func runClockCommand(_ args: ParsedArguments) throws(CommandFailure) {
     }
     let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
     let reply: String
-    let readString: (BusMessage) throws(BusFailure) -> String = { m throws(BusFailure) in try m.readString() }
+    let readString: (BusMessage) throws(BusError) -> String = { m throws(BusError) in try m.readString() }
     switch action {
     case "set":
         guard parseTimeText(rest) != nil else {
             throw .usage("clock set needs YYYY-MM-DDTHH:MM[:SS] with optional Z or ±HH:MM, not '\(rest)'")
         }
-        reply = try client.call("ClockSet", { m throws(BusFailure) in try m.append(rest) }, read: readString)
+        reply = try client.call("ClockSet", { m throws(BusError) in try m.append(rest) }, read: readString)
     case "advance":
         guard let span = parseTimeSpan(rest) else {
             throw .usage("clock advance needs a time span like 90s, 15min, 2h or '1d 6h', not '\(rest)'")
         }
         // Time passing delivers everything due in the span before answering: allow it an hour.
         reply = try client.call("ClockAdvance", timeoutMicroseconds: 3_600_000_000,
-                                { m throws(BusFailure) in try m.append(UInt64(span)) }, read: readString)
+                                { m throws(BusError) in try m.append(UInt64(span)) }, read: readString)
     case "zone":
-        reply = try client.call("ClockZone", { m throws(BusFailure) in try m.append(rest) }, read: readString)
+        reply = try client.call("ClockZone", { m throws(BusError) in try m.append(rest) }, read: readString)
     default:
-        reply = try client.call("ClockShow", { _ throws(BusFailure) in }, read: readString)
+        reply = try client.call("ClockShow", { _ throws(BusError) in }, read: readString)
     }
     if args.json {
         Console.out(reply)

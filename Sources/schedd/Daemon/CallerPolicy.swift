@@ -1,20 +1,17 @@
 import Glibc
-
-/// Who sent a method call: what the daemon's access rule looks at.
-struct CallerCredentials: Sendable, Equatable {
-    /// The sender's process, when known (for the log).
-    var pid: pid_t?
-    var euid: uid_t
-    /// The effective gid; nil when it could not be read.
-    var egid: gid_t?
-    /// The supplementary gids; nil when they could not be read.
-    var supplementaryGroups: [gid_t]?
-}
+import ScheddBus
 
 /// The daemon's own access rule (`--allow-group`, on by default with `--bus system`): a method call
-/// is served only when its sender runs as root, as the daemon's own user, or with the allowed group
-/// as its effective or a supplementary group. It backs up the D-Bus policy
-/// (units/org.schedd.Scheduler1.conf), so a mistake there cannot open the daemon.
+/// is served only when its sender runs as root, as the daemon's own user, or as a user that the group
+/// database makes a member of the allowed group (its primary group in passwd, or listed in the group
+/// entry: `getgrouplist`). It backs up the D-Bus policy (units/org.schedd.Scheduler1.conf), so a
+/// mistake there cannot open the daemon.
+///
+/// Only data a caller cannot race is used (CONTRACT §9 "Access"): the uid comes from the bus driver
+/// (`SO_PEERCRED`, see `BusCredentials`), the groups from the group database for that uid — never from
+/// /proc/PID/status (`SD_BUS_CREDS_AUGMENT`), which a caller can swap by exiting and having its PID
+/// reused. Consequence: groups a process merely carries (`setpriv --groups`, `newgrp`) do not count;
+/// the user must be a member in the group database.
 ///
 /// Introspection, Peer and Properties are answered by sd-bus itself and stay open.
 struct CallerPolicy: Sendable {
@@ -35,17 +32,14 @@ struct CallerPolicy: Sendable {
         self.ownUID = ownUID
     }
 
-    /// Nil when `caller` may call; otherwise the message of the AccessDenied error, naming the rule.
-    func denial(for caller: CallerCredentials) -> String? {
-        if caller.euid == 0 || caller.euid == ownUID { return nil }
-        if caller.egid == groupID || caller.supplementaryGroups?.contains(groupID) == true { return nil }
+    /// Nil when a caller with effective uid `euid` and group-database groups `groups` (nil: the uid has
+    /// no passwd entry) may call; otherwise the message of the AccessDenied error, naming the rule.
+    func denial(euid: uid_t, groups: [gid_t]?) -> String? {
+        if euid == 0 || euid == ownUID { return nil }
+        if groups?.contains(groupID) == true { return nil }
         let ownClause = ownUID == 0 ? "" : ", not schedd's own user (uid \(ownUID))"
-        let denial = "caller uid \(caller.euid) is not root\(ownClause) and not in group '\(groupName)'"
-        guard caller.egid != nil, caller.supplementaryGroups != nil else {
-            // sd-bus reads groups from /proc/PID/status; hidden (ProtectProc=invisible), nobody is a member.
-            return denial + " (its groups cannot be read: /proc/PID/status is hidden from schedd)"
-        }
-        return denial
+        let denial = "caller uid \(euid) is not root\(ownClause) and not in group '\(groupName)'"
+        return groups == nil ? denial + " (uid \(euid) has no entry in the user database)" : denial
     }
 
     /// The gid of group `name`, or nil when there is no such group. O(size of the group entry).
@@ -62,5 +56,65 @@ struct CallerPolicy: Sendable {
             }
             return r == 0 && result != nil ? entry.gr_gid : nil
         }
+    }
+}
+
+/// The groups of each uid per the group database (`getpwuid_r` + `getgrouplist`), cached per uid for
+/// `lifetimeSeconds` (60 s: a user added to the group is served within a minute, without a lookup —
+/// which may go to NSS/LDAP — on every call). Loop thread only.
+final class GroupMembership {
+    static let lifetimeSeconds: Int = 60
+    private var cache: [uid_t: (groups: [gid_t]?, until: Int)] = [:]
+
+    /// The uid's groups (its primary gid included); nil when the uid has no passwd entry.
+    func groups(of uid: uid_t, now: Int = Int(time(nil))) -> [gid_t]? {
+        if let hit = cache[uid], hit.until > now { return hit.groups }
+        let groups = Self.lookUp(uid)
+        if cache.count > 4096 { cache.removeAll() }  // bound: one entry per distinct caller uid
+        cache[uid] = (groups, now + Self.lifetimeSeconds)
+        return groups
+    }
+
+    static func lookUp(_ uid: uid_t) -> [gid_t]? {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var size = max(1024, Int(sysconf(Int32(_SC_GETPW_R_SIZE_MAX))))
+        var buffer: [CChar]
+        while true {
+            buffer = [CChar](repeating: 0, count: size)
+            let r = getpwuid_r(uid, &entry, &buffer, size, &result)
+            if r == ERANGE && size < 1 << 24 { size *= 2; continue }
+            guard r == 0, result != nil, let name = entry.pw_name else { return nil }
+            let primary = entry.pw_gid
+            var count: Int32 = 64
+            while true {
+                var groups = [gid_t](repeating: 0, count: Int(count))
+                var n = count
+                if getgrouplist(name, primary, &groups, &n) >= 0 { return Array(groups.prefix(Int(n))) }
+                if n <= count || count > 1 << 16 { return [primary] }
+                count = n
+            }
+        }
+    }
+}
+
+/// Logs refusals rate-limited (systemd's `log_ratelimit_*`): the first refusal of each interval is
+/// logged in full, the rest only counted and summed up in the next line that is logged.
+struct RateLimitedLog {
+    /// One full line per uid and per 10 s.
+    static let intervalSeconds = 10
+    private var lastLogged: [uid_t: Int] = [:]
+    private var suppressed = 0
+
+    /// Returns the line to log for a refusal of `uid`, or nil when it is to be counted only.
+    mutating func line(for uid: uid_t, _ message: String, now: Int = Int(time(nil))) -> String? {
+        if let last = lastLogged[uid], now - last < Self.intervalSeconds {
+            suppressed += 1
+            return nil
+        }
+        if lastLogged.count > 4096 { lastLogged.removeAll() }
+        lastLogged[uid] = now
+        defer { suppressed = 0 }
+        return suppressed == 0 ? message : message + " (\(suppressed) more refusals not logged)"
     }
 }

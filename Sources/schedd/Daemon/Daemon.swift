@@ -1,3 +1,4 @@
+import ScheddBus
 import CSystemd
 import Glibc
 import SchedCalendar
@@ -18,7 +19,9 @@ final class Daemon {
     let logger = Logger()
     let loop: EventLoop
     let bus: BusConnection
-    let engine: Engine
+    /// The engine, bound to the loop thread (STYLE §5): every access checks it is on that thread.
+    private let boundEngine: LoopBound<Engine>
+    var engine: Engine { boundEngine.value }
     /// The fake clock (`--fake-clock`), or nil when running on `CLOCK_REALTIME`.
     let fakeClock: FakeClock?
     let clock: any Clock
@@ -26,7 +29,10 @@ final class Daemon {
     let desktop: DesktopNotifier?
     /// The caller check (`--allow-group`, default with `--bus system`); nil serves every caller.
     let callerPolicy: CallerPolicy?
-    private var dueTimer: RealtimeTimer?
+    /// Group-database lookups of callers' uids (cached) and the rate limit of refusal log lines.
+    let groupMembership = GroupMembership()
+    var refusalLog = RateLimitedLog()
+    var dueTimer: EventTimer?
     private var clockWatch: ClockChangeWatch?
     private var zoneWatch: ZoneChangeWatch?
 
@@ -45,12 +51,12 @@ final class Daemon {
         do {
             loop = try EventLoop()
         } catch {
-            throw .failure(error.message)
+            throw .failure(error.description)
         }
         do {
-            bus = try BusConnection.open(options.bus)
+            bus = try BusConnection.open(options.bus, description: "schedd-service")
         } catch {
-            throw .failure(error.message)
+            throw .failure(error.description)
         }
         if let slash = options.databasePath.lastIndex(of: "/"), slash != options.databasePath.startIndex {
             try makeDirectories(String(options.databasePath[..<slash]))
@@ -59,11 +65,12 @@ final class Daemon {
         let choice = try makeNotifier(options.notifier, notifyBus: options.notifyBus, waitForBus: options.bus == .system)
         desktop = choice.desktop
         let notifier = AnnouncingNotifier(choice.notifier, logger: logger) { shown in
-            connection.emitSignal("NotificationShown", strings: [shown.id, JSONValue(shown: shown).serialized()])
+            connection.emitSchedulerSignal("NotificationShown", strings: [shown.id, JSONValue(shown: shown).serialized()])
         }
         do {
-            engine = try Engine(databasePath: options.databasePath, notifier: notifier, deviceZone: zone,
-                                retention: options.retention, now: clock.now)
+            let engine = try Engine(databasePath: options.databasePath, notifier: notifier, deviceZone: zone,
+                                    retention: options.retention, now: clock.now)
+            boundEngine = LoopBound(engine, loop: loop)
         } catch {
             throw .failure("cannot open the database '\(options.databasePath)': \(error.message)")
         }
@@ -91,16 +98,14 @@ final class Daemon {
 
     private func start() throws(CommandFailure) {
         do {
-            try bus.attach(event: loop.handle)
-            let vtable = schedulerVtable { message, userdata, error in
-                let daemon = Unmanaged<Daemon>.fromOpaque(userdata!).takeUnretainedValue()
-                return daemon.handle(BusMessage(message!), error)
+            try bus.attach(to: loop)
+            try bus.serve(path: BusNames.objectPath, interface: BusNames.interface, vtable: schedulerVtable()) {
+                [unowned self] message in handle(message)
             }
-            try bus.addObject(path: BusNames.objectPath, interface: BusNames.interface, vtable: vtable,
-                              userdata: Unmanaged.passUnretained(self).toOpaque())
+            try bus.onDisconnect { [unowned self] in busLost() }
             try bus.requestName(BusNames.service)
         } catch {
-            throw .failure(error.message)
+            throw .failure(error.description)
         }
         do {
             for signal in [SIGTERM, SIGINT] {
@@ -109,24 +114,32 @@ final class Daemon {
                     loop.exit(0)
                 }
             }
-            dueTimer = try loop.addRealtimeTimer { [unowned self] in dueTimerFired() }
+            dueTimer = try loop.addTimer(clock: .realtime) { [unowned self] in dueTimerFired() }
             if fakeClock == nil {
                 let watch = try ClockChangeWatch()
                 clockWatch = watch
                 try loop.addReadable(fd: watch.fd) { [unowned self] in
-                    if watch.consumeChange() { wallClockChanged() }
+                    do {
+                        if try watch.consumeChange() { wallClockChanged() }
+                    } catch {
+                        fatal("clock-step detection failed (\(error)): wall-clock changes would go unnoticed")
+                    }
                 }
             }
             if options.zoneName == nil {
                 let watch = try ZoneChangeWatch(paths: zoneFilePaths())
                 zoneWatch = watch
                 try loop.addReadable(fd: watch.fd) { [unowned self] in
-                    if watch.consumeChange() { deviceZoneFileChanged() }
+                    do {
+                        if try watch.consumeChange() { deviceZoneFileChanged() }
+                    } catch {
+                        fatal("device-zone detection failed (\(error)): zone changes would go unnoticed")
+                    }
                 }
             }
-            loop.enableWatchdogIfRequested()
+            if try loop.enableWatchdog() { logger.info("feeding the service manager's watchdog from the event loop") }
         } catch {
-            throw .failure(error.message)
+            throw .failure(error.description)
         }
         if let desktop { try attachDesktop(desktop) }
         settle()
@@ -157,7 +170,7 @@ final class Daemon {
         } catch {
             logger.error("maintenance failed: \(error.message)")
         }
-        if fakeClock == nil { dueTimer?.arm(at: engine.nextDue) }
+        if fakeClock == nil { armDueTimer(at: engine.nextDue) }
     }
 
     /// How late the due timer may wake and still count as on time: the loop's dispatch latency
@@ -206,7 +219,7 @@ final class Daemon {
     /// notification, and retries failed deliveries when a notification server appears.
     private func attachDesktop(_ desktop: DesktopNotifier) throws(CommandFailure) {
         do {
-            try desktop.attach(to: loop.handle)
+            try desktop.attach(to: loop)
         } catch {
             throw .failure("cannot attach the desktop notifier: \(error.description)")
         }
@@ -220,8 +233,8 @@ final class Daemon {
             switch event {
             case .opened:
                 let action = reason.map { $0.hasPrefix("action:") ? String($0.dropFirst(7)) : $0 } ?? "default"
-                bus.emitSignal("NotificationOpened", strings: [id, action])
-            case .dismissed: bus.emitSignal("NotificationDismissed", strings: [id])
+                bus.emitSchedulerSignal("NotificationOpened", strings: [id, action])
+            case .dismissed: bus.emitSchedulerSignal("NotificationDismissed", strings: [id])
             default: break
             }
         }
@@ -240,7 +253,7 @@ final class Daemon {
     func announceCancelled(_ ids: [String], reason: String) {
         for id in ids {
             logger.info("cancelled (\(reason))", id: id, run: runId(of: id))
-            bus.emitSignal("NotificationCancelled", strings: [id, reason])
+            bus.emitSchedulerSignal("NotificationCancelled", strings: [id, reason])
         }
     }
 }

@@ -1,3 +1,4 @@
+import ScheddBus
 import Glibc
 import SchedCalendar
 import Scheduler

@@ -1,5 +1,5 @@
+import ScheddBus
 import Glibc
-import CSystemd
 import SchedCalendar
 import Scheduler
 
@@ -22,35 +22,36 @@ struct ServiceFailure: Error {
 /// The methods of org.schedd.Scheduler1 (README, "D-Bus API"). Each replies only after the engine
 /// returned, that is after its effect is durable.
 extension Daemon {
-    /// The vtable dispatcher: reads the arguments of `message`, runs the method, sends the reply.
-    func handle(_ message: BusMessage, _ replyError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
+    /// The method handler: checks the caller, reads the arguments of `message`, runs the method, replies.
+    func handle(_ message: BusMessage) -> BusMethodResult {
         if let callerPolicy, let denial = refusal(of: message, by: callerPolicy) {
-            return setAccessDenied(replyError, denial)
+            return .failed(name: accessDeniedErrorName, message: denial)
         }
         do throws(ServiceFailure) {
             try dispatch(message)
-            return 1
+            return .replied
         } catch {
             if error.name == .storage { logger.error("\(message.member): \(error.message)") }
-            return setBusError(replyError, error.name, error.message)
+            return .failed(name: error.name.rawValue, message: error.message)
         }
     }
 
-    /// Nil when the sender of `message` may call; else the AccessDenied message (also logged). A
-    /// sender whose credentials cannot be read is refused.
+    /// Nil when the sender of `message` may call; else the AccessDenied message (logged, rate-limited).
+    /// The uid is the bus-verified one, the groups come from the group database (CallerPolicy). A sender
+    /// whose credentials cannot be read is refused.
     private func refusal(of message: BusMessage, by policy: CallerPolicy) -> String? {
         let denial: String?
-        let pid: pid_t?
+        var caller: BusCredentials?
         do {
-            let caller = try message.senderCredentials()
-            denial = policy.denial(for: caller)
-            pid = caller.pid
+            let creds = try message.senderCredentials()
+            caller = creds
+            denial = policy.denial(euid: creds.euid, groups: groupMembership.groups(of: creds.euid))
         } catch {
-            denial = "cannot verify the caller (\(error.message)); only root and group '\(policy.groupName)' may call"
-            pid = nil
+            denial = "cannot verify the caller (\(error.detail)); only root and group '\(policy.groupName)' may call"
         }
-        if let denial {
-            logger.warning("refused \(message.member)" + (pid.map { " from pid \($0)" } ?? "") + ": \(denial)")
+        if let denial, let line = refusalLog.line(for: caller?.euid ?? uid_t.max, "refused \(message.member)"
+                                                  + (caller?.pid.map { " from pid \($0)" } ?? "") + ": \(denial)") {
+            logger.warning(line)
         }
         return denial
     }
@@ -60,57 +61,60 @@ extension Daemon {
             switch m.member {
             case "Push":
                 let answer = try push(m.readString())
-                try m.reply { r throws(BusFailure) in try r.append(answer) }
+                try m.reply { r throws(BusError) in try r.append(answer) }
             case "PushBatch":
                 let answers = try pushBatch(m.readStrings())
-                try m.reply { r throws(BusFailure) in try r.append(answers) }
+                try m.reply { r throws(BusError) in try r.append(answers) }
             case "Track":
                 let event = try m.readString()
                 let data = try m.readString()
                 let ids = try track(event: event, data: data.isEmpty ? nil : data)
-                try m.reply { r throws(BusFailure) in try r.append(ids) }
+                try m.reply { r throws(BusError) in try r.append(ids) }
             case "Cancel":
                 let ids = try engineCall { now throws(EngineError) in try engine.cancel(id: m.readStringOrEmpty(), now: now) }
                 announceCancelled(ids, reason: "cli")
-                try m.reply { r throws(BusFailure) in try r.append(ids) }
+                try m.reply { r throws(BusError) in try r.append(ids) }
             case "CancelRun":
                 let ids = try engineCall { now throws(EngineError) in try engine.cancel(run: m.readStringOrEmpty(), now: now) }
                 announceCancelled(ids, reason: "run")
-                try m.reply { r throws(BusFailure) in try r.append(ids) }
+                try m.reply { r throws(BusError) in try r.append(ids) }
             case "List":
                 let limit = try m.readUInt32(), offset = try m.readUInt32()
-                let pending = try engineCall { _ throws(EngineError) in
-                    try engine.list(limit: limit == 0 ? nil : Int(limit), offset: Int(offset))
-                }
-                let text = JSONValue.array(pending.map(JSONValue.init(pending:))).serialized()
-                try m.reply { r throws(BusFailure) in try r.append(text) }
+                let text = try legacyList(limit: limit, offset: offset)
+                try m.reply { r throws(BusError) in try r.append(text) }
+            case "ListPage":
+                let after = try m.readString(), limit = try m.readUInt32()
+                let page = try listPage(after: after, limit: limit)
+                try m.reply { r throws(BusError) in try r.append(page.pending); try r.append(page.next) }
             case "History":
-                let limit = try m.readUInt32()
-                let records = try engineCall { _ throws(EngineError) in try engine.history(limit: limit == 0 ? 100 : Int(limit)) }
-                let text = JSONValue.array(records.map(JSONValue.init(history:))).serialized()
-                try m.reply { r throws(BusFailure) in try r.append(text) }
+                let text = try legacyHistory(limit: m.readUInt32())
+                try m.reply { r throws(BusError) in try r.append(text) }
+            case "HistoryPage":
+                let before = try m.readUInt64(), limit = try m.readUInt32()
+                let page = try historyPage(before: before, limit: limit)
+                try m.reply { r throws(BusError) in try r.append(page.records); try r.append(page.next) }
             case "ClockShow":
                 let text = clockJSON()
-                try m.reply { r throws(BusFailure) in try r.append(text) }
+                try m.reply { r throws(BusError) in try r.append(text) }
             case "ClockSet":
                 try clockSet(m.readString())
                 let text = clockJSON()
-                try m.reply { r throws(BusFailure) in try r.append(text) }
+                try m.reply { r throws(BusError) in try r.append(text) }
             case "ClockAdvance":
                 try clockAdvance(microseconds: m.readUInt64())
                 let text = clockJSON()
-                try m.reply { r throws(BusFailure) in try r.append(text) }
+                try m.reply { r throws(BusError) in try r.append(text) }
             case "ClockZone":
                 try clockZone(m.readString())
                 let text = clockJSON()
-                try m.reply { r throws(BusFailure) in try r.append(text) }
+                try m.reply { r throws(BusError) in try r.append(text) }
             default:
                 throw ServiceFailure(.usage, "unknown method \(m.member)")
             }
         } catch let failure as ServiceFailure {
             throw failure
-        } catch let failure as BusFailure {
-            throw ServiceFailure(.usage, failure.message)
+        } catch let failure as BusError {
+            throw ServiceFailure(.usage, failure.detail)
         } catch {
             throw ServiceFailure(.storage, "\(error)")
         }

@@ -20,7 +20,10 @@ Run with /usr/bin/python3 (Debian's python3-dbus and python3-gi):
 - Control interface org.schedd.test.NotifyControl at /org/schedd/test/Control, e.g.
     busctl --address=ADDR call org.freedesktop.Notifications /org/schedd/test/Control \
         org.schedd.test.NotifyControl EmitActionInvoked us 1 snooze
-  EmitActionInvoked(u id, s key), EmitNotificationClosed(u id, u reason) (also forgets the id), Quit().
+  EmitActionInvoked(u id, s key), EmitNotificationClosed(u id, u reason) (also forgets the id),
+  EmitActivation(u id, s token, s key) — ActivationToken(id, token) then ActionInvoked(id, key), in that
+  order, as servers of spec 1.2 do when the person clicks (the token lets the opened app take focus) —,
+  Quit().
 - SIGTERM/SIGINT/Quit exit at once with os._exit(0), so shutdown never blocks on a dying bus.
 """
 
@@ -146,6 +149,10 @@ class Server(dbus.service.Object):
     def ActionInvoked(self, nid, key):
         pass
 
+    @dbus.service.signal(IFACE, signature="us")
+    def ActivationToken(self, nid, token):
+        pass
+
 
 class Control(dbus.service.Object):
     def __init__(self, bus, server):
@@ -154,6 +161,11 @@ class Control(dbus.service.Object):
 
     @dbus.service.method(CONTROL_IFACE, in_signature="us", out_signature="")
     def EmitActionInvoked(self, nid, key):
+        self.server.ActionInvoked(dbus.UInt32(nid), dbus.String(key))
+
+    @dbus.service.method(CONTROL_IFACE, in_signature="uss", out_signature="")
+    def EmitActivation(self, nid, token, key):
+        self.server.ActivationToken(dbus.UInt32(nid), dbus.String(token))
         self.server.ActionInvoked(dbus.UInt32(nid), dbus.String(key))
 
     @dbus.service.method(CONTROL_IFACE, in_signature="uu", out_signature="")

@@ -1,0 +1,24 @@
+import Glibc
+
+/// A value that only the event loop's thread may touch (STYLE §5; swift-nio's `NIOLoopBound`).
+///
+/// The engine and the C handles (`sd_bus *`, `sd_event *`) are not thread-safe; instead of scattering
+/// `@unchecked Sendable`, the daemon keeps them in a `LoopBound`, which traps (with both thread ids)
+/// when read from any other thread. The check costs one `pthread_self()` comparison per access.
+public struct LoopBound<Value> {
+    private let stored: Value
+    private let owner: pthread_t
+
+    /// Binds `value` to the thread that owns `loop` (the one that created it and runs it).
+    public init(_ value: Value, loop: EventLoop) {
+        stored = value
+        owner = loop.ownerThread
+    }
+
+    /// The value; traps when called off the owner thread.
+    public var value: Value {
+        precondition(pthread_equal(pthread_self(), owner) != 0,
+                     "loop-bound value used off its loop thread (owner \(owner), caller \(pthread_self()))")
+        return stored
+    }
+}

@@ -1,0 +1,216 @@
+// Every sd_bus_message_* and sd_bus_creds_* call lives in this file (connections: SDBusShim.swift).
+import CSystemd
+import Glibc
+
+/// A borrowed `sd_bus_message *`: read arguments in order, append arguments in order. Valid only while
+/// the callback or call that handed it out runs (keep a call with `deferReply()`).
+public struct BusMessage {
+    let pointer: OpaquePointer
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+
+    /// The method or signal name ("" when there is none).
+    public var member: String { sd_bus_message_get_member(pointer).map { String(cString: $0) } ?? "" }
+
+    /// The unique name of the sender (`:1.7`), when the bus told it.
+    public var sender: String? { sd_bus_message_get_sender(pointer).map { String(cString: $0) } }
+
+    /// True for signal `member` of `interface`.
+    public func isSignal(interface: String, member: String) -> Bool {
+        sd_bus_message_is_signal(pointer, interface, member) > 0
+    }
+
+    /// The D-Bus error this message carries, nil when it is not an error reply.
+    func methodError(_ operation: String) -> BusError? {
+        guard sd_bus_message_is_method_error(pointer, nil) > 0, let error = sd_bus_message_get_error(pointer) else {
+            return nil
+        }
+        let errno = sd_bus_message_get_errno(pointer)
+        return BusError(operation: operation, name: error.pointee.name.map { String(cString: $0) },
+                        message: error.pointee.message.map { String(cString: $0) }, errno: errno > 0 ? errno : EIO)
+    }
+
+    // MARK: Reading
+
+    /// Reads one basic value of D-Bus type `type` into `value`; false at the end of a container.
+    private func read<T>(_ type: Character, _ value: inout T) throws(BusError) -> Bool {
+        let r = withUnsafeMutablePointer(to: &value) { sd_bus_message_read_basic(pointer, CChar(type.asciiValue!), $0) }
+        return try check(r, "read a '\(type)' argument of \(member)") > 0
+    }
+
+    private func required<T>(_ type: Character, _ initial: T) throws(BusError) -> T {
+        var value = initial
+        guard try read(type, &value) else { throw BusError(operation: "read a '\(type)' argument of \(member)", errno: ENXIO) }
+        return value
+    }
+
+    public func readString() throws(BusError) -> String {
+        let p: UnsafePointer<CChar>? = try required("s", nil)
+        return String(cString: p!)
+    }
+
+    /// The next string of the current container, nil at its end.
+    public func readStringIfAny() throws(BusError) -> String? {
+        var p: UnsafePointer<CChar>?
+        guard try read("s", &p), let p else { return nil }
+        return String(cString: p)
+    }
+
+    public func readUInt32() throws(BusError) -> UInt32 { try required("u", UInt32(0)) }
+    public func readInt32() throws(BusError) -> Int32 { try required("i", Int32(0)) }
+    public func readUInt64() throws(BusError) -> UInt64 { try required("t", UInt64(0)) }
+    public func readBool() throws(BusError) -> Bool { try required("b", Int32(0)) != 0 }
+
+    public func readStrings() throws(BusError) -> [String] {
+        var list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        try check(sd_bus_message_read_strv(pointer, &list), "read a string array of \(member)")
+        guard let list else { return [] }
+        var result: [String] = []
+        var i = 0
+        while let item = list[i] {
+            result.append(String(cString: item))
+            free(item)
+            i += 1
+        }
+        free(list)
+        return result
+    }
+
+    /// Enters a container (`a` with contents "s", `e` "sv", `v` "s" …); false when there is none here.
+    @discardableResult
+    public func enterContainer(_ type: Character, _ contents: String) throws(BusError) -> Bool {
+        try check(sd_bus_message_enter_container(pointer, CChar(type.asciiValue!), contents),
+                  "read a '\(type)\(contents)' container of \(member)") > 0
+    }
+
+    public func exitContainer() throws(BusError) {
+        try check(sd_bus_message_exit_container(pointer), "leave a container of \(member)")
+    }
+
+    // MARK: Appending
+
+    public func append(_ value: String) throws(BusError) {
+        let r = value.withCString { sd_bus_message_append_basic(pointer, CChar(UInt8(ascii: "s")), $0) }
+        try check(r, "append a string to \(member)")
+    }
+
+    private func appendBasic<T: FixedWidthInteger>(_ type: Character, _ value: T) throws(BusError) {
+        let r = withUnsafeBytes(of: value) { sd_bus_message_append_basic(pointer, CChar(type.asciiValue!), $0.baseAddress) }
+        try check(r, "append a '\(type)' to \(member)")
+    }
+
+    public func append(_ value: UInt32) throws(BusError) { try appendBasic("u", value) }
+    public func append(_ value: Int32) throws(BusError) { try appendBasic("i", value) }
+    public func append(_ value: UInt64) throws(BusError) { try appendBasic("t", value) }
+    public func append(_ value: UInt8) throws(BusError) { try appendBasic("y", value) }
+    public func append(_ value: Bool) throws(BusError) { try appendBasic("b", Int32(value ? 1 : 0)) }
+
+    public func append(_ values: [String]) throws(BusError) {
+        var pointers: [UnsafeMutablePointer<CChar>?] = values.map { strdup($0) }
+        pointers.append(nil)
+        defer { for p in pointers { free(p) } }
+        try check(pointers.withUnsafeMutableBufferPointer { sd_bus_message_append_strv(pointer, $0.baseAddress) },
+                  "append a string array to \(member)")
+    }
+
+    /// Opens a container (`a` "{sv}", `e` "sv", `v` "y" …); close it with `closeContainer`.
+    public func openContainer(_ type: Character, _ contents: String) throws(BusError) {
+        try check(sd_bus_message_open_container(pointer, CChar(type.asciiValue!), contents),
+                  "open a '\(type)\(contents)' container in \(member)")
+    }
+
+    public func closeContainer() throws(BusError) {
+        try check(sd_bus_message_close_container(pointer), "close a container in \(member)")
+    }
+
+    // MARK: Replying to a method call
+
+    /// Sends a method return for this call, built by `build`.
+    public func reply(_ build: (BusMessage) throws(BusError) -> Void) throws(BusError) {
+        var reply: OpaquePointer?
+        try check(sd_bus_message_new_method_return(pointer, &reply), "build the reply to \(member)")
+        defer { sd_bus_message_unref(reply) }
+        try build(BusMessage(reply!))
+        try check(sd_bus_send(nil, reply, nil), "send the reply to \(member)")
+    }
+
+    /// Sends the D-Bus error `name` with `message` as the answer to this call.
+    public func replyError(name: String, message: String) throws(BusError) {
+        var error = sd_bus_error()
+        sd_bus_error_set(&error, name, message)
+        defer { sd_bus_error_free(&error) }
+        try check(sd_bus_reply_method_error(pointer, &error), "send the error reply to \(member)")
+    }
+
+    /// Keeps this call beyond its handler, so that it can be answered later (its handler then returns
+    /// `.deferred`). The caller sees no answer until `reply`/`replyError` of the result is called;
+    /// dropping the result unanswered sends nothing (the caller's own timeout applies).
+    public func deferReply() -> BusDeferredCall { BusDeferredCall(retaining: pointer) }
+
+    // MARK: Credentials
+
+    /// The sender's bus-verified credentials: the bus driver's `GetConnectionCredentials` answer (uid and
+    /// pid the kernel reported when the sender connected), asked without `SD_BUS_CREDS_AUGMENT`, so
+    /// nothing comes from /proc. One round trip to the bus daemon (never to the sender). Fails when the
+    /// sender is gone; the caller must then be refused.
+    public func senderCredentials() throws(BusError) -> BusCredentials {
+        let mask = UInt64(SD_BUS_CREDS_EUID) | UInt64(SD_BUS_CREDS_UID) | UInt64(SD_BUS_CREDS_PID)
+        var creds: OpaquePointer?
+        try check(sd_bus_query_sender_creds(pointer, mask, &creds), "read the credentials of the caller of \(member)")
+        defer { sd_bus_creds_unref(creds) }
+        var euid: uid_t = 0
+        if sd_bus_creds_get_euid(creds, &euid) < 0 {
+            // dbus-daemon reports `UnixUserID` (the uid of SO_PEERCRED, which is the effective uid).
+            try check(sd_bus_creds_get_uid(creds, &euid), "the uid of the caller of \(member) is unknown")
+        }
+        var pid: pid_t = 0
+        let hasPid = sd_bus_creds_get_pid(creds, &pid) >= 0
+        return BusCredentials(euid: euid, pid: hasPid ? pid : nil)
+    }
+}
+
+/// A method call kept past its handler (`BusMessage.deferReply()`), answered once with `reply` or
+/// `replyError`. Holds one reference to the message until then (or until dropped).
+public final class BusDeferredCall {
+    private var pointer: OpaquePointer?
+    /// The method name (for logs).
+    public let member: String
+
+    init(retaining pointer: OpaquePointer) {
+        self.pointer = sd_bus_message_ref(pointer)
+        member = BusMessage(pointer).member
+    }
+
+    deinit { if let pointer { sd_bus_message_unref(pointer) } }
+
+    /// The call itself, to read what its handler did not (nil once answered).
+    public var message: BusMessage? { pointer.map(BusMessage.init) }
+
+    /// Sends the method return, built by `build`. Answering twice does nothing.
+    public func reply(_ build: (BusMessage) throws(BusError) -> Void) throws(BusError) {
+        guard let pointer else { return }
+        defer { release() }
+        try BusMessage(pointer).reply(build)
+    }
+
+    /// Sends the D-Bus error `name`. Answering twice does nothing.
+    public func replyError(name: String, message: String) throws(BusError) {
+        guard let pointer else { return }
+        defer { release() }
+        try BusMessage(pointer).replyError(name: name, message: message)
+    }
+
+    private func release() {
+        if let pointer { sd_bus_message_unref(pointer) }
+        pointer = nil
+    }
+}
+
+extension BusError {
+    /// From a filled `sd_bus_error` and the call's negative return value, freeing the error.
+    init(consuming error: inout sd_bus_error, code: Int32, _ operation: String) {
+        let name = error.name.map { String(cString: $0) }
+        let message = error.message.map { String(cString: $0) }
+        sd_bus_error_free(&error)
+        self.init(operation: operation, name: name, message: message, errno: -code)
+    }
+}

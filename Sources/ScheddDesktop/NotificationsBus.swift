@@ -1,0 +1,146 @@
+import Glibc
+import ScheddBus
+
+// The notifier's conversation with org.freedesktop.Notifications (Desktop Notifications spec 1.2),
+// over ScheddBus (the one sd-bus seam): encoding the calls, decoding the signals.
+
+/// A signal the notifier listens to, decoded.
+enum NotificationsSignal {
+    /// `org.freedesktop.DBus.NameOwnerChanged` for org.freedesktop.Notifications (empty = none).
+    case nameOwnerChanged(oldOwner: String, newOwner: String)
+    /// `ActionInvoked(u id, s action_key)` from `sender`.
+    case actionInvoked(sender: String, id: UInt32, key: String)
+    /// `NotificationClosed(u id, u reason)` from `sender`.
+    case notificationClosed(sender: String, id: UInt32, reason: UInt32)
+    /// The bus daemon hung up.
+    case disconnected
+}
+
+/// One bus connection used only for org.freedesktop.Notifications.
+///
+/// Not thread-safe: owned by the thread that runs the daemon's event loop (or a test).
+final class NotificationsBus {
+    static let serverName = "org.freedesktop.Notifications"
+    static let objectPath = "/org/freedesktop/Notifications"
+    static let interface = "org.freedesktop.Notifications"
+
+    let connection: BusConnection
+    private let callTimeoutMicroseconds: UInt64
+
+    /// Connects to `address` (a D-Bus address such as `unix:path=/run/user/1000/bus`), or to the user's
+    /// session bus when nil, and subscribes to the server's signals, NameOwnerChanged and the loss of
+    /// the bus. Blocks for at most the connection handshake with the bus daemon.
+    init(address: String?, callTimeoutMicroseconds: UInt64, deliver: @escaping (NotificationsSignal) -> Void)
+        throws(BusError) {
+        self.callTimeoutMicroseconds = callTimeoutMicroseconds
+        connection = try BusConnection.open(address.map(BusTarget.address) ?? .session, description: "schedd-notifier")
+        do throws(BusError) {
+            try connection.addMatch("type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.serverName)'") { m in
+                guard (try? m.readStringIfAny()) != nil, let old = try? m.readString(), let new = try? m.readString() else {
+                    return
+                }
+                deliver(.nameOwnerChanged(oldOwner: old, newOwner: new))
+            }
+            try connection.addMatch("type='signal',path='\(Self.objectPath)',interface='\(Self.interface)'") { m in
+                let sender = m.sender ?? ""
+                switch m.member {
+                case "ActionInvoked":
+                    guard let id = try? m.readUInt32(), let key = try? m.readString() else { return }
+                    deliver(.actionInvoked(sender: sender, id: id, key: key))
+                case "NotificationClosed":
+                    guard let id = try? m.readUInt32(), let reason = try? m.readUInt32() else { return }
+                    deliver(.notificationClosed(sender: sender, id: id, reason: reason))
+                default:
+                    break
+                }
+            }
+            try connection.onDisconnect { deliver(.disconnected) }
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    func close() { connection.close() }
+
+    var isOpen: Bool { connection.isOpen }
+
+    private func method(_ member: String) -> BusMethod {
+        BusMethod(destination: Self.serverName, path: Self.objectPath, interface: Self.interface, member: member)
+    }
+
+    /// The unique name of the current owner of org.freedesktop.Notifications, nil when there is none.
+    /// Asks the bus daemon (never the server).
+    func serverOwner() -> String? {
+        let getNameOwner = BusMethod(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                     interface: "org.freedesktop.DBus", member: "GetNameOwner")
+        return try? connection.call(getNameOwner, timeoutMicroseconds: callTimeoutMicroseconds,
+                                    { m throws(BusError) in try m.append(Self.serverName) },
+                                    read: { m throws(BusError) in try m.readString() })
+    }
+
+    /// `GetCapabilities() → as`.
+    func getCapabilities() throws(BusError) -> [String] {
+        try connection.call(method("GetCapabilities"), timeoutMicroseconds: callTimeoutMicroseconds, { _ throws(BusError) in },
+                            read: Self.readCapabilities)
+    }
+
+    static func readCapabilities(_ reply: BusMessage) throws(BusError) -> [String] { try reply.readStrings() }
+
+    /// `Notify(susssasa{sv}i) → u`; returns the server's id and the reply's sender (the server's unique name).
+    func notify(_ request: NotifyRequest) throws(BusError) -> (id: UInt32, sender: String?) {
+        try connection.call(method("Notify"), timeoutMicroseconds: callTimeoutMicroseconds,
+                            { m throws(BusError) in try Self.appendNotify(request, to: m) }, read: Self.readNotifyReply)
+    }
+
+    static func readNotifyReply(_ reply: BusMessage) throws(BusError) -> (id: UInt32, sender: String?) {
+        (try reply.readUInt32(), reply.sender)
+    }
+
+    /// `CloseNotification(u id)`.
+    func closeNotification(_ id: UInt32) throws(BusError) {
+        try connection.call(method("CloseNotification"), timeoutMicroseconds: callTimeoutMicroseconds,
+                            { m throws(BusError) in try m.append(id) }, read: { _ throws(BusError) in })
+    }
+
+    /// The arguments of Notify, in the spec's order: `susssasa{sv}i`.
+    static func appendNotify(_ request: NotifyRequest, to m: BusMessage) throws(BusError) {
+        try m.append(request.appName)
+        try m.append(request.replacesId)
+        try m.append(request.appIcon)
+        try m.append(request.summary)
+        try m.append(request.body)
+        try m.append(request.actions)
+        try m.openContainer("a", "{sv}")
+        for hint in request.hints {
+            try m.openContainer("e", "sv")
+            try m.append(hint.key)
+            switch hint.value {
+            case .string(let s):
+                try m.openContainer("v", "s")
+                try m.append(s)
+            case .byte(let b):
+                try m.openContainer("v", "y")
+                try m.append(b)
+            }
+            try m.closeContainer()
+            try m.closeContainer()
+        }
+        try m.closeContainer()
+        try m.append(request.expireTimeout)
+    }
+
+    /// Lets the loop drive this connection.
+    func attach(to loop: EventLoop) throws(BusError) { try connection.attach(to: loop) }
+
+    func detach() { connection.detach() }
+
+    /// Without an event loop: see `BusConnection.process`.
+    @discardableResult
+    func process(waitingUpTo timeoutMicroseconds: UInt64) -> Bool {
+        connection.process(waitingUpTo: timeoutMicroseconds)
+    }
+}

@@ -1,0 +1,81 @@
+extension PushDecoder {
+    /// `bk.deepLink`, `bk.action`, `bk.image` (CONTRACT §1, the rest of the envelope).
+    ///
+    /// Rules (the contract gives the members; the limits are schedd's, in docs/apps.md):
+    /// - `deepLink`: a string of 1–4096 bytes, no control characters, shaped as an absolute URI:
+    ///   `scheme:rest` with an RFC 3986 scheme (`reminders://todo/42`, `https://…`, `mailto:…`).
+    /// - `action`: `{"name": …, "data": …}`; `name` 1–128 bytes of `A–Z a–z 0–9 - .` (GAction names);
+    ///   `data` any JSON value, at most 16 KiB serialized, no duplicate keys.
+    /// - `image`: a string of 1–4096 bytes, no control characters (a path, a `file://` URI or any URL,
+    ///   kept; only local ones are shown).
+    static func decodeExtras(_ bk: PushObject, unknown: inout [String]) throws(PushError) -> NotificationExtras {
+        var extras = NotificationExtras()
+        if let link = try bk.string("deepLink") {
+            try PushRules.identifier(link, bk.path("deepLink"), maxBytes: maxLinkBytes)
+            guard hasURIScheme(link) else {
+                throw PushError(bk.path("deepLink"), "must be an absolute URL (scheme:…, e.g. myapp://item/42)")
+            }
+            extras.deepLink = link
+        }
+        if let members = try bk.object("action") {
+            let action = try PushObject(members, path: bk.path("action"), known: ["name", "data"], unknown: &unknown)
+            let name = try action.requiredString("name")
+            try PushRules.identifier(name, action.path("name"), maxBytes: maxAppActionNameBytes)
+            guard name.utf8.allSatisfy(isActionNameByte) else {
+                throw PushError(action.path("name"), "may hold only A-Z a-z 0-9 - and . (an app action name)")
+            }
+            var dataJSON: String?
+            if let data = action.value("data") {
+                try PushRules.uniqueKeys(data, action.path("data"))
+                let text = data.serialized()
+                if text.utf8.count > maxDataBytes {
+                    throw PushError(action.path("data"), "larger than \(maxDataBytes) bytes serialized")
+                }
+                dataJSON = text
+            }
+            extras.action = AppActionRequest(name: name, dataJSON: dataJSON)
+        }
+        if let image = try bk.string("image") {
+            try PushRules.identifier(image, bk.path("image"), maxBytes: maxLinkBytes)
+            extras.image = image
+        }
+        return extras
+    }
+
+    /// `snoozeSeconds`: at most 2 distinct plain integers in 60…604800.
+    static func decodeSnoozes(_ items: [JSONValue], _ member: @autoclosure () -> String) throws(PushError) -> [Int64] {
+        guard items.count <= maxSnoozes else { throw PushError(member(), "more than \(maxSnoozes) durations") }
+        var out: [Int64] = []
+        for (i, item) in items.enumerated() {
+            let path = member() + "[\(i)]"
+            guard case .number(let literal) = item, literal.utf8.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }),
+                  literal.utf8.count <= 7, let seconds = Int64(literal) else {
+                throw PushError(path, "must be an integer from \(snoozeRange.lowerBound) to \(snoozeRange.upperBound) (seconds)")
+            }
+            guard snoozeRange.contains(seconds) else {
+                throw PushError(path, "must be from \(snoozeRange.lowerBound) to \(snoozeRange.upperBound) seconds (1 minute to 7 days)")
+            }
+            if out.contains(seconds) { throw PushError(path, "duplicate duration \(seconds)") }
+            out.append(seconds)
+        }
+        return out
+    }
+
+    /// RFC 3986 §3.1: `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )` then `:` and at least one more byte.
+    static func hasURIScheme(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, colon + 1 < bytes.count else { return false }
+        let isAlpha = { (b: UInt8) in (b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z") }
+        guard isAlpha(bytes[0]) else { return false }
+        return bytes[1..<colon].allSatisfy { b in
+            isAlpha(b) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || b == UInt8(ascii: "+")
+                || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
+        }
+    }
+
+    static func isActionNameByte(_ b: UInt8) -> Bool {
+        let lower = b | 0x20
+        return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b)
+            || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
+    }
+}
