@@ -1,4 +1,5 @@
 import Scheduler
+import ScheddBus
 
 /// The CLI reads `list` and `history` page by page (CONTRACT §6 and §9): every reply stays bounded
 /// (`ReplyBounds`), and the CLI keeps asking until the daemon says there is no next page.
