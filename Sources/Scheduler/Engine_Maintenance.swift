@@ -47,7 +47,10 @@ extension Engine {
                 full = try store.purgeTombstones(createdBefore: tombstoneCutoff) >= rows || full
                 full = try store.purgeFinished(expiredBy: now) >= rows || full
                 full = try store.purgeApplied(before: tombstoneCutoff, limit: rows) >= rows || full
-                full = try store.purgeFailedDeliveries(expiredBy: now, limit: rows) >= rows || full
+                // A failed delivery past its grace could only be `missed` on retry: dropped. Its history
+                // already ends with `failed` (no record here: restarts and maintenance timing change nothing).
+                let expired = try store.purgeFailedDeliveries(expiredBy: now, limit: rows)
+                full = expired.count >= rows || full
                 let historyCutoff = now.adding(seconds: -retention.days * 86_400)
                 full = try store.purgeHistory(olderThan: historyCutoff, keepNewest: retention.maxRecords,
                                               limit: rows) >= rows || full
