@@ -160,6 +160,34 @@ final class CLIDaemonOutputTests: XCTestCase {
                        "2026-03-08T20:00:00Z")
     }
 
+    func testCancellingAShownNotification_reportsClosed_andARunCancelAnswersWithTheRun() throws {
+        let h = try ScheddHarness(fakeClock: start, zone: "UTC")
+        defer { h.tearDown() }
+        _ = try h.push(localPush(id: "run_1:a", at: "2026-03-07T12:01:00Z"))
+        _ = try h.push(localPush(id: "run_1:b", at: "2026-03-08T12:00:00Z"))
+        _ = try h.push(localPush(id: "run_2:c", at: "2026-03-07T12:02:00Z"))
+        try h.advance("5min")
+        XCTAssertEqual(h.shown.compactMap { $0["id"] as? String }, ["run_1:a", "run_2:c"])
+        let cancel = try h.json(["cancel", "run_1:a"]) as? [String: Any]
+        XCTAssertEqual(cancel?["id"] as? String, "run_1:a")
+        XCTAssertEqual(cancel?["cancelled"] as? [String], [])
+        XCTAssertEqual(cancel?["closed"] as? [String], ["run_1:a"])
+        let human = try cli(h, ["cancel", "run_1:a"])
+        XCTAssertEqual(human.stdout, "Nothing cancelled.\n", "closed only once")
+        let closed = try h.history().filter { $0["event"] as? String == "closed" }
+        XCTAssertEqual(closed.map { $0["id"] as? String }, ["run_1:a"])
+        XCTAssertEqual(closed.first?["reason"] as? String, "cli")
+        let run = try h.json(["cancel", "--run", "run_1"]) as? [String: Any]
+        XCTAssertEqual(run?["run"] as? String, "run_1")
+        XCTAssertEqual(run?["cancelled"] as? [String], ["run_1:b"])
+        // A bk.cancel by run answers with "run" and what it closed.
+        let lines = try h.push("{\"bk\":{\"cancel\":{\"run\":\"run_2\"}}}")
+        XCTAssertEqual(lines.first?["run"] as? String, "run_2")
+        XCTAssertNil(lines.first?["id"])
+        XCTAssertEqual(lines.first?["status"] as? String, "cancelled")
+        XCTAssertEqual(lines.first?["closed"] as? [String], ["run_2:c"])
+    }
+
     func testJSONFailures_printAnErrorObjectOnStdout() throws {
         let h = try ScheddHarness(fakeClock: start, zone: "UTC")
         defer { h.tearDown() }
