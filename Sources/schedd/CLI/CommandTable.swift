@@ -46,6 +46,9 @@ let commandTable: [CommandSpec] = [
         .value("tz", "ZONE", "The device zone (default: $TZ, else /etc/localtime)"),
         .value("allow-group", "GROUP",
                "Serve only root, schedd's own user and members of GROUP (default: schedd with --bus system, else anyone)"),
+        .value("push-distributor", "NAME",
+               "The UnifiedPush distributor apps register with (a bus name or its part after org.unifiedpush.Distributor.; "
+               + "default: $UNIFIEDPUSH_DISTRIBUTOR, else the rule in docs/receiving-pushes.md)"),
     ], details: [
         "The daemon owns \(BusNames.service) on the bus and serves \(BusNames.interface) at \(BusNames.objectPath).",
         "With --allow-group (or --bus system) it checks every caller's credentials and refuses others with",

@@ -18,6 +18,8 @@ struct DaemonOptions {
     /// `--allow-group`: only root, the daemon's own user and members of this group may call methods;
     /// defaults to `schedd` with `--bus system`; nil (no check) otherwise.
     var allowGroup: String?
+    /// `--push-distributor`, else `$UNIFIEDPUSH_DISTRIBUTOR`: the UnifiedPush distributor override.
+    var pushDistributor: String?
 
     init(_ args: ParsedArguments) throws(CommandFailure) {
         bus = try BusTarget(option: args.value("bus"))
@@ -33,6 +35,8 @@ struct DaemonOptions {
         notifyBus = args.value("notify-bus")
         allowGroup = args.value("allow-group") ?? (bus == .system ? "schedd" : nil)
         if allowGroup?.isEmpty == true { throw .usage("--allow-group needs a group name") }
+        pushDistributor = args.value("push-distributor") ?? environment("UNIFIEDPUSH_DISTRIBUTOR")
+        if pushDistributor?.isEmpty == true { pushDistributor = nil }
         if let text = args.value("fake-clock") {
             let zone = try Zones.zone(option: zoneName)
             guard let start = instant(fromTimeText: text, in: zone) else {
