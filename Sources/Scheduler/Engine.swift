@@ -97,6 +97,20 @@ public final class Engine {
         try storage { () throws(StoreError) in try store.history(limit: limit) }
     }
 
+    /// At most `limit` pending schedules by (next due, key), starting after `cursor` (from the first
+    /// when nil), each with its own cursor. O(log n + limit) at any depth (keyset paging).
+    public func listPage(after cursor: PendingCursor?, limit: Int) throws(EngineError)
+        -> [(cursor: PendingCursor, schedule: PendingSchedule)] {
+        let rows = try storage { () throws(StoreError) in try store.schedulesByNext(after: cursor, limit: limit) }
+        return rows.map { ($0.cursor, pendingSchedule($0)) }
+    }
+
+    /// At most `limit` history records older than sequence number `before` (the newest when nil),
+    /// newest first. O(log n + limit) at any depth.
+    public func historyPage(before: Int64?, limit: Int) throws(EngineError) -> [SequencedHistoryRecord] {
+        try storage { () throws(StoreError) in try store.history(before: before, limit: limit) }
+    }
+
     /// Records what the person did with a shown notification: `opened` (reason `action:KEY`) or `dismissed`.
     /// The record carries the schedule's title, messageId and data when they are still known.
     public func recordInteraction(id: String, event: HistoryRecord.Event, reason: String?, now: Instant)

@@ -132,6 +132,12 @@ public final class InMemoryScheduleStore: ScheduleStore {
         return sortedByNext(state.schedules.values.filter { $0.cancelOn.contains(event) })
     }
 
+    public func schedulesByNext(after cursor: PendingCursor?, limit: Int) throws(StoreError) -> [StoredSchedule] {
+        try checkOpen()
+        let rows = sortedByNext(state.schedules.values.filter { cursor.map($0.cursor.isAfter) ?? true })
+        return Array(rows.prefix(max(0, limit)))
+    }
+
     public func schedulesByNext(limit: Int?, offset: Int) throws(StoreError) -> [StoredSchedule] {
         try checkOpen()
         let rows = sortedByNext(state.schedules.values).dropFirst(max(0, offset))
@@ -224,6 +230,14 @@ public final class InMemoryScheduleStore: ScheduleStore {
     public func history(limit: Int) throws(StoreError) -> [HistoryRecord] {
         try checkOpen()
         return state.history.suffix(max(0, limit)).map(\.record)
+    }
+
+    /// Newest first: the records below `before`, walked from the end. O(n) here (the reference model).
+    public func history(before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord] {
+        try checkOpen()
+        let bound = before ?? Int64.max
+        return Array(state.history.reversed().lazy.filter { $0.seq < bound }.prefix(max(0, limit))
+            .map { SequencedHistoryRecord(seq: $0.seq, record: $0.record) })
     }
 
     @discardableResult

@@ -183,7 +183,7 @@ public final class SQLiteScheduleStore: ScheduleStore {
         }
     }
 
-    private static func read(_ st: SQLiteStatement) -> StoredSchedule {
+    static func read(_ st: SQLiteStatement) -> StoredSchedule {
         StoredSchedule(
             key: st.int64(0), id: st.string(1),
             kind: StoredTriggerKind(rawValue: st.int64(2)) ?? .fixedAt,
@@ -208,7 +208,7 @@ public final class SQLiteScheduleStore: ScheduleStore {
     }
 
     /// Runs a cached SELECT of schedules with `bind` applied, collecting every row.
-    private func select(_ whereClause: String, _ bind: (SQLiteStatement) -> Void) throws(StoreError) -> [StoredSchedule] {
+    func select(_ whereClause: String, _ bind: (SQLiteStatement) -> Void) throws(StoreError) -> [StoredSchedule] {
         try sql { () throws(SQLiteError) -> [StoredSchedule] in
             let st = try db.statement("SELECT \(Self.columns) FROM schedules \(whereClause)")
             defer { st.reset() }
@@ -310,6 +310,33 @@ public final class SQLiteScheduleStore: ScheduleStore {
     public func schedules(cancelOn event: String) throws(StoreError) -> [StoredSchedule] {
         try select("WHERE key IN (SELECT key FROM schedule_events WHERE event = ?1) ORDER BY next_due, key") {
             $0.bind(1, event)
+        }
+    }
+
+    /// Two index seeks on `schedules_by_next(next_due, key)`: the rest of the cursor's instant, then
+    /// the later instants. (A row-value `(next_due, key) > (?, ?)` would seek on `next_due` alone and
+    /// then scan every row due at the cursor's instant: 80 ms at 1M rows due at once.)
+    public func schedulesByNext(after cursor: PendingCursor?, limit: Int) throws(StoreError) -> [StoredSchedule] {
+        guard let cursor else {
+            return try select("ORDER BY next_due, key LIMIT ?1") { $0.bind(1, Int64(max(0, limit))) }
+        }
+        return try sql { () throws(SQLiteError) -> [StoredSchedule] in
+            let st = try db.statement("""
+                SELECT * FROM (
+                  SELECT * FROM (SELECT \(Self.columns) FROM schedules WHERE next_due = ?1 AND key > ?2
+                                 ORDER BY key LIMIT ?3)
+                  UNION ALL
+                  SELECT * FROM (SELECT \(Self.columns) FROM schedules WHERE next_due > ?1
+                                 ORDER BY next_due, key LIMIT ?3))
+                ORDER BY next_due, key LIMIT ?3
+                """)
+            defer { st.reset() }
+            st.bind(1, cursor.next.microseconds)
+            st.bind(2, cursor.key)
+            st.bind(3, Int64(max(0, limit)))
+            var rows: [StoredSchedule] = []
+            while try st.step() { rows.append(Self.read(st)) }
+            return rows
         }
     }
 

@@ -91,6 +91,29 @@ extension SQLiteScheduleStore {
         }
     }
 
+    /// A seek on the primary key `seq`: O(log n + limit) at any depth.
+    public func history(before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord] {
+        try sql { () throws(SQLiteError) -> [SequencedHistoryRecord] in
+            let st = try db.statement("""
+                SELECT h.seq, h.id, h.event, h.at, h.due, h.reason, h.late, h.title, h.message_id, p.data
+                FROM history AS h LEFT JOIN payloads AS p ON p.ref = h.payload
+                WHERE h.seq < ?1 ORDER BY h.seq DESC LIMIT ?2
+                """)
+            defer { st.reset() }
+            st.bind(1, before ?? Int64.max)
+            st.bind(2, Int64(max(0, limit)))
+            var rows: [SequencedHistoryRecord] = []
+            while try st.step() {
+                rows.append(SequencedHistoryRecord(seq: st.int64(0), record: HistoryRecord(
+                    id: st.string(1), event: HistoryRecord.Event(rawValue: st.string(2)) ?? .fired,
+                    at: Instant(microseconds: st.int64(3)), due: st.optionalInt64(4).map(Instant.init(microseconds:)),
+                    reason: st.optionalString(5), lateSeconds: st.optionalDouble(6), title: st.optionalString(7),
+                    messageId: st.optionalString(8), dataJSON: st.optionalString(9))))
+            }
+            return rows
+        }
+    }
+
     @discardableResult
     public func purgeHistory(olderThan cutoff: Instant, keepNewest: Int, limit: Int) throws(StoreError) -> Int {
         try sql { () throws(SQLiteError) -> Int in

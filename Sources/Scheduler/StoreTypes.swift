@@ -151,8 +151,11 @@ public protocol ScheduleStore: AnyObject {
     func schedules(run: String) throws(StoreError) -> [StoredSchedule]
     /// Pending schedules whose cancelOn holds `event`.
     func schedules(cancelOn event: String) throws(StoreError) -> [StoredSchedule]
-    /// Pending schedules ordered by (next due, key).
+    /// Pending schedules ordered by (next due, key). O(offset + limit): for the legacy `List` only.
     func schedulesByNext(limit: Int?, offset: Int) throws(StoreError) -> [StoredSchedule]
+    /// At most `limit` pending schedules ordered by (next due, key), starting just after `cursor`
+    /// (from the first when nil). A keyset seek: O(log n + limit), whatever the page's depth.
+    func schedulesByNext(after cursor: PendingCursor?, limit: Int) throws(StoreError) -> [StoredSchedule]
 
     // Applied pushes (CONTRACT §1: a push applied once is `duplicate` whatever came after it)
     func recordApplied(id: String, digest: String, at: Instant) throws(StoreError)
@@ -195,6 +198,10 @@ public protocol ScheduleStore: AnyObject {
     func markUnconfirmed() throws(StoreError) -> Int
     /// The newest `limit` records, oldest first.
     func history(limit: Int) throws(StoreError) -> [HistoryRecord]
+    /// At most `limit` records with a sequence number below `before` (all when nil), newest first,
+    /// each with its sequence number (append order, ascending, never reused). O(log n + limit).
+    func history(before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord]
+
     /// Deletes up to `limit` of the oldest records that are older than `cutoff` or beyond the newest
     /// `keepNewest`; returns how many.
     @discardableResult func purgeHistory(olderThan cutoff: Instant, keepNewest: Int, limit: Int) throws(StoreError) -> Int

@@ -91,6 +91,7 @@ let commandTable: [CommandSpec] = [
     CommandSpec(name: "resolve", arguments: "WALL...", summary: "Resolve wall-clock times in a zone (gap, fold)",
                 positionalCount: 1...Int.max, options: [.value("tz", "ZONE", "The zone (default: the device zone)")],
                 details: ["Example: schedd resolve --tz America/New_York 2026-03-08T02:30 2026-11-01T01:30"]),
+    testbedCommandSpec,
     CommandSpec(name: "help", arguments: "[COMMAND]", summary: "Show help for schedd or one command",
                 positionalCount: 0...1, options: []),
 ]

@@ -3,13 +3,13 @@ import SchedCalendar
 import Scheduler
 
 /// `schedd list [--limit N] [--offset N]`: pending notifications, soonest first — a table with the
-/// local time in each schedule's zone and how long until it is due by the daemon's clock.
+/// local time in each schedule's zone and how long until it is due by the daemon's clock. Read page by
+/// page (`ListPage`), every page, however long the list.
 func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let limit = UInt32(try args.count("limit", default: 0) ?? 0)
     let offset = UInt32(try args.count("offset", default: 0) ?? 0)
     let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
-    let text = try client.call("List", { m throws(BusError) in try m.append(limit); try m.append(offset) },
-                               read: { m throws(BusError) in try m.readString() })
+    let text = mergedJSONArray(try readPendingPages(client, offset: Int(offset), limit: limit == 0 ? nil : Int(limit)))
     if args.json {
         Console.out(text)
         return
@@ -36,13 +36,13 @@ func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
     Console.out("\n\(pending.count) pending\(offset > 0 ? " (from #\(offset + 1))" : "").")
 }
 
-/// `schedd history [--limit N]`: the newest N records (default 100), oldest first.
+/// `schedd history [--limit N]`: the newest N records (default 100), oldest first, read page by page
+/// (`HistoryPage`).
 func runHistoryCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let limit = try args.count("limit", default: 100) ?? 100
     guard limit > 0 else { throw .usage("--limit needs a positive integer") }
     let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
-    let text = try client.call("History", { m throws(BusError) in try m.append(UInt32(limit)) },
-                               read: { m throws(BusError) in try m.readString() })
+    let text = mergedJSONArray(try readHistoryPages(client, limit: limit))
     if args.json {
         Console.out(text)
         return

@@ -80,16 +80,19 @@ extension Daemon {
                 try m.reply { r throws(BusError) in try r.append(ids) }
             case "List":
                 let limit = try m.readUInt32(), offset = try m.readUInt32()
-                let pending = try engineCall { _ throws(EngineError) in
-                    try engine.list(limit: limit == 0 ? nil : Int(limit), offset: Int(offset))
-                }
-                let text = JSONValue.array(pending.map(JSONValue.init(pending:))).serialized()
+                let text = try legacyList(limit: limit, offset: offset)
                 try m.reply { r throws(BusError) in try r.append(text) }
+            case "ListPage":
+                let after = try m.readString(), limit = try m.readUInt32()
+                let page = try listPage(after: after, limit: limit)
+                try m.reply { r throws(BusError) in try r.append(page.pending); try r.append(page.next) }
             case "History":
-                let limit = try m.readUInt32()
-                let records = try engineCall { _ throws(EngineError) in try engine.history(limit: limit == 0 ? 100 : Int(limit)) }
-                let text = JSONValue.array(records.map(JSONValue.init(history:))).serialized()
+                let text = try legacyHistory(limit: m.readUInt32())
                 try m.reply { r throws(BusError) in try r.append(text) }
+            case "HistoryPage":
+                let before = try m.readUInt64(), limit = try m.readUInt32()
+                let page = try historyPage(before: before, limit: limit)
+                try m.reply { r throws(BusError) in try r.append(page.records); try r.append(page.next) }
             case "ClockShow":
                 let text = clockJSON()
                 try m.reply { r throws(BusError) in try r.append(text) }
