@@ -96,6 +96,11 @@ public final class PushConnector {
         let deadline: UInt64
     }
 
+    /// The answer of a handler that outlived its connector (the daemon is shutting down).
+    static var gone: BusMethodResult { .failed(name: "org.freedesktop.DBus.Error.Failed", message: "schedd is stopping") }
+
+    // Every callback handed to the bus or the loop holds the connector weakly: pending calls are
+    // completed (with an error) when the connection closes, which can be after the connector is gone.
     public init(bus: BusConnection, loop: EventLoop, store: any PushRegistrationStore, host: Host) {
         self.bus = bus
         self.loop = loop
@@ -107,18 +112,18 @@ public final class PushConnector {
     /// registration (same token) once the names on the bus are known.
     public func start() throws(BusError) {
         try bus.serve(path: Self.connectorPath, interface: Self.connector2, vtable: schedbus_connector2_vtable()) {
-            [unowned self] message in handleConnector(message, version: 2)
+            [weak self] message in self?.handleConnector(message, version: 2) ?? Self.gone
         }
         try bus.serve(path: Self.connectorPath, interface: Self.connector1, vtable: schedbus_connector1_vtable()) {
-            [unowned self] message in handleConnector(message, version: 1)
+            [weak self] message in self?.handleConnector(message, version: 1) ?? Self.gone
         }
         try bus.serve(path: host.objectPath, interface: Self.interface, vtable: schedbus_unifiedpush_vtable()) {
-            [unowned self] message in handleApp(message)
+            [weak self] message in self?.handleApp(message) ?? Self.gone
         }
-        waitTimer = try loop.addTimer(clock: .monotonic) { [unowned self] in expireWaiters() }
+        waitTimer = try loop.addTimer(clock: .monotonic) { [weak self] in self?.expireWaiters() }
         try bus.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
                          + "member='NameOwnerChanged',arg0namespace='org.unifiedpush.Distributor'") {
-            [unowned self] message in nameOwnerChanged(message)
+            [weak self] message in self?.nameOwnerChanged(message)
         }
         try listDistributors()
     }

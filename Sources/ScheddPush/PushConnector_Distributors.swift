@@ -12,13 +12,15 @@ extension PushConnector {
         var activatableMethod = Self.busDriver
         activatableMethod.member = "ListActivatableNames"
         try bus.callAsync(activatableMethod, timeoutMicroseconds: 10_000_000, { _ throws(BusError) in }) {
-            [unowned self] result in
+            [weak self] result in
+            guard let self else { return }
             if case .success(let reply) = result, let names = try? reply.readStrings() {
                 activatable = names.filter(DistributorChoice.isDistributorName)
             }
         }
         try bus.callAsync(Self.busDriver, timeoutMicroseconds: 10_000_000, { _ throws(BusError) in }) {
-            [unowned self] result in
+            [weak self] result in
+            guard let self else { return }
             switch result {
             case .success(let reply):
                 for name in ((try? reply.readStrings()) ?? []) where DistributorChoice.isDistributorName(name) {
@@ -112,7 +114,7 @@ extension PushConnector {
         do {
             try bus.callAsync(method, timeoutMicroseconds: Self.distributorCallMicroseconds,
                               { m throws(BusError) in try m.append(variants: arguments) }) {
-                [unowned self] result in registerAnswered(app: record.app, token: record.token, distributor: target, result)
+                [weak self] result in self?.registerAnswered(app: record.app, token: record.token, distributor: target, result)
             }
         } catch {
             states[record.app] = .failed("cannot call \(target): \(error)")
