@@ -35,7 +35,8 @@ exactly as a real server would: a fresh P-256 key pair and salt per message, aes
   * Quit().
 - Appends one JSON line per event to --log: {"event": "ready", ...} first, then
   {"event": "Register", "args": {...}, "reply": {...}}, {"event": "Unregister", ...},
-  {"event": "NewEndpoint", "token", "endpoint"}, {"event": "Message", "token", "id", "reply"|"error", "elapsed_ns"}.
+  {"event": "NewEndpoint", "token", "endpoint"}, {"event": "Message", "token", "id", "reply"|"error", "elapsed_ns"},
+  and every org.schedd.UnifiedPush1 signal on the bus: {"event": "signal", "member", "args": [...]}.
 - SIGTERM/SIGINT/Quit exit at once with os._exit(0).
 """
 
@@ -279,6 +280,11 @@ def main():
     distributor = Distributor(bus, log, args)
     Control(bus, log, distributor, loop)
     name = dbus.service.BusName(PREFIX + args.name, bus, do_not_queue=True)
+    # Observes schedd's signals for apps, so tests can check them in the same log.
+    def record_signal(*args, **keywords):
+        log.write({"event": "signal", "member": keywords.get("member"), "args": [str(a) for a in args]})
+
+    bus.add_signal_receiver(record_signal, dbus_interface="org.schedd.UnifiedPush1", member_keyword="member")
     log.write({"event": "ready", "name": PREFIX + args.name, "owner": bus.get_unique_name(), "pid": os.getpid()})
     loop.run()
     del name  # owned until here: a collected BusName releases the name
