@@ -70,7 +70,8 @@ final class TestDistributor {
 
     /// Calls the control interface with busctl; returns its single string answer ("" for none).
     private func controlRaw(_ member: String, _ signature: String, _ args: [String]) throws -> String {
-        let result = try runProcess("/usr/bin/busctl", ["--address=\(address)", "--json=short", "call",
+        // `--`: a base64url argument may start with "-", which busctl would take for an option.
+        let result = try runProcess("/usr/bin/busctl", ["--address=\(address)", "--json=short", "--", "call",
                                                         "org.unifiedpush.Distributor.\(name)", "/org/schedd/test/Distributor",
                                                         "org.schedd.test.DistributorControl", member, signature] + args)
         guard result.status == 0 else { throw TestSetupError("busctl \(member): \(result.stderr)") }
@@ -100,7 +101,7 @@ func waitFor(seconds: Double, _ condition: () -> Bool) -> Bool {
 extension ScheddHarness {
     /// Calls org.schedd.UnifiedPush1 `member` with busctl; returns (status, the string answer or the error).
     func unifiedPush(_ member: String, _ signature: String = "", _ args: [String] = []) throws -> (status: Int32, text: String) {
-        let result = try runProcess("/usr/bin/busctl", ["--address=\(bus.address)", "--json=short", "call",
+        let result = try runProcess("/usr/bin/busctl", ["--address=\(bus.address)", "--json=short", "--", "call",
                                                         "org.schedd.Scheduler1", "/org/schedd/Scheduler1",
                                                         "org.schedd.UnifiedPush1", member] + (signature.isEmpty ? [] : [signature]) + args)
         return (result.status, result.status == 0 ? busctlString(result.stdout) ?? "" : result.stderr)
