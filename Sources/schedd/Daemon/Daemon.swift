@@ -206,7 +206,7 @@ final class Daemon {
         do {
             let zone = try ZoneDatabase().deviceZone(tz: environment("TZ"))
             logger.info("the device zone is now \(zone.name)")
-            try engine.deviceZoneChanged(to: zone, now: clock.now)
+            _ = try engine.deviceZoneChanged(to: zone, now: clock.now)
         } catch let error as ZoneError {
             logger.warning("the device zone changed but cannot be read: \(error.message)")
         } catch {
