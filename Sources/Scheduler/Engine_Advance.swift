@@ -130,6 +130,10 @@ extension Engine {
                 } else {
                     wheel.insert(key: s.key, due: next)
                 }
+            } else if s.kind == .calendar {
+                // The last occurrence: the calendar leaves the pending set, and says why.
+                s.lastDue = occurrence
+                try expire(s, now: at, reason: reason.map { _ in "schedule ended" })
             } else {
                 try store.delete(s)
                 try recordFinished(s, outcome: shown ? .fired : .missed, due: occurrence, now: now)
