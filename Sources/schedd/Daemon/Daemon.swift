@@ -4,6 +4,7 @@ import Glibc
 import SchedCalendar
 import ScheddDesktop
 import Scheduler
+import ScheddPush
 
 /// `schedd run`: connects the engine to the bus, the event loop, the clock and the notifier.
 ///
@@ -39,6 +40,10 @@ final class Daemon {
     private var zoneWatch: ZoneChangeWatch?
     /// The zone files in use, for tzdata updates (CONTRACT §2).
     var tzdataWatch: TzdataWatch?
+    /// The store under the engine, also holding the UnifiedPush registrations.
+    let store: SQLiteScheduleStore
+    /// schedd as a UnifiedPush connector (docs/receiving-pushes.md); set by `start`.
+    var pushConnector: PushConnector?
 
     init(options: DaemonOptions) throws(CommandFailure) {
         self.options = options
@@ -72,8 +77,13 @@ final class Daemon {
             connection.emitSchedulerSignal("NotificationShown", strings: [shown.id, JSONValue(shown: shown).serialized()])
         }
         do {
-            let engine = try Engine(databasePath: options.databasePath, notifier: notifier, deviceZone: zone,
-                                    retention: options.retention, now: clock.now)
+            store = try SQLiteScheduleStore(path: options.databasePath)
+        } catch {
+            throw .failure("cannot open the database '\(options.databasePath)': \(error.message)")
+        }
+        do {
+            let engine = try Engine(store: store, notifier: notifier, deviceZone: zone, retention: options.retention,
+                                    now: clock.now)
             boundEngine = LoopBound(engine, loop: loop)
         } catch {
             throw .failure("cannot open the database '\(options.databasePath)': \(error.message)")
@@ -107,6 +117,7 @@ final class Daemon {
                 [unowned self] message in handle(message)
             }
             try bus.onDisconnect { [unowned self] in busLost() }
+            try startPushConnector()
             try bus.requestName(BusNames.service)
         } catch {
             throw .failure(error.description)

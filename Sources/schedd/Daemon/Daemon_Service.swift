@@ -40,7 +40,7 @@ extension Daemon {
     /// Nil when the sender of `message` may call; else the AccessDenied message (logged, rate-limited).
     /// The uid is the bus-verified one, the groups come from the group database (CallerPolicy). A sender
     /// whose credentials cannot be read is refused.
-    private func refusal(of message: BusMessage, by policy: CallerPolicy) -> String? {
+    func refusal(of message: BusMessage, by policy: CallerPolicy) -> String? {
         let denial: String?
         var caller: BusCredentials?
         do {
@@ -139,10 +139,14 @@ extension Daemon {
     }
 
     /// `Push(s push) → s outcomes`: a JSON array of `{"id","status","next"}`.
-    private func push(_ text: String) throws(ServiceFailure) -> String {
+    private func push(_ text: String) throws(ServiceFailure) -> String { try push(bytes: Array(text.utf8)) }
+
+    /// One push given as bytes (the Push method's text, or a decrypted UnifiedPush message): decoded,
+    /// applied, durable; returns the outcome array as JSON.
+    func push(bytes: [UInt8]) throws(ServiceFailure) -> String {
         let decoded: Push
         do {
-            decoded = try PushDecoder.decode(Array(text.utf8))
+            decoded = try PushDecoder.decode(bytes)
         } catch {
             throw ServiceFailure(.invalidPush, error.message)
         }
