@@ -24,6 +24,8 @@ static const sd_bus_vtable vtable[] = {
     METHOD("Track", "ss", SD_BUS_PARAM(event) SD_BUS_PARAM(data), "as", SD_BUS_PARAM(cancelled)),
     METHOD("Cancel", "s", SD_BUS_PARAM(id), "as", SD_BUS_PARAM(cancelled)),
     METHOD("CancelRun", "s", SD_BUS_PARAM(run), "as", SD_BUS_PARAM(cancelled)),
+    METHOD("CancelReport", "s", SD_BUS_PARAM(id), "s", SD_BUS_PARAM(result)),
+    METHOD("CancelRunReport", "s", SD_BUS_PARAM(run), "s", SD_BUS_PARAM(result)),
     METHOD("List", "uu", SD_BUS_PARAM(limit) SD_BUS_PARAM(offset), "s", SD_BUS_PARAM(pending)),
     METHOD("ListPage", "su", SD_BUS_PARAM(after) SD_BUS_PARAM(limit), "ss", SD_BUS_PARAM(pending) SD_BUS_PARAM(next)),
     METHOD("History", "u", SD_BUS_PARAM(limit), "s", SD_BUS_PARAM(records)),

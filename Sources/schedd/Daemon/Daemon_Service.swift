@@ -79,6 +79,15 @@ extension Daemon {
                 let ids = try engineCall { now throws(EngineError) in try engine.cancel(run: m.readStringOrEmpty(), now: now) }
                 announceCancelled(ids, reason: "run")
                 try m.reply { r throws(BusError) in try r.append(ids) }
+            case "CancelReport", "CancelRunReport":
+                let byRun = m.member == "CancelRunReport"
+                let name = m.readStringOrEmpty()
+                let result = try engineCall { now throws(EngineError) in
+                    byRun ? try engine.cancelReporting(run: name, now: now) : try engine.cancelReporting(id: name, now: now)
+                }
+                announceCancelled(result.cancelled, reason: byRun ? "run" : "cli")
+                let text = JSONValue(cancel: result, name: name, byRun: byRun).serialized()
+                try m.reply { r throws(BusError) in try r.append(text) }
             case "List":
                 let limit = try m.readUInt32(), offset = try m.readUInt32()
                 let text = try legacyList(limit: limit, offset: offset)
