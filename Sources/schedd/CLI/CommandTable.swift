@@ -46,6 +46,8 @@ let commandTable: [CommandSpec] = [
         .value("tz", "ZONE", "The device zone (default: $TZ, else /etc/localtime)"),
         .value("allow-group", "GROUP",
                "Serve only root, schedd's own user and members of GROUP (default: schedd with --bus system, else anyone)"),
+        .value("history-days", "N", "Keep history at most N days (30 or more; default 90)"),
+        .value("history-max", "N", "Keep at most the newest N history records (default 100000)"),
     ], details: [
         "The daemon owns \(BusNames.service) on the bus and serves \(BusNames.interface) at \(BusNames.objectPath).",
         "With --allow-group (or --bus system) it checks every caller's credentials and refuses others with",

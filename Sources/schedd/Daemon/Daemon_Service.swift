@@ -29,9 +29,10 @@ extension Daemon {
         }
         do throws(ServiceFailure) {
             try dispatch(message)
+            if Self.writingMembers.contains(message.member) { storageSucceeded() }
             return .replied
         } catch {
-            if error.name == .storage { logger.error("\(message.member): \(error.message)") }
+            if error.name == .storage { storageFailed(message.member, error.message, backOff: false) }
             return .failed(name: error.name.rawValue, message: error.message)
         }
     }
