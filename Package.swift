@@ -31,7 +31,8 @@ let package = Package(
         // procfs reads; no bus (the daemon hands it bus-verified PIDs).
         .target(name: "ScheddApps", dependencies: ["CLinuxProcess"], path: "Sources/ScheddApps"),
         // UnifiedPush connector: RFC 8188/8291 decryption over libcrypto, registrations.
-        .target(name: "ScheddPush", dependencies: ["CCrypto"], path: "Sources/ScheddPush"),
+        .target(name: "ScheddPush", dependencies: ["CCrypto", "SchedCalendar", "Scheduler", "ScheddBus", "CSchedBus",
+                                                  "ScheddApps"], path: "Sources/ScheddPush"),
         .target(name: "Scheduler", dependencies: ["SchedCalendar", "CSQLite"], path: "Sources/Scheduler"),
         .target(name: "CSchedBus", dependencies: ["CSystemd"], path: "Sources/CSchedBus"),
         // The one sd-bus/sd-event seam (and the Linux syscall shim): connections, async calls, matches,
@@ -42,7 +43,7 @@ let package = Package(
         .target(name: "ScheddClient", dependencies: ["ScheddBus"], path: "Sources/ScheddClient"),
         .target(name: "ScheddTestKit", dependencies: ["ScheddClient"], path: "Sources/ScheddTestKit"),
         .executableTarget(name: "schedd", dependencies: ["SchedCalendar", "Scheduler", "CSystemd", "CSchedBus",
-                                                        "ScheddBus", "ScheddDesktop"],
+                                                        "ScheddBus", "ScheddDesktop", "ScheddPush", "ScheddApps"],
                           path: "Sources/schedd"),
         .executableTarget(name: "schedd-bench", dependencies: ["SchedCalendar", "Scheduler", "CSQLite", "SeededRandomness"],
                           path: "Benchmarks/schedd-bench"),
@@ -52,7 +53,7 @@ let package = Package(
         .testTarget(name: "ScheddAppsTests", dependencies: ["ScheddApps"], path: "Tests/ScheddAppsTests"),
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "CSQLite", "SeededRandomness"],
                     path: "Tests/SchedulerTests"),
-        .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush"], path: "Tests/ScheddPushTests"),
+        .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush", "ScheddBus"], path: "Tests/ScheddPushTests"),
         // ScheddClient and ScheddTestKit against the real daemon (and the README's Swift example).
         .testTarget(name: "ScheddKitTests", dependencies: ["ScheddClient", "ScheddTestKit", "schedd"],
                     path: "Tests/ScheddKitTests"),

@@ -4,6 +4,7 @@ import Glibc
 import SchedCalendar
 import ScheddDesktop
 import Scheduler
+import ScheddPush
 
 /// `schedd run`: connects the engine to the bus, the event loop, the clock and the notifier.
 ///
@@ -37,6 +38,12 @@ final class Daemon {
     var storageHealth = StorageHealth()
     private var clockWatch: ClockChangeWatch?
     private var zoneWatch: ZoneChangeWatch?
+    /// The zone files in use, for tzdata updates (CONTRACT §2).
+    var tzdataWatch: TzdataWatch?
+    /// The store under the engine, also holding the UnifiedPush registrations.
+    let store: SQLiteScheduleStore
+    /// schedd as a UnifiedPush connector (docs/receiving-pushes.md); set by `start`.
+    var pushConnector: PushConnector?
 
     init(options: DaemonOptions) throws(CommandFailure) {
         self.options = options
@@ -70,8 +77,13 @@ final class Daemon {
             connection.emitSchedulerSignal("NotificationShown", strings: [shown.id, JSONValue(shown: shown).serialized()])
         }
         do {
-            let engine = try Engine(databasePath: options.databasePath, notifier: notifier, deviceZone: zone,
-                                    retention: options.retention, now: clock.now)
+            store = try SQLiteScheduleStore(path: options.databasePath)
+        } catch {
+            throw .failure("cannot open the database '\(options.databasePath)': \(error.message)")
+        }
+        do {
+            let engine = try Engine(store: store, notifier: notifier, deviceZone: zone, retention: options.retention,
+                                    now: clock.now)
             boundEngine = LoopBound(engine, loop: loop)
         } catch {
             throw .failure("cannot open the database '\(options.databasePath)': \(error.message)")
@@ -105,6 +117,7 @@ final class Daemon {
                 [unowned self] message in handle(message)
             }
             try bus.onDisconnect { [unowned self] in busLost() }
+            try startPushConnector()
             try bus.requestName(BusNames.service)
         } catch {
             throw .failure(error.description)
@@ -137,6 +150,18 @@ final class Daemon {
                     } catch {
                         fatal("device-zone detection failed (\(error)): zone changes would go unnoticed")
                     }
+                }
+            }
+            let tzdata = try TzdataWatch(database: ZoneDatabase.shared)
+            tzdataWatch = tzdata
+            do { try tzdata.sync(engine.zoneNamesInUse) } catch {
+                logger.warning("cannot watch a zone file in use for tzdata updates: \(error)")
+            }
+            try loop.addReadable(fd: tzdata.fd) { [unowned self] in
+                do {
+                    if try tzdata.consumeChange() { zoneFilesChanged() }
+                } catch {
+                    fatal("tzdata-update detection failed (\(error)): zone file updates would go unnoticed")
                 }
             }
             if try loop.enableWatchdog() { logger.info("feeding the service manager's watchdog from the event loop") }
@@ -194,8 +219,12 @@ final class Daemon {
     private func deviceZoneFileChanged() {
         do {
             let zone = try ZoneDatabase().deviceZone(tz: environment("TZ"))
+            if zone.name == engine.deviceZone.name {
+                zoneFilesChanged()  // the same zone, its file replaced: a tzdata update
+                return
+            }
             logger.info("the device zone is now \(zone.name)")
-            try engine.deviceZoneChanged(to: zone, now: clock.now)
+            _ = try engine.deviceZoneChanged(to: zone, now: clock.now)
         } catch let error as ZoneError {
             logger.warning("the device zone changed but cannot be read: \(error.message)")
         } catch {
