@@ -13,6 +13,10 @@ let package = Package(
         .library(name: "Scheduler", targets: ["Scheduler"]),
         .library(name: "ScheddBus", targets: ["ScheddBus"]),
         .library(name: "ScheddApps", targets: ["ScheddApps"]),
+        // For apps: typed pushes, async calls, typed errors and signals over the D-Bus API.
+        .library(name: "ScheddClient", targets: ["ScheddClient"]),
+        // For test suites (XCTest, Swift Testing): a private fake-clock schedd per test.
+        .library(name: "ScheddTestKit", targets: ["ScheddTestKit"]),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
@@ -36,6 +40,8 @@ let package = Package(
         .target(name: "ScheddBus", dependencies: ["CSystemd", "CSchedBus"], path: "Sources/ScheddBus"),
         .target(name: "ScheddDesktop", dependencies: ["SchedCalendar", "Scheduler", "ScheddBus"],
                 path: "Sources/ScheddDesktop"),
+        .target(name: "ScheddClient", dependencies: ["ScheddBus"], path: "Sources/ScheddClient"),
+        .target(name: "ScheddTestKit", dependencies: ["ScheddClient"], path: "Sources/ScheddTestKit"),
         .executableTarget(name: "schedd", dependencies: ["SchedCalendar", "Scheduler", "CSystemd", "CSchedBus",
                                                         "ScheddBus", "ScheddDesktop", "ScheddPush", "ScheddApps"],
                           path: "Sources/schedd"),
@@ -48,6 +54,9 @@ let package = Package(
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "CSQLite", "SeededRandomness"],
                     path: "Tests/SchedulerTests"),
         .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush", "ScheddBus"], path: "Tests/ScheddPushTests"),
+        // ScheddClient and ScheddTestKit against the real daemon (and the README's Swift example).
+        .testTarget(name: "ScheddKitTests", dependencies: ["ScheddClient", "ScheddTestKit", "schedd"],
+                    path: "Tests/ScheddKitTests"),
         .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler", "ScheddBus", "ScheddDesktop", "SeededRandomness"],
                     path: "Tests/ScheddTests"),
     ],
