@@ -35,8 +35,11 @@ let package = Package(
         .target(name: "ScheddBus", dependencies: ["CSystemd", "CSchedBus"], path: "Sources/ScheddBus"),
         .target(name: "ScheddDesktop", dependencies: ["SchedCalendar", "Scheduler", "ScheddBus"],
                 path: "Sources/ScheddDesktop"),
+        // The service's calls without the bus: typed method arguments, their checks, reply bounds. Pure,
+        // so the dispatch fuzz harness (Tests/Fuzz/FuzzDispatch.swift) links it without sd-bus.
+        .target(name: "ScheddService", dependencies: ["SchedCalendar", "Scheduler"], path: "Sources/ScheddService"),
         .executableTarget(name: "schedd", dependencies: ["SchedCalendar", "Scheduler", "CSystemd", "CSchedBus",
-                                                        "ScheddBus", "ScheddDesktop"],
+                                                        "ScheddBus", "ScheddDesktop", "ScheddService"],
                           path: "Sources/schedd"),
         .executableTarget(name: "schedd-bench", dependencies: ["SchedCalendar", "Scheduler", "CSQLite", "SeededRandomness"],
                           path: "Benchmarks/schedd-bench"),
@@ -47,7 +50,8 @@ let package = Package(
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "CSQLite", "SeededRandomness"],
                     path: "Tests/SchedulerTests"),
         .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush"], path: "Tests/ScheddPushTests"),
-        .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler", "ScheddBus", "ScheddDesktop", "SeededRandomness"],
+        .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler", "ScheddBus", "ScheddDesktop",
+                                                    "ScheddService", "SeededRandomness"],
                     path: "Tests/ScheddTests"),
     ],
     swiftLanguageModes: [.v6]

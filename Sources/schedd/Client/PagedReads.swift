@@ -1,4 +1,5 @@
 import Scheduler
+import ScheddService
 import ScheddBus
 
 /// The CLI reads `list` and `history` page by page (CONTRACT §6 and §9): every reply stays bounded

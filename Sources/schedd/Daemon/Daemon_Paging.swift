@@ -1,5 +1,6 @@
 import SchedCalendar
 import Scheduler
+import ScheddService
 
 /// The paged read methods (CONTRACT §6 and §9; README, D-Bus API): `ListPage`, `HistoryPage`, and the
 /// v1 `List`/`History`, which answer from one bounded page and fail rather than truncate.
@@ -9,7 +10,7 @@ extension Daemon {
     /// cut to `ReplyBounds.maxBytes`; `next` is the cursor of the following page, "" after the last.
     /// One keyset seek: the cost does not grow with the page's depth.
     func listPage(after text: String, limit: UInt32) throws(ServiceFailure) -> (pending: String, next: String) {
-        let cursor = try ListCursorText.decode(text)
+        let cursor = try ServiceFailure.rejecting { () throws(ArgumentRejection) in try ListCursorText.decode(text) }
         let rows = Self.pageRows(limit)
         // One row more than fits says whether another page follows.
         let found = try engineCall { _ throws(EngineError) in try engine.listPage(after: cursor, limit: rows + 1) }
