@@ -1,6 +1,7 @@
 import ScheddBus
 import Glibc
 import SchedCalendar
+import ScheddService
 
 /// `schedd run` options, checked before anything starts.
 struct DaemonOptions {
