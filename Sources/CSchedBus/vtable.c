@@ -30,6 +30,7 @@ static const sd_bus_vtable vtable[] = {
     METHOD("ClockShow", "", "", "s", SD_BUS_PARAM(clock)),
     METHOD("ClockSet", "s", SD_BUS_PARAM(time), "s", SD_BUS_PARAM(clock)),
     METHOD("ClockAdvance", "t", SD_BUS_PARAM(microseconds), "s", SD_BUS_PARAM(clock)),
+    METHOD("ClockNext", "", "", "s", SD_BUS_PARAM(clock)),
     METHOD("ClockZone", "s", SD_BUS_PARAM(zone), "s", SD_BUS_PARAM(clock)),
     SD_BUS_SIGNAL_WITH_NAMES("NotificationShown", "ss", SD_BUS_PARAM(id) SD_BUS_PARAM(notification), 0),
     SD_BUS_SIGNAL_WITH_NAMES("NotificationCancelled", "ss", SD_BUS_PARAM(id) SD_BUS_PARAM(reason), 0),

@@ -33,21 +33,50 @@ public func rowsFittingOnePage(_ rows: some Collection<String>, maxRows: Int = R
 /// `rows` as one JSON array.
 public func jsonArray(_ rows: some Sequence<String>) -> String { "[" + rows.joined(separator: ",") + "]" }
 
+/// Where a `ListPage` starts.
+public enum ListStart: Sendable, Equatable {
+    /// The first row.
+    case first
+    /// Just after the row with this cursor (the `next` of a previous page).
+    case after(PendingCursor)
+    /// After skipping this many rows (`+N`): O(N) once, for a client that asked for a row number.
+    case skipping(Int)
+}
+
 /// The text of a `ListPage` cursor: `v1:NEXT:KEY`, the next due (µs since the epoch) and the store key
 /// of the last row of the previous page. Clients treat it as opaque and pass it back as it came; the
-/// version prefix lets the order grow (the app, CONTRACT §8) without breaking a client.
+/// version prefix lets the order grow (the app, CONTRACT §8) without breaking a client. `after` may
+/// also be `""` (from the first row) or `+N` (after skipping N rows, as `schedd list --offset N` asks).
 public enum ListCursorText {
     public static func encode(_ cursor: PendingCursor) -> String { "v1:\(cursor.next.microseconds):\(cursor.key)" }
 
     /// The cursor of `text`; nil for "" (the first page); throws for anything that is not a cursor.
     public static func decode(_ text: String) throws(ArgumentRejection) -> PendingCursor? {
-        if text.isEmpty { return nil }
+        switch try start(text) {
+        case .first: return nil
+        case .after(let cursor): return cursor
+        case .skipping: throw rejection(text)
+        }
+    }
+
+    /// Where a page whose `after` is `text` starts.
+    public static func start(_ text: String) throws(ArgumentRejection) -> ListStart {
+        if text.isEmpty { return .first }
+        let digits = text.utf8.dropFirst()
+        if text.hasPrefix("+"), (1...10).contains(digits.count), digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+           let skip = Int(text.dropFirst()) {
+            return .skipping(skip)
+        }
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0] == "v1", let next = Int64(parts[1]), let key = Int64(parts[2]) else {
-            let shown = text.utf8.count > 64 ? String(decoding: Array(text.utf8.prefix(64)), as: UTF8.self) + "…" : text
-            throw ArgumentRejection("ListPage: after must be \"\" (the first page) or the next cursor "
-                                    + "of a previous ListPage reply, not '\(shown)'")
+            throw rejection(text)
         }
-        return PendingCursor(next: Instant(microseconds: next), key: key)
+        return .after(PendingCursor(next: Instant(microseconds: next), key: key))
+    }
+
+    private static func rejection(_ text: String) -> ArgumentRejection {
+        let shown = text.utf8.count > 64 ? String(decoding: Array(text.utf8.prefix(64)), as: UTF8.self) + "…" : text
+        return ArgumentRejection("ListPage: after must be \"\" (the first page), +N (after N rows) or the next "
+                                 + "cursor of a previous ListPage reply, not '\(shown)'")
     }
 }

@@ -9,9 +9,8 @@ public func parseTimeText(_ text: String) -> OneShotTime? {
     return .floating(parsed.wall, zone: nil)
 }
 
-/// Reads a time argument (`--base-time`, `--fake-clock`, `clock set`): RFC 3339 with `Z` or an
-/// offset is that instant; a wall time without one is resolved in `zone` (gap → the offset before
-/// it, fold → the first occurrence, CONTRACT §2).
+/// Reads an RFC 3339 time argument: with `Z` or an offset it is that instant; a wall time without
+/// one is resolved in `zone` (gap → the offset before it, fold → the first occurrence, CONTRACT §2).
 public func instant(fromTimeText text: String, in zone: TimeZoneRules) -> Instant? {
     switch parseTimeText(text) {
     case .fixed(let instant, _)?: return instant

@@ -11,6 +11,8 @@ import SchedCalendar
 /// Delivery is **at-most-once** (docs/semantics.md): a firing is committed to the store (history
 /// `fired`, the one-shot removed / the calendar advanced) *before* the notifier is called. A crash
 /// between the commit and the display loses that display; it can never show a notification twice.
+/// History stays honest about it: a `fired` record is confirmed only by the commit after its hand-over,
+/// and a restarted engine turns the records it cannot confirm into `unconfirmed`.
 public final class Engine {
     /// Grace applied when a schedule has no `graceSeconds` (README: "Late and missed").
     public static let defaultGraceSeconds: Int64 = 3600
@@ -22,6 +24,14 @@ public final class Engine {
     /// `clock advance` fires many occurrences, while keeping one fsync per batch.
     static let firingBatchSize = 1000
 
+    /// Entries due less than this before the `now` of an advance are on time (the real clock's due timer):
+    /// they are committed and handed over one per batch. Matches the daemon's timer-latency tolerance.
+    static let onTimeMicroseconds: Int64 = 1_000_000
+
+    /// How many firings the previous process recorded but could not confirm handing over (marked
+    /// `unconfirmed` when this engine opened the store).
+    public private(set) var unconfirmedAtStart = 0
+
     let store: any ScheduleStore
     let notifier: any Notifier
     let zones: ZoneDatabase
@@ -29,6 +39,10 @@ public final class Engine {
     var wheel: TimerWheel
     var zoneCache: [String: TimeZoneRules] = [:]
     var lastMaintenance: Instant
+    /// Whether the last maintenance step hit a limit (more to purge or reclaim).
+    var maintenanceBacklog = true
+    /// How much history is kept.
+    public let retention: HistoryRetention
     /// The `now` of the latest call: where the clock stood before an `advance` (its `start`).
     var lastNow: Instant
 
@@ -40,13 +54,13 @@ public final class Engine {
     /// `zones` resolves pinned zone names (`timeZone`, calendar zone suffixes).
     public convenience init(databasePath: String, notifier: any Notifier, deviceZone: TimeZoneRules,
                             defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds, zones: ZoneDatabase = .shared,
-                            now: Instant) throws(EngineError) {
+                            retention: HistoryRetention = .standard, now: Instant) throws(EngineError) {
         let store: SQLiteScheduleStore
         do { store = try SQLiteScheduleStore(path: databasePath) } catch {
             throw EngineError(.storage, error.message)
         }
         try self.init(store: store, notifier: notifier, deviceZone: deviceZone, zones: zones,
-                      defaultGraceSeconds: defaultGraceSeconds, now: now)
+                      defaultGraceSeconds: defaultGraceSeconds, retention: retention, now: now)
     }
 
     /// Opens the engine over any store, restoring every pending schedule into the wheel. When the device
@@ -54,25 +68,27 @@ public final class Engine {
     /// floating schedules are re-resolved as by `deviceZoneChanged`.
     public init(store: any ScheduleStore, notifier: any Notifier, deviceZone: TimeZoneRules,
                 zones: ZoneDatabase = .shared, defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds,
-                now: Instant) throws(EngineError) {
+                retention: HistoryRetention = .standard, now: Instant) throws(EngineError) {
         guard defaultGraceSeconds >= 0 else { throw EngineError(.invalidArgument, "default grace must be ≥ 0") }
         self.store = store
         self.notifier = notifier
         self.zones = zones
         self.deviceZone = deviceZone
         self.defaultGraceSeconds = defaultGraceSeconds
+        self.retention = retention
         self.wheel = TimerWheel(now: now)
         self.lastMaintenance = now
         self.lastNow = now
         zoneCache[deviceZone.name] = deviceZone
         try storage { () throws(StoreError) in
+            unconfirmedAtStart = try store.markUnconfirmed()
             for entry in try store.pendingDeadlines() { wheel.insert(key: entry.key, due: entry.due) }
         }
         let recorded = try storage { () throws(StoreError) in try store.metadata("device_zone") }
         if recorded != deviceZone.name {
             try deviceZoneChanged(to: deviceZone, now: now)
         }
-        try maintain(now: now)
+        try maintenanceStep(now: now)
     }
 
     deinit { store.close() }
@@ -102,6 +118,15 @@ public final class Engine {
     public func listPage(after cursor: PendingCursor?, limit: Int) throws(EngineError)
         -> [(cursor: PendingCursor, schedule: PendingSchedule)] {
         let rows = try storage { () throws(StoreError) in try store.schedulesByNext(after: cursor, limit: limit) }
+        return rows.map { ($0.cursor, pendingSchedule($0)) }
+    }
+
+    /// At most `limit` pending schedules by (next due, key) after skipping `offset` of them, each with its
+    /// cursor: where a client asked to start at a row number. O(offset + limit), once; the following pages
+    /// continue from the last row's cursor.
+    public func listPage(skipping offset: Int, limit: Int) throws(EngineError)
+        -> [(cursor: PendingCursor, schedule: PendingSchedule)] {
+        let rows = try storage { () throws(StoreError) in try store.schedulesByNext(limit: limit, offset: offset) }
         return rows.map { ($0.cursor, pendingSchedule($0)) }
     }
 
@@ -150,17 +175,6 @@ public final class Engine {
         var fresh = TimerWheel(now: wheel.now)
         for entry in entries { fresh.insert(key: entry.key, due: entry.due) }
         wheel = fresh
-    }
-
-    /// Purges tombstones past their retention and finished records past `keepUntil`; at most hourly.
-    func maintain(now: Instant) throws(EngineError) {
-        try storage { () throws(StoreError) in
-            try store.transaction { () throws(StoreError) in
-                try store.purgeTombstones(createdBefore: now.adding(seconds: -Self.tombstoneRetentionSeconds))
-                try store.purgeFinished(expiredBy: now)
-            }
-        }
-        lastMaintenance = now
     }
 
     func grace(of schedule: StoredSchedule) -> Int64 { schedule.graceSeconds ?? defaultGraceSeconds }

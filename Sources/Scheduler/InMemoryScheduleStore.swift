@@ -315,12 +315,12 @@ public final class InMemoryScheduleStore: ScheduleStore {
         state.failed.removeAll { $0.notification.id == id }
     }
 
-    @discardableResult
-    public func purgeFailedDeliveries(expiredBy now: Instant, limit: Int) throws(StoreError) -> Int {
+    public func purgeFailedDeliveries(expiredBy now: Instant, limit: Int) throws(StoreError) -> [FailedDelivery] {
         try checkOpen()
-        let victims = state.failed.filter { $0.expires < now }.sorted { ($0.expires, $0.seq) < ($1.expires, $1.seq) }
-            .prefix(max(0, limit)).map(\.seq)
-        state.failed.removeAll { victims.contains($0.seq) }
-        return victims.count
+        let victims = Array(state.failed.filter { $0.expires < now }
+            .sorted { ($0.expires, $0.seq) < ($1.expires, $1.seq) }.prefix(max(0, limit)))
+        let seqs = Set(victims.map(\.seq))
+        state.failed.removeAll { seqs.contains($0.seq) }
+        return victims
     }
 }

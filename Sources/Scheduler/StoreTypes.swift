@@ -211,8 +211,9 @@ public protocol ScheduleStore: AnyObject {
 
     // Failed deliveries
     func addFailedDelivery(_ notification: DueNotification, graceSeconds: Int64?, expires: Instant) throws(StoreError)
-    /// Deletes up to `limit` failed deliveries whose grace ended before `now`; returns how many.
-    @discardableResult func purgeFailedDeliveries(expiredBy now: Instant, limit: Int) throws(StoreError) -> Int
+    /// Deletes up to `limit` failed deliveries whose grace ended before `now` (oldest expiry first);
+    /// returns them.
+    func purgeFailedDeliveries(expiredBy now: Instant, limit: Int) throws(StoreError) -> [FailedDelivery]
     func failedDeliveries() throws(StoreError) -> [FailedDelivery]
     func removeFailedDelivery(seq: Int64) throws(StoreError)
     func removeFailedDeliveries(id: String) throws(StoreError)

@@ -22,7 +22,8 @@ func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode 
     let input = try PushInput(path: args.positionals.first ?? "-")
     let whole = try input.wholeInput(ifAtMost: PushDecoder.maxPushBytes)
     let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
-    let zone = try? Zones.device()
+    // Human answers name `next` in the daemon's device zone, which only the daemon knows.
+    let zone = args.json ? nil : (try? DaemonClock.read(client))?.zone
     if let whole, (try? JSONValue.parse(whole)) != nil, let text = String(validating: whole, as: UTF8.self) {
         warnAboutUnknownMembers(text, line: nil)
         do {
@@ -174,7 +175,7 @@ private func printRejection(_ message: String, line: Int?, args: ParsedArguments
 }
 
 /// Prints each outcome of one push: one JSON object per line, or a human line.
-private func printOutcomes(_ outcomes: JSONValue, args: ParsedArguments, zone: TimeZoneRules?) {
+func printOutcomes(_ outcomes: JSONValue, args: ParsedArguments, zone: TimeZoneRules?) {
     for outcome in outcomes.arrayValue ?? [] {
         if args.json {
             Console.out(outcome.serialized())

@@ -71,7 +71,7 @@ final class Daemon {
         }
         do {
             let engine = try Engine(databasePath: options.databasePath, notifier: notifier, deviceZone: zone,
-                                    now: clock.now)
+                                    retention: options.retention, now: clock.now)
             boundEngine = LoopBound(engine, loop: loop)
         } catch {
             throw .failure("cannot open the database '\(options.databasePath)': \(error.message)")
@@ -162,6 +162,7 @@ final class Daemon {
     func settle() {
         let now = clock.now
         if let due = engine.nextDue, due <= now { deliverDue(now: now, mode: .wallClock) }
+        maintainWhenIdle(now: now)
         if fakeClock == nil { armDueTimer(at: dueWakeUp(engine.nextDue)) }
     }
 

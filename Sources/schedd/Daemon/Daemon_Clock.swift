@@ -2,7 +2,7 @@ import SchedCalendar
 import Scheduler
 import ScheddService
 
-/// The fake-clock methods (CONTRACT §7): ClockShow, ClockSet, ClockAdvance, ClockZone.
+/// The fake-clock methods (CONTRACT §7): ClockShow, ClockSet, ClockAdvance, ClockNext, ClockZone.
 extension Daemon {
     /// `{"now","zone","fake"}`.
     func clockJSON() -> String {
@@ -43,6 +43,15 @@ extension Daemon {
             try ClockArguments.advanceTarget(from: fake.now, microseconds: microseconds)
         }
         fake.set(target)
+        _ = try engineCall { now throws(EngineError) in try engine.advance(to: now, mode: .timePassing) }
+    }
+
+    /// `clock next`: time passing up to the next due instant (nothing when nothing is pending, or
+    /// when it is already due), delivering what is due then, as `clockAdvance` does.
+    func clockNext() throws(ServiceFailure) {
+        let fake = try requireFakeClock("next")
+        guard let due = engine.nextDue else { return }
+        if due > fake.now { fake.set(due) }
         _ = try engineCall { now throws(EngineError) in try engine.advance(to: now, mode: .timePassing) }
     }
 

@@ -111,6 +111,10 @@ extension Daemon {
                 try clockAdvance(microseconds: m.readUInt64())
                 let text = clockJSON()
                 try m.reply { r throws(BusError) in try r.append(text) }
+            case "ClockNext":
+                try clockNext()
+                let text = clockJSON()
+                try m.reply { r throws(BusError) in try r.append(text) }
             case "ClockZone":
                 try clockZone(m.readString())
                 let text = clockJSON()

@@ -26,6 +26,17 @@ extension Daemon {
         }
     }
 
+    /// One bounded maintenance step (retention, page reclaim) when the engine owes one (hourly, or while
+    /// a backlog remains); skipped while a storage failure is backed off, reported like any storage failure.
+    func maintainWhenIdle(now: Instant) {
+        guard storageHealth.mayFire(at: now) else { return }
+        do {
+            try engine.maintainWhenIdle(now: now)
+        } catch {
+            storageFailed("maintenance", error.message, backOff: true)
+        }
+    }
+
     /// When the due timer should wake for `nextDue`: not before the back-off ends.
     func dueWakeUp(_ nextDue: Instant?) -> Instant? { storageHealth.wakeUp(nextDue: nextDue) }
 
