@@ -176,11 +176,15 @@ public final class DesktopNotifier: Notifier {
 
     /// CloseNotification for schedule `id` if its notification is on screen; otherwise nothing.
     /// A failure is ignored: a server that went away took its notifications with it.
-    public func close(id: String) {
-        guard let serverId = serverIds.removeValue(forKey: id) else { return }
+    /// Closes the notification of schedule `id` when the server still shows it (it has not sent
+    /// `NotificationClosed` for it); returns whether it did.
+    @discardableResult
+    public func close(id: String) -> Bool {
+        guard let serverId = serverIds.removeValue(forKey: id) else { return false }
         scheddIds[serverId] = nil
         actionInvoked.remove(serverId)
         try? connection?.closeNotification(serverId)
+        return true
     }
 
     // MARK: - Internals

@@ -80,6 +80,9 @@ let commandTable: [CommandSpec] = [
                "Serve only root, schedd's own user and members of GROUP (default: schedd with --bus system, else anyone)"),
         .value("history-days", "N", "Keep history at most N days (30 or more; default 90)"),
         .value("history-max", "N", "Keep at most the newest N history records (default 100000)"),
+        .value("push-distributor", "NAME",
+               "The UnifiedPush distributor apps register with (a bus name or its part after org.unifiedpush.Distributor.; "
+               + "default: $UNIFIEDPUSH_DISTRIBUTOR, else the rule in docs/receiving-pushes.md)"),
     ], details: [
         "The daemon owns \(BusNames.service) on the bus and serves \(BusNames.interface) at \(BusNames.objectPath).",
         "With --allow-group (or --bus system) it checks every caller's credentials and refuses others with",

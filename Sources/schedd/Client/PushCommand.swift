@@ -181,7 +181,7 @@ func printOutcomes(_ outcomes: JSONValue, args: ParsedArguments, zone: TimeZoneR
             Console.out(outcome.serialized())
             continue
         }
-        let id = outcome[member: "id"]?.stringValue ?? "?"
+        let id = (outcome[member: "id"] ?? outcome[member: "run"])?.stringValue ?? "?"
         let status = outcome[member: "status"]?.stringValue ?? "?"
         var line = "\(id): \(status)"
         if let next = outcome[member: "next"]?.stringValue, let instant = instant(fromTimeText: next, in: .utc) {
@@ -189,6 +189,9 @@ func printOutcomes(_ outcomes: JSONValue, args: ParsedArguments, zone: TimeZoneR
         }
         if let cancelled = outcome[member: "cancelled"]?.arrayValue, !cancelled.isEmpty {
             line += ", cancelled " + cancelled.compactMap(\.stringValue).joined(separator: ", ")
+        }
+        if let closed = outcome[member: "closed"]?.arrayValue, !closed.isEmpty {
+            line += ", closed " + closed.compactMap(\.stringValue).joined(separator: ", ")
         }
         Console.out(line)
     }

@@ -22,25 +22,31 @@ func runTrackCommand(_ args: ParsedArguments) throws(CommandFailure) {
     }
 }
 
-/// `schedd cancel ID | --run RUN` → `{"cancelled":[ids]}`; an unknown id cancels nothing (exit 0)
-/// and still leaves a tombstone.
+/// `schedd cancel ID | --run RUN` → `{"id"|"run","cancelled":[ids],"closed":[ids]}`: `closed` names
+/// notifications that had fired and were still on screen (closed now, history `closed`). An unknown id
+/// cancels nothing (exit 0) and still leaves a tombstone.
 func runCancelCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let member: String, argument: String
     switch (args.positionals.first, args.value("run")) {
-    case (let id?, nil): (member, argument) = ("Cancel", id)
-    case (nil, let run?): (member, argument) = ("CancelRun", run)
+    case (let id?, nil): (member, argument) = ("CancelReport", id)
+    case (nil, let run?): (member, argument) = ("CancelRunReport", run)
     default: throw .usage("cancel needs exactly one of ID and --run RUN; usage: schedd cancel ID | --run RUN")
     }
     let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
-    let ids = try naming("cancel") { () throws(CommandFailure) in
+    let text = try naming("cancel") { () throws(CommandFailure) in
         try client.call(member, { m throws(BusError) in try m.append(argument) },
-                        read: { m throws(BusError) in try m.readStrings() })
+                        read: { m throws(BusError) in try m.readString() })
     }
     if args.json {
-        Console.out(JSONValue.object([JSONMember("cancelled", .array(ids.map(JSONValue.string)))]).serialized())
-    } else {
-        Console.out(ids.isEmpty ? "Nothing cancelled." : "Cancelled \(ids.joined(separator: ", ")).")
+        Console.out(text)
+        return
     }
+    let value = try SchedulerClient.json(text, member)
+    let cancelled = value[member: "cancelled"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    let closed = value[member: "closed"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    var line = cancelled.isEmpty ? "Nothing cancelled." : "Cancelled \(cancelled.joined(separator: ", "))."
+    if !closed.isEmpty { line += " Closed \(closed.joined(separator: ", ")) (was on screen)." }
+    Console.out(line)
 }
 
 /// Runs `call`, prefixing the message of a rejected argument with the command's name

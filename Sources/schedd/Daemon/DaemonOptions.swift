@@ -22,6 +22,8 @@ struct DaemonOptions {
     var allowGroup: String?
     /// `--history-days N` / `--history-max N`: history retention (CONTRACT §5; default 90 days, 100,000).
     var retention = HistoryRetention.standard
+    /// `--push-distributor`, else `$UNIFIEDPUSH_DISTRIBUTOR`: the UnifiedPush distributor override.
+    var pushDistributor: String?
 
     init(_ args: ParsedArguments) throws(CommandFailure) {
         bus = try BusTarget(option: args.value("bus"))
@@ -37,6 +39,8 @@ struct DaemonOptions {
         notifyBus = args.value("notify-bus")
         allowGroup = args.value("allow-group") ?? (bus == .system ? "schedd" : nil)
         if allowGroup?.isEmpty == true { throw .usage("--allow-group needs a group name") }
+        pushDistributor = args.value("push-distributor") ?? environment("UNIFIEDPUSH_DISTRIBUTOR")
+        if pushDistributor?.isEmpty == true { pushDistributor = nil }
         if let text = args.value("fake-clock") {
             let zone = try Zones.zone(option: zoneName)
             guard let start = instant(fromTimeText: text, in: zone) else {

@@ -65,6 +65,6 @@ extension Daemon {
             throw ServiceFailure(.invalidArgument, "clock zone: \(error.message)")
         }
         logger.info("device zone set to \(zone.name)")
-        try engineCall { now throws(EngineError) in try engine.deviceZoneChanged(to: zone, now: now) }
+        _ = try engineCall { now throws(EngineError) in try engine.deviceZoneChanged(to: zone, now: now) }
     }
 }

@@ -46,7 +46,7 @@ extension Daemon {
     /// Nil when the sender of `message` may call; else the AccessDenied message (logged, rate-limited).
     /// The uid is the bus-verified one, the groups come from the group database (CallerPolicy). A sender
     /// whose credentials cannot be read is refused.
-    private func refusal(of message: BusMessage, by policy: CallerPolicy) -> String? {
+    func refusal(of message: BusMessage, by policy: CallerPolicy) -> String? {
         let denial: String?
         var caller: BusCredentials?
         do {
@@ -85,6 +85,15 @@ extension Daemon {
                 let ids = try engineCall { now throws(EngineError) in try engine.cancel(run: m.readStringOrEmpty(), now: now) }
                 announceCancelled(ids, reason: "run")
                 try m.reply { r throws(BusError) in try r.append(ids) }
+            case "CancelReport", "CancelRunReport":
+                let byRun = m.member == "CancelRunReport"
+                let name = m.readStringOrEmpty()
+                let result = try engineCall { now throws(EngineError) in
+                    byRun ? try engine.cancelReporting(run: name, now: now) : try engine.cancelReporting(id: name, now: now)
+                }
+                announceCancelled(result.cancelled, reason: byRun ? "run" : "cli")
+                let text = JSONValue(cancel: result, name: name, byRun: byRun).serialized()
+                try m.reply { r throws(BusError) in try r.append(text) }
             case "List":
                 let limit = try m.readUInt32(), offset = try m.readUInt32()
                 let text = try legacyList(limit: limit, offset: offset)
@@ -145,10 +154,14 @@ extension Daemon {
     }
 
     /// `Push(s push) → s outcomes`: a JSON array of `{"id","status","next"}`.
-    private func push(_ text: String) throws(ServiceFailure) -> String {
+    private func push(_ text: String) throws(ServiceFailure) -> String { try push(bytes: Array(text.utf8)) }
+
+    /// One push given as bytes (the Push method's text, or a decrypted UnifiedPush message): decoded,
+    /// applied, durable; returns the outcome array as JSON.
+    func push(bytes: [UInt8]) throws(ServiceFailure) -> String {
         let decoded: Push
         do {
-            decoded = try PushDecoder.decode(Array(text.utf8))
+            decoded = try PushDecoder.decode(bytes)
         } catch {
             throw ServiceFailure(.invalidPush, error.message)
         }
