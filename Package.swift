@@ -13,6 +13,10 @@ let package = Package(
         .library(name: "Scheduler", targets: ["Scheduler"]),
         .library(name: "ScheddBus", targets: ["ScheddBus"]),
         .library(name: "ScheddApps", targets: ["ScheddApps"]),
+        // For apps: typed pushes, async calls, typed errors and signals over the D-Bus API.
+        .library(name: "ScheddClient", targets: ["ScheddClient"]),
+        // For test suites (XCTest, Swift Testing): a private fake-clock schedd per test.
+        .library(name: "ScheddTestKit", targets: ["ScheddTestKit"]),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
@@ -27,7 +31,8 @@ let package = Package(
         // procfs reads; no bus (the daemon hands it bus-verified PIDs).
         .target(name: "ScheddApps", dependencies: ["CLinuxProcess"], path: "Sources/ScheddApps"),
         // UnifiedPush connector: RFC 8188/8291 decryption over libcrypto, registrations.
-        .target(name: "ScheddPush", dependencies: ["CCrypto"], path: "Sources/ScheddPush"),
+        .target(name: "ScheddPush", dependencies: ["CCrypto", "SchedCalendar", "Scheduler", "ScheddBus", "CSchedBus",
+                                                  "ScheddApps"], path: "Sources/ScheddPush"),
         .target(name: "Scheduler", dependencies: ["SchedCalendar", "CSQLite"], path: "Sources/Scheduler"),
         .target(name: "CSchedBus", dependencies: ["CSystemd"], path: "Sources/CSchedBus"),
         // The one sd-bus/sd-event seam (and the Linux syscall shim): connections, async calls, matches,
@@ -35,8 +40,14 @@ let package = Package(
         .target(name: "ScheddBus", dependencies: ["CSystemd", "CSchedBus"], path: "Sources/ScheddBus"),
         .target(name: "ScheddDesktop", dependencies: ["SchedCalendar", "Scheduler", "ScheddBus"],
                 path: "Sources/ScheddDesktop"),
+        // The service's calls without the bus: typed method arguments, their checks, reply bounds. Pure,
+        // so the dispatch fuzz harness (Tests/Fuzz/FuzzDispatch.swift) links it without sd-bus.
+        .target(name: "ScheddService", dependencies: ["SchedCalendar", "Scheduler"], path: "Sources/ScheddService"),
+        .target(name: "ScheddClient", dependencies: ["ScheddBus"], path: "Sources/ScheddClient"),
+        .target(name: "ScheddTestKit", dependencies: ["ScheddClient"], path: "Sources/ScheddTestKit"),
         .executableTarget(name: "schedd", dependencies: ["SchedCalendar", "Scheduler", "CSystemd", "CSchedBus",
-                                                        "ScheddBus", "ScheddDesktop"],
+                                                        "ScheddBus", "ScheddDesktop", "ScheddPush", "ScheddApps",
+                                                        "ScheddService"],
                           path: "Sources/schedd"),
         .executableTarget(name: "schedd-bench", dependencies: ["SchedCalendar", "Scheduler", "CSQLite", "SeededRandomness"],
                           path: "Benchmarks/schedd-bench"),
@@ -46,8 +57,12 @@ let package = Package(
         .testTarget(name: "ScheddAppsTests", dependencies: ["ScheddApps"], path: "Tests/ScheddAppsTests"),
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "CSQLite", "SeededRandomness"],
                     path: "Tests/SchedulerTests"),
-        .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush"], path: "Tests/ScheddPushTests"),
-        .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler", "ScheddBus", "ScheddDesktop", "SeededRandomness"],
+        .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush", "ScheddBus"], path: "Tests/ScheddPushTests"),
+        // ScheddClient and ScheddTestKit against the real daemon (and the README's Swift example).
+        .testTarget(name: "ScheddKitTests", dependencies: ["ScheddClient", "ScheddTestKit", "schedd"],
+                    path: "Tests/ScheddKitTests"),
+        .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler", "ScheddBus", "ScheddDesktop",
+                                                    "ScheddService", "SeededRandomness"],
                     path: "Tests/ScheddTests"),
     ],
     swiftLanguageModes: [.v6]

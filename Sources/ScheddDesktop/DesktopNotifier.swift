@@ -195,19 +195,22 @@ public final class DesktopNotifier: Notifier {
         return .pending
     }
 
-    /// CloseNotification for schedule `id` if its notification is on screen; otherwise nothing. Never
-    /// waits; a failure is ignored (a server that went away took its notifications with it), except that
-    /// a timeout opens the circuit.
-    public func close(id: String) {
-        guard let serverId = serverIds.removeValue(forKey: id) else { return }
+    /// Closes the notification of schedule `id` when the server still shows it (it has not sent
+    /// `NotificationClosed` for it); returns whether it did. Never waits: CloseNotification is sent
+    /// asynchronously; a failure is ignored (a server that went away took its notifications with it),
+    /// except that a timeout opens the circuit.
+    @discardableResult
+    public func close(id: String) -> Bool {
+        guard let serverId = serverIds.removeValue(forKey: id) else { return false }
         scheddIds[serverId] = nil
         actionInvoked.remove(serverId)
-        guard circuitReason == nil, let connection, connection.isOpen else { return }
+        guard circuitReason == nil, let connection, connection.isOpen else { return true }
         let sentTo = generation
         try? connection.closeNotification(serverId) { [weak self] error in
             guard let self, let error, error.isTimeout, sentTo == generation else { return }
             openCircuit(error)
         }
+        return true
     }
 
     // MARK: - Internals

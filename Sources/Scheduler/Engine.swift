@@ -11,6 +11,8 @@ import SchedCalendar
 /// Delivery is **at-most-once** (docs/semantics.md): a firing is committed to the store (history
 /// `fired`, the one-shot removed / the calendar advanced) *before* the notifier is called. A crash
 /// between the commit and the display loses that display; it can never show a notification twice.
+/// History stays honest about it: a `fired` record is confirmed only by the commit after its hand-over,
+/// and a restarted engine turns the records it cannot confirm into `unconfirmed`.
 public final class Engine {
     /// Grace applied when a schedule has no `graceSeconds` (README: "Late and missed").
     public static let defaultGraceSeconds: Int64 = 3600
@@ -22,13 +24,27 @@ public final class Engine {
     /// `clock advance` fires many occurrences, while keeping one fsync per batch.
     static let firingBatchSize = 1000
 
+    /// Entries due less than this before the `now` of an advance are on time (the real clock's due timer):
+    /// they are committed and handed over one per batch. Matches the daemon's timer-latency tolerance.
+    static let onTimeMicroseconds: Int64 = 1_000_000
+
+    /// How many firings the previous process recorded but could not confirm handing over (marked
+    /// `unconfirmed` when this engine opened the store).
+    public private(set) var unconfirmedAtStart = 0
+
     let store: any ScheduleStore
     let notifier: any Notifier
-    let zones: ZoneDatabase
+    let zones: any ZoneResolver
+    /// Parsed calendar expressions by text (pinned zones resolved at parse): one parse per expression.
+    var specCache: [String: CalendarSpec] = [:]
     let defaultGraceSeconds: Int64
     var wheel: TimerWheel
     var zoneCache: [String: TimeZoneRules] = [:]
     var lastMaintenance: Instant
+    /// Whether the last maintenance step hit a limit (more to purge or reclaim).
+    var maintenanceBacklog = true
+    /// How much history is kept.
+    public let retention: HistoryRetention
     /// The `now` of the latest call: where the clock stood before an `advance` (its `start`).
     var lastNow: Instant
     /// The `start` of a sliced `advance` that has not finished (nil when none is under way).
@@ -44,40 +60,51 @@ public final class Engine {
     /// every pending schedule. `deviceZone` is the zone floating schedules are resolved in.
     /// `zones` resolves pinned zone names (`timeZone`, calendar zone suffixes).
     public convenience init(databasePath: String, notifier: any Notifier, deviceZone: TimeZoneRules,
-                            defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds, zones: ZoneDatabase = .shared,
-                            now: Instant) throws(EngineError) {
+                            defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds, zones: any ZoneResolver = ZoneDatabase.shared,
+                            retention: HistoryRetention = .standard, now: Instant) throws(EngineError) {
         let store: SQLiteScheduleStore
         do { store = try SQLiteScheduleStore(path: databasePath) } catch {
             throw EngineError(.storage, error.message)
         }
         try self.init(store: store, notifier: notifier, deviceZone: deviceZone, zones: zones,
-                      defaultGraceSeconds: defaultGraceSeconds, now: now)
+                      defaultGraceSeconds: defaultGraceSeconds, retention: retention, now: now)
     }
 
     /// Opens the engine over any store, restoring every pending schedule into the wheel. When the device
-    /// zone differs from the one recorded in the store (the zone changed while the daemon was down),
-    /// floating schedules are re-resolved as by `deviceZoneChanged`.
+    /// zone differs from the one recorded in the store (the zone changed while the daemon was down), what
+    /// fell due meanwhile is delivered in the old zone first (late or missed, handed to `notifier`), then
+    /// floating schedules are re-resolved as by `deviceZoneChanged`. A recorded zone that no longer loads
+    /// is skipped: the catch-up then happens in the new zone, at the caller's first `advance`.
     public init(store: any ScheduleStore, notifier: any Notifier, deviceZone: TimeZoneRules,
-                zones: ZoneDatabase = .shared, defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds,
-                now: Instant) throws(EngineError) {
+                zones: any ZoneResolver = ZoneDatabase.shared, defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds,
+                retention: HistoryRetention = .standard, now: Instant) throws(EngineError) {
         guard defaultGraceSeconds >= 0 else { throw EngineError(.invalidArgument, "default grace must be ≥ 0") }
         self.store = store
         self.notifier = notifier
         self.zones = zones
         self.deviceZone = deviceZone
         self.defaultGraceSeconds = defaultGraceSeconds
+        self.retention = retention
         self.wheel = TimerWheel(now: now)
         self.lastMaintenance = now
         self.lastNow = now
         zoneCache[deviceZone.name] = deviceZone
         try storage { () throws(StoreError) in
+            unconfirmedAtStart = try store.markUnconfirmed()
             for entry in try store.pendingDeadlines() { wheel.insert(key: entry.key, due: entry.due) }
         }
         let recorded = try storage { () throws(StoreError) in try store.metadata("device_zone") }
-        if recorded != deviceZone.name {
+        if let recorded, recorded != deviceZone.name, let old = try? zone(named: recorded) {
+            // The zone changed while the daemon was down: what fell due is caught up in the old zone first
+            // (late or missed, CONTRACT §2/§3), then the new zone applies (`deviceZoneChanged` does both).
+            self.deviceZone = old
+            try deviceZoneChanged(to: deviceZone, now: now)
+        } else if recorded != deviceZone.name {
             try deviceZoneChanged(to: deviceZone, now: now)
         }
-        try maintain(now: now)
+        // tzdata updated while the daemon was down: re-resolve what the new rules move.
+        _ = try recheckZoneRules(now: now, flush: false)
+        try maintenanceStep(now: now)
     }
 
     deinit { store.close() }
@@ -107,6 +134,15 @@ public final class Engine {
     public func listPage(after cursor: PendingCursor?, limit: Int) throws(EngineError)
         -> [(cursor: PendingCursor, schedule: PendingSchedule)] {
         let rows = try storage { () throws(StoreError) in try store.schedulesByNext(after: cursor, limit: limit) }
+        return rows.map { ($0.cursor, pendingSchedule($0)) }
+    }
+
+    /// At most `limit` pending schedules by (next due, key) after skipping `offset` of them, each with its
+    /// cursor: where a client asked to start at a row number. O(offset + limit), once; the following pages
+    /// continue from the last row's cursor.
+    public func listPage(skipping offset: Int, limit: Int) throws(EngineError)
+        -> [(cursor: PendingCursor, schedule: PendingSchedule)] {
+        let rows = try storage { () throws(StoreError) in try store.schedulesByNext(limit: limit, offset: offset) }
         return rows.map { ($0.cursor, pendingSchedule($0)) }
     }
 
@@ -157,17 +193,6 @@ public final class Engine {
         wheel = fresh
     }
 
-    /// Purges tombstones past their retention and finished records past `keepUntil`; at most hourly.
-    func maintain(now: Instant) throws(EngineError) {
-        try storage { () throws(StoreError) in
-            try store.transaction { () throws(StoreError) in
-                try store.purgeTombstones(createdBefore: now.adding(seconds: -Self.tombstoneRetentionSeconds))
-                try store.purgeFinished(expiredBy: now)
-            }
-        }
-        lastMaintenance = now
-    }
-
     func grace(of schedule: StoredSchedule) -> Int64 { schedule.graceSeconds ?? defaultGraceSeconds }
 
     /// Whether something due at `due` and shown at `at` is within `graceSeconds` (equal is within).
@@ -193,7 +218,7 @@ public final class Engine {
         case .floatingAt:
             trigger = "at " + (s.wall.map { $0.iso8601(withOffset: nil) } ?? "?")
         case .calendar:
-            let normalized = (try? CalendarSpec(parsing: s.spec ?? "").normalized) ?? s.spec ?? ""
+            let normalized = (try? calendarSpec(s).normalized) ?? s.spec ?? ""
             trigger = "calendar " + normalized
         }
         let zone = s.kind == .fixedAt ? "UTC" : (s.zone ?? deviceZone.name)

@@ -20,7 +20,11 @@ extension Engine {
     ///
     /// Entries are processed in (due, key) order, occurrences produced on the way included. Every batch of
     /// up to `firingBatchSize` decisions is committed in ONE transaction *before* its notifications are
-    /// shown (at-most-once: see the type's documentation). A step backwards fires nothing already fired.
+    /// shown (at-most-once: see the type's documentation); each firing's `fired` record awaits its hand-over,
+    /// confirmed by the next commit (`ScheduleStore.confirmHandOver`), so after a crash the restarted engine
+    /// marks the ones it cannot confirm `unconfirmed`. Entries due less than `onTimeMicroseconds` before `now`
+    /// are batches of one (at most one unconfirmed per crash on the real clock); others batches of up to
+    /// `firingBatchSize` (the bound of a catch-up). A step backwards fires nothing already fired.
     ///
     /// **Slices.** With `maxBatches`, at most that many batches are decided and delivered; what is still due
     /// goes back into the wheel (so `nextDue <= now` and `isAdvancing` tell the caller to call again), and
@@ -45,10 +49,14 @@ extension Engine {
         while !queue.isEmpty && batches < maxBatches {
             batches += 1
             var firings: [Firing] = []
+            // What fell due just now (the real clock's timer) is committed and handed over one firing at a
+            // time, so a crash leaves at most that one unconfirmed; a catch-up or a long span goes in batches.
+            let batchLimit = queue.last.map { now.microseconds &- $0.due.microseconds < Self.onTimeMicroseconds }
+                ?? false ? 1 : Self.firingBatchSize
             try storage { () throws(StoreError) in
                 try store.transaction { () throws(StoreError) in
                     var decided = 0
-                    while decided < Self.firingBatchSize, let entry = queue.popLast() {
+                    while decided < batchLimit, let entry = queue.popLast() {
                         decided += 1
                         guard let s = try store.schedule(key: entry.key) else { continue }
                         try wrap { () throws(EngineError) in
@@ -58,10 +66,33 @@ extension Engine {
                 }
             }
             delivered += try deliver(firings, now: now)
+            // Between batches, at the instant reached so far: a long span keeps its history bounded as it goes.
+            try maintainIfDue(now: mode == .wallClock ? now : min(now, firings.last?.notification.at ?? now))
         }
         failed = false
-        if now.microseconds - lastMaintenance.microseconds > 3_600_000_000 { try maintain(now: now) }
+        try maintainIfDue(now: now)
         return delivered
+    }
+
+    /// The latest occurrence of calendar `s` at or before `at`, given that `due` (≤ `at`) is one: found
+    /// backwards from `at` in doubling windows (1 min, 2 min, …) and then forwards inside the first window
+    /// that holds one, so a per-minute schedule down for a year costs a few elapses, not 500,000; the
+    /// forward walk covers at most the occurrences of a window whose later half has none.
+    private func latestOccurrence(_ s: StoredSchedule, atOrBefore at: Instant, from due: Instant) throws(EngineError) -> Instant {
+        var width: Int64 = 60_000_000
+        var start = due
+        while true {
+            let (candidate, overflow) = at.microseconds.subtractingReportingOverflow(width)
+            if overflow || candidate <= due.microseconds { break }
+            if let first = try nextElapse(s, after: Instant(microseconds: candidate - 1)), first <= at {
+                start = first
+                break
+            }
+            width = width > Int64.max / 4 ? Int64.max / 2 : width * 2
+        }
+        var occurrence = start
+        while let later = try nextElapse(s, after: occurrence), later <= at { occurrence = later }
+        return occurrence
     }
 
     /// Decides one due schedule inside the batch transaction: records history, updates or removes the row,
@@ -83,6 +114,9 @@ extension Engine {
                     if let first = try nextElapse(s, after: windowStart.adding(microseconds: -1)), first <= at {
                         occurrence = first
                         while let later = try nextElapse(s, after: occurrence), later <= at { occurrence = later }
+                    } else {
+                        // None within grace: the one `missed` record names the latest missed occurrence (§3).
+                        occurrence = try latestOccurrence(s, atOrBefore: at, from: due)
                     }
                     next = try nextElapse(s, after: at)
                 } else {
@@ -100,7 +134,8 @@ extension Engine {
         try storage { () throws(StoreError) in
             try store.appendHistory(HistoryRecord(
                 id: s.id, event: shown ? .fired : .missed, at: at, due: occurrence, reason: reason,
-                lateSeconds: lateness, title: s.title, messageId: s.messageId, dataJSON: s.dataJSON))
+                lateSeconds: lateness, title: s.title, messageId: s.messageId, dataJSON: s.dataJSON),
+                awaitingHandOver: shown)
             if let next {
                 s.next = next
                 s.lastDue = occurrence
@@ -111,6 +146,10 @@ extension Engine {
                 } else {
                     wheel.insert(key: s.key, due: next)
                 }
+            } else if s.kind == .calendar {
+                // The last occurrence: the calendar leaves the pending set, and says why.
+                s.lastDue = occurrence
+                try expire(s, now: at, reason: reason.map { _ in "schedule ended" })
             } else {
                 try store.delete(s)
                 try recordFinished(s, outcome: shown ? .fired : .missed, due: occurrence, now: now)
@@ -131,6 +170,7 @@ extension Engine {
             // `.pending`: an asynchronous notifier reports a failure later, through `deliveryFailed`.
             if case .failed(let reason) = notifier.show(firing.notification) { failures.append((firing, reason)) }
         }
+        if !firings.isEmpty { store.confirmHandOver() }  // written by the next commit, whichever it is
         try recordFailures(failures)
         return firings.map(\.notification)
     }
@@ -179,7 +219,8 @@ extension Engine {
                     try store.removeFailedDelivery(seq: failed.seq)
                     try store.appendHistory(HistoryRecord(
                         id: n.id, event: shown ? .fired : .missed, at: now, due: n.due, reason: "retry",
-                        lateSeconds: n.lateSeconds, title: n.title, messageId: n.messageId, dataJSON: n.dataJSON))
+                        lateSeconds: n.lateSeconds, title: n.title, messageId: n.messageId, dataJSON: n.dataJSON),
+                        awaitingHandOver: shown)
                     if shown { firings.append(Firing(notification: n, graceSeconds: failed.graceSeconds)) }
                 }
             }

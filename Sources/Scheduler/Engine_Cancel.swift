@@ -6,8 +6,13 @@ extension Engine {
     /// `id` must follow the id rule (CONTRACT §1: 1–200 bytes, no control characters), else
     /// `.invalidArgument` (`id: longer than 200 bytes`) and nothing is stored.
     public func cancel(id: String, now: Instant) throws(EngineError) -> [String] {
+        try cancelReporting(id: id, now: now).cancelled
+    }
+
+    /// `cancel(id:now:)`, also saying which notifications were on screen and were closed.
+    public func cancelReporting(id: String, now: Instant) throws(EngineError) -> CancelResult {
         try Self.checkName(id, "id", maxBytes: PushDecoder.maxIdBytes)
-        return try cancelling(now: now) { (closes: inout [String]) throws(EngineError) in
+        return try cancelling(now: now, reason: "cli") { (closes: inout [String]) throws(EngineError) in
             try cancelSchedules(id: id, reason: "cli", sparing: nil, now: now, closes: &closes)
         }
     }
@@ -15,8 +20,13 @@ extension Engine {
     /// Cancels every schedule of a run (reason `run`), leaving a run tombstone. Runs match exactly:
     /// `run_4` covers `run_4` and `run_4:a`, never `run_44:a`. `run` follows the id rule like `cancel(id:)`.
     public func cancel(run: String, now: Instant) throws(EngineError) -> [String] {
+        try cancelReporting(run: run, now: now).cancelled
+    }
+
+    /// `cancel(run:now:)`, also saying which notifications were on screen and were closed.
+    public func cancelReporting(run: String, now: Instant) throws(EngineError) -> CancelResult {
         try Self.checkName(run, "run", maxBytes: PushDecoder.maxIdBytes)
-        return try cancelling(now: now) { (closes: inout [String]) throws(EngineError) in
+        return try cancelling(now: now, reason: "run") { (closes: inout [String]) throws(EngineError) in
             try cancelSchedules(run: run, reason: "run", sparing: nil, now: now, closes: &closes)
         }
     }
@@ -30,7 +40,7 @@ extension Engine {
     /// `cancelOn` names (1–128 bytes, no control characters), else `.invalidArgument`.
     public func track(event: String, dataJSON: String?, now: Instant) throws(EngineError) -> [String] {
         try Self.checkName(event, "event", maxBytes: PushDecoder.maxEventNameBytes)
-        return try cancelling(now: now) { (closes: inout [String]) throws(EngineError) in
+        return try cancelling(now: now, reason: "event:" + event) { (closes: inout [String]) throws(EngineError) in
             try storage { () throws(StoreError) -> [String] in
                 var ids: [String] = []
                 for s in try store.schedules(cancelOn: event) {
@@ -40,14 +50,15 @@ extension Engine {
                 }
                 return ids
             }
-        }
+        }.cancelled
     }
 
     /// The frame of every cancellation: `body` runs in ONE store transaction (durable when this
     /// returns) and collects the ids whose notifications may be on screen; those are closed only after
-    /// the commit, so a failed transaction closes nothing.
-    private func cancelling(now: Instant, _ body: (inout [String]) throws(EngineError) -> [String])
-        throws(EngineError) -> [String] {
+    /// the commit, so a failed transaction closes nothing. Each one the notifier says was on screen
+    /// gets history `closed` (with `reason`), committed before this returns.
+    private func cancelling(now: Instant, reason: String, _ body: (inout [String]) throws(EngineError) -> [String])
+        throws(EngineError) -> CancelResult {
         lastNow = now
         var closes: [String] = []
         let ids = try storage { () throws(StoreError) -> [String] in
@@ -55,8 +66,26 @@ extension Engine {
                 try wrap { () throws(EngineError) in try body(&closes) }
             }
         }
-        for closed in closes { notifier.close(id: closed) }
-        return ids
+        return CancelResult(cancelled: ids, closed: try closeShown(closes, reason: reason, now: now))
+    }
+
+    /// Asks the notifier to close each of `ids` (after the cancel's commit) and records history
+    /// `closed` for those that were on screen; returns them, in order, each once.
+    func closeShown(_ ids: [String], reason: String, now: Instant) throws(EngineError) -> [String] {
+        var closed: [String] = []
+        for id in ids where !closed.contains(id) && notifier.close(id: id) { closed.append(id) }
+        guard !closed.isEmpty else { return [] }
+        try storage { () throws(StoreError) in
+            try store.transaction { () throws(StoreError) in
+                for id in closed {
+                    let finished = try store.finished(id: id)
+                    try store.appendHistory(HistoryRecord(
+                        id: id, event: .closed, at: now, due: finished?.due, reason: reason, lateSeconds: nil,
+                        title: nil, messageId: nil, dataJSON: nil))
+                }
+            }
+        }
+        return closed
     }
 
     /// The id rule of a push (`PushRules.identifier`) applied to an argument: `.invalidArgument`

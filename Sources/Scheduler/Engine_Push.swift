@@ -21,21 +21,28 @@ extension Engine {
     /// when the store fails, no push of the batch is applied.
     public func pushBatch(_ pushes: [Push], now: Instant) throws(EngineError) -> [[PushOutcome]] {
         lastNow = now
-        var closes: [String] = []
+        var closes: [(id: String, push: Int, outcome: Int)] = []
         var outcomes: [[PushOutcome]] = []
         outcomes.reserveCapacity(pushes.count)
         try storage { () throws(StoreError) in
             try store.transaction { () throws(StoreError) in
                 for push in pushes {
                     do throws(EngineError) {
-                        outcomes.append(try apply(push, now: now, closes: &closes))
+                        var own: [String] = []
+                        outcomes.append(try apply(push, now: now, closes: &own))
+                        // A push's closes belong to its `bk.cancel` line, the first outcome.
+                        closes += own.map { ($0, outcomes.count - 1, 0) }
                     } catch {
                         throw StoreError(carrying: error)  // e.g. `.invalidArgument` for an unknown zone
                     }
                 }
             }
         }
-        for id in closes { notifier.close(id: id) }
+        // After the commit: close what was on screen; each cancel line says what it closed.
+        let closed = Set(try closeShown(closes.map(\.id), reason: "push", now: now))
+        for (id, push, outcome) in closes where closed.contains(id) {
+            if outcomes[push][outcome].closed?.contains(id) != true { outcomes[push][outcome].closed?.append(id) }
+        }
         return outcomes
     }
 
@@ -53,10 +60,11 @@ extension Engine {
             switch cancel {
             case .id(let id):
                 let ids = try cancelSchedules(id: id, reason: "push", sparing: spared, now: now, closes: &closes)
-                outcomes.append(PushOutcome(id: id, status: .cancelled, next: nil, cancelled: ids))
+                outcomes.append(PushOutcome(id: id, status: .cancelled, next: nil, cancelled: ids, closed: []))
             case .run(let run):
                 let ids = try cancelSchedules(run: run, reason: "run", sparing: spared, now: now, closes: &closes)
-                outcomes.append(PushOutcome(id: run, status: .cancelled, next: nil, cancelled: ids))
+                outcomes.append(PushOutcome(id: run, status: .cancelled, next: nil, cancelled: ids, closed: [],
+                                            isRun: true))
             }
         }
         if let local = push.local {

@@ -129,6 +129,16 @@ public final class InMemoryScheduleStore: ScheduleStore {
         return state.schedules.values.filter(\.floating).sorted { $0.key < $1.key }
     }
 
+    public func pinnedSchedules(zone name: String) throws(StoreError) -> [StoredSchedule] {
+        try checkOpen()
+        return state.schedules.values.filter { $0.zone == name || $0.untilZone == name }.sorted { $0.key < $1.key }
+    }
+
+    public func pinnedZoneNames() throws(StoreError) -> Set<String> {
+        try checkOpen()
+        return Set(state.schedules.values.flatMap { [$0.zone, $0.untilZone].compactMap { $0 } })
+    }
+
     public func schedules(run: String) throws(StoreError) -> [StoredSchedule] {
         try checkOpen()
         return sortedByNext(state.schedules.values.filter { $0.runId == run })
@@ -322,12 +332,12 @@ public final class InMemoryScheduleStore: ScheduleStore {
         state.failed.removeAll { $0.notification.id == id }
     }
 
-    @discardableResult
-    public func purgeFailedDeliveries(expiredBy now: Instant, limit: Int) throws(StoreError) -> Int {
+    public func purgeFailedDeliveries(expiredBy now: Instant, limit: Int) throws(StoreError) -> [FailedDelivery] {
         try checkOpen()
-        let victims = state.failed.filter { $0.expires < now }.sorted { ($0.expires, $0.seq) < ($1.expires, $1.seq) }
-            .prefix(max(0, limit)).map(\.seq)
-        state.failed.removeAll { victims.contains($0.seq) }
-        return victims.count
+        let victims = Array(state.failed.filter { $0.expires < now }
+            .sorted { ($0.expires, $0.seq) < ($1.expires, $1.seq) }.prefix(max(0, limit)))
+        let seqs = Set(victims.map(\.seq))
+        state.failed.removeAll { seqs.contains($0.seq) }
+        return victims
     }
 }

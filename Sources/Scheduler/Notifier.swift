@@ -49,8 +49,10 @@ public enum DeliveryResult: Sendable, Hashable {
 /// talks to one answers `.pending` and reports a late failure through `Engine.deliveryFailed`.
 public protocol Notifier: AnyObject {
     func show(_ notification: DueNotification) -> DeliveryResult
-    /// A schedule whose notification may be on screen was cancelled: close it if it is.
-    func close(id: String)
+    /// A schedule whose notification may be on screen was cancelled: close it if it is. Returns
+    /// whether it was on screen (then the engine records history `closed` and the cancel says so).
+    @discardableResult
+    func close(id: String) -> Bool
 }
 
 /// A notifier that shows nothing and remembers everything (tests).
@@ -65,12 +67,19 @@ public final class RecordingNotifier: Notifier {
         shown.append(notification)
         return .shown
     }
-    public func close(id: String) { closed.append(id) }
+    /// On screen: shown and not closed since (a recording has no person to dismiss it).
+    @discardableResult
+    public func close(id: String) -> Bool {
+        let wasShown = shown.contains { $0.id == id } && !closed.contains(id)
+        closed.append(id)
+        return wasShown
+    }
 }
 
 /// A notifier that shows nothing (`--notifier none`).
 public final class NullNotifier: Notifier {
     public init() {}
     public func show(_ notification: DueNotification) -> DeliveryResult { .shown }
-    public func close(id: String) {}
+    @discardableResult
+    public func close(id: String) -> Bool { false }
 }

@@ -147,6 +147,10 @@ public protocol ScheduleStore: AnyObject {
     func pendingDeadlines() throws(StoreError) -> [(key: Int64, due: Instant)]
     /// Pending schedules that follow the device zone.
     func floatingSchedules() throws(StoreError) -> [StoredSchedule]
+    /// Pending schedules pinned to zone `name` (by `timeZone`/suffix or their `until`'s zone). O(n).
+    func pinnedSchedules(zone name: String) throws(StoreError) -> [StoredSchedule]
+    /// Every zone name pending schedules are pinned to (their zone or `until` zone). O(n).
+    func pinnedZoneNames() throws(StoreError) -> Set<String>
     /// Pending schedules of run `run` (ids equal to it or starting with `run:`).
     func schedules(run: String) throws(StoreError) -> [StoredSchedule]
     /// Pending schedules whose cancelOn holds `event`.
@@ -211,8 +215,9 @@ public protocol ScheduleStore: AnyObject {
 
     // Failed deliveries
     func addFailedDelivery(_ notification: DueNotification, graceSeconds: Int64?, expires: Instant) throws(StoreError)
-    /// Deletes up to `limit` failed deliveries whose grace ended before `now`; returns how many.
-    @discardableResult func purgeFailedDeliveries(expiredBy now: Instant, limit: Int) throws(StoreError) -> Int
+    /// Deletes up to `limit` failed deliveries whose grace ended before `now` (oldest expiry first);
+    /// returns them.
+    func purgeFailedDeliveries(expiredBy now: Instant, limit: Int) throws(StoreError) -> [FailedDelivery]
     func failedDeliveries() throws(StoreError) -> [FailedDelivery]
     func removeFailedDelivery(seq: Int64) throws(StoreError)
     func removeFailedDeliveries(id: String) throws(StoreError)

@@ -47,7 +47,12 @@ final class ScriptedNotifier: Notifier {
         return .shown
     }
 
-    func close(id: String) { closed.append(id) }
+    @discardableResult
+    func close(id: String) -> Bool {
+        let onScreen = shown.contains { $0.id == id } && !closed.contains(id)
+        closed.append(id)
+        return onScreen
+    }
 }
 
 /// An engine on a database file in a temporary directory, reopened at will (a daemon restart).
@@ -58,14 +63,19 @@ final class EngineHarness {
     var zone: TimeZoneRules
     var engine: Engine?
 
-    init(zone: TimeZoneRules = .utc, now: Instant) throws {
+    /// The zone resolver the engine uses (the process-wide database unless a test gives its own).
+    let zones: any ZoneResolver
+
+    init(zone: TimeZoneRules = .utc, zones: any ZoneResolver = ZoneDatabase.shared, now: Instant) throws {
         self.zone = zone
-        engine = try Engine(databasePath: path, notifier: notifier, deviceZone: zone, now: now)
+        self.zones = zones
+        engine = try Engine(databasePath: path, notifier: notifier, deviceZone: zone, zones: zones, now: now)
     }
 
     /// An engine over an `InMemoryScheduleStore` (cannot be restarted).
     init(inMemoryWithZone zone: TimeZoneRules, now: Instant) throws {
         self.zone = zone
+        self.zones = ZoneDatabase.shared
         engine = try Engine(store: InMemoryScheduleStore(), notifier: notifier, deviceZone: zone, now: now)
     }
 
@@ -81,13 +91,13 @@ final class EngineHarness {
         engine?.close()
         engine = nil
         if let zone { self.zone = zone }
-        engine = try Engine(databasePath: path, notifier: notifier, deviceZone: self.zone, now: now)
+        engine = try Engine(databasePath: path, notifier: notifier, deviceZone: self.zone, zones: zones, now: now)
     }
 
     /// Drops the engine without closing it cleanly (what a `kill -9` leaves: only committed data).
     func crashAndReopen(now: Instant) throws {
         engine = nil
-        engine = try Engine(databasePath: path, notifier: notifier, deviceZone: zone, now: now)
+        engine = try Engine(databasePath: path, notifier: notifier, deviceZone: zone, zones: zones, now: now)
     }
 
     func history(_ limit: Int = 1000) throws -> [HistoryRecord] { try e.history(limit: limit) }

@@ -4,6 +4,7 @@ import Glibc
 import SchedCalendar
 import ScheddDesktop
 import Scheduler
+import ScheddPush
 
 /// `schedd run`: connects the engine to the bus, the event loop, the clock and the notifier.
 ///
@@ -47,8 +48,16 @@ final class Daemon {
     var lateFailures: [(DueNotification, String)] = []
     var retryWanted = false
     var failureTrigger: EventTrigger?
+    /// Whether the database works; the back-off and log rate limit while it does not (Daemon_Storage).
+    var storageHealth = StorageHealth()
     private var clockWatch: ClockChangeWatch?
     private var zoneWatch: ZoneChangeWatch?
+    /// The zone files in use, for tzdata updates (CONTRACT §2).
+    var tzdataWatch: TzdataWatch?
+    /// The store under the engine, also holding the UnifiedPush registrations.
+    let store: SQLiteScheduleStore
+    /// schedd as a UnifiedPush connector (docs/receiving-pushes.md); set by `start`.
+    var pushConnector: PushConnector?
 
     init(options: DaemonOptions) throws(CommandFailure) {
         self.options = options
@@ -83,7 +92,12 @@ final class Daemon {
         }
         announcer = notifier
         do {
-            let engine = try Engine(databasePath: options.databasePath, notifier: notifier, deviceZone: zone,
+            store = try SQLiteScheduleStore(path: options.databasePath)
+        } catch {
+            throw .failure("cannot open the database '\(options.databasePath)': \(error.message)")
+        }
+        do {
+            let engine = try Engine(store: store, notifier: notifier, deviceZone: zone, retention: options.retention,
                                     now: clock.now)
             boundEngine = LoopBound(engine, loop: loop)
         } catch {
@@ -99,7 +113,7 @@ final class Daemon {
             logger.error(error.message)
             return .failure
         }
-        ServiceManager.notify("READY=1\nSTATUS=Serving \(BusNames.service) on \(options.bus)")
+        ServiceManager.notify("READY=1\nSTATUS=\(servingStatus)")
         logger.info("serving \(BusNames.service) on \(options.bus)"
                     + (fakeClock.map { _ in " with a fake clock at \(clock.now.rfc3339)" } ?? "")
                     + (callerPolicy.map { " to root and group '\($0.groupName)' (gid \($0.groupID))" } ?? ""))
@@ -118,6 +132,7 @@ final class Daemon {
                 [unowned self] message in handle(message)
             }
             try bus.onDisconnect { [unowned self] in busLost() }
+            try startPushConnector()
             try bus.requestName(BusNames.service)
         } catch {
             throw .failure(error.description)
@@ -158,6 +173,18 @@ final class Daemon {
                     }
                 }
             }
+            let tzdata = try TzdataWatch(database: ZoneDatabase.shared)
+            tzdataWatch = tzdata
+            do { try tzdata.sync(engine.zoneNamesInUse) } catch {
+                logger.warning("cannot watch a zone file in use for tzdata updates: \(error)")
+            }
+            try loop.addReadable(fd: tzdata.fd) { [unowned self] in
+                do {
+                    if try tzdata.consumeChange() { zoneFilesChanged() }
+                } catch {
+                    fatal("tzdata-update detection failed (\(error)): zone file updates would go unnoticed")
+                }
+            }
             if try loop.enableWatchdog() { logger.info("feeding the service manager's watchdog from the event loop") }
         } catch {
             throw .failure(error.description)
@@ -177,18 +204,15 @@ final class Daemon {
 
     /// Delivers whatever is due by the clock (late or missed per CONTRACT §3 when the clock jumped
     /// or the daemon was down), then sleeps until the next due instant. Called after every change.
-    /// While a sliced delivery is under way (Daemon_Delivery.swift), it settles when done.
+    /// While a sliced delivery is under way (Daemon_Delivery.swift), it settles when done; while storage
+    /// fails, firings wait for the back-off (Daemon_Storage) instead of retrying at once.
     func settle() {
         guard deliveryMode == nil else { return }
         let now = clock.now
-        if let due = engine.nextDue, due <= now {
-            do {
-                try deliverDue(mode: .wallClock)
-            } catch {
-                logger.error("delivering due notifications failed: \(error.message)")
-            }
-        }
-        if fakeClock == nil && deliveryMode == nil { armDueTimer(at: engine.nextDue) }
+        if let due = engine.nextDue, due <= now { deliverDue(now: now, mode: .wallClock) }
+        guard deliveryMode == nil else { return }
+        maintainWhenIdle(now: now)
+        if fakeClock == nil { armDueTimer(at: dueWakeUp(engine.nextDue)) }
     }
 
     /// How late the due timer may wake and still count as on time: the loop's dispatch latency
@@ -202,30 +226,26 @@ final class Daemon {
         guard deliveryMode == nil else { return }
         let now = clock.now
         if let due = engine.nextDue, due <= now, now.microseconds - due.microseconds < Self.timerLatencyToleranceMicroseconds {
-            do {
-                try deliverDue(mode: .timePassing)
-            } catch {
-                logger.error("delivering due notifications failed: \(error.message)")
-            }
+            deliverDue(now: now, mode: .timePassing)
         }
         settle()
     }
 
     private func wallClockChanged() {
         logger.info("the wall clock changed; now \(clock.now.rfc3339)")
-        do {
-            try deliverDue(mode: .wallClock)
-        } catch {
-            logger.error("re-evaluating after a clock change failed: \(error.message)")
-        }
+        deliverDue(now: clock.now, mode: .wallClock)
         settle()
     }
 
     private func deviceZoneFileChanged() {
         do {
             let zone = try ZoneDatabase().deviceZone(tz: environment("TZ"))
+            if zone.name == engine.deviceZone.name {
+                zoneFilesChanged()  // the same zone, its file replaced: a tzdata update
+                return
+            }
             logger.info("the device zone is now \(zone.name)")
-            try engine.deviceZoneChanged(to: zone, now: clock.now)
+            _ = try engine.deviceZoneChanged(to: zone, now: clock.now)
         } catch let error as ZoneError {
             logger.warning("the device zone changed but cannot be read: \(error.message)")
         } catch {

@@ -1,6 +1,8 @@
 import ScheddBus
 import Glibc
 import SchedCalendar
+import Scheduler
+import ScheddService
 
 /// `schedd run` options, checked before anything starts.
 struct DaemonOptions {
@@ -18,6 +20,10 @@ struct DaemonOptions {
     /// `--allow-group`: only root, the daemon's own user and members of this group may call methods;
     /// defaults to `schedd` with `--bus system`; nil (no check) otherwise.
     var allowGroup: String?
+    /// `--history-days N` / `--history-max N`: history retention (CONTRACT §5; default 90 days, 100,000).
+    var retention = HistoryRetention.standard
+    /// `--push-distributor`, else `$UNIFIEDPUSH_DISTRIBUTOR`: the UnifiedPush distributor override.
+    var pushDistributor: String?
 
     init(_ args: ParsedArguments) throws(CommandFailure) {
         bus = try BusTarget(option: args.value("bus"))
@@ -33,6 +39,8 @@ struct DaemonOptions {
         notifyBus = args.value("notify-bus")
         allowGroup = args.value("allow-group") ?? (bus == .system ? "schedd" : nil)
         if allowGroup?.isEmpty == true { throw .usage("--allow-group needs a group name") }
+        pushDistributor = args.value("push-distributor") ?? environment("UNIFIEDPUSH_DISTRIBUTOR")
+        if pushDistributor?.isEmpty == true { pushDistributor = nil }
         if let text = args.value("fake-clock") {
             let zone = try Zones.zone(option: zoneName)
             guard let start = instant(fromTimeText: text, in: zone) else {
@@ -42,6 +50,18 @@ struct DaemonOptions {
                 throw .usage("--fake-clock: \(start.rfc3339) is outside the supported range \(Instant.supportedRangeDescription)")
             }
             fakeClockStart = start
+        }
+        if args.value("history-days") != nil || args.value("history-max") != nil {
+            func number(_ name: String, _ fallback: Int64) throws(CommandFailure) -> Int64 {
+                guard let text = args.value(name) else { return fallback }
+                guard let value = Int64(text) else { throw .usage("--\(name) needs a whole number, not '\(text)'") }
+                return value
+            }
+            let days = try number("history-days", HistoryRetention.standard.days)
+            let max = try number("history-max", Int64(HistoryRetention.standard.maxRecords))
+            do { retention = try HistoryRetention(days: days, maxRecords: Int(clamping: max)) } catch {
+                throw .usage(error.message)
+            }
         }
         if let path = args.value("db") {
             databasePath = path

@@ -18,7 +18,7 @@ extension Daemon {
 
     /// Starts delivering what is due at the clock's now in `mode`: one slice now, the rest in later loop
     /// iterations. A delivery already under way is finished first (clock steps during a catch-up are rare).
-    func deliverDue(mode: AdvanceMode) throws(EngineError) {
+    func startSlicedDelivery(mode: AdvanceMode) throws(EngineError) {
         while deliveryMode != nil { try deliverSlice() }
         deliveryMode = mode
         try deliverSlice()
@@ -50,8 +50,9 @@ extension Daemon {
     func continueDelivery() {
         do throws(EngineError) {
             try deliverSlice()
+            storageSucceeded()
         } catch {
-            logger.error("delivering due notifications failed: \(error.message)")
+            storageFailed("delivering due notifications", error.message, backOff: true)
         }
         if deliveryMode == nil { settle() }
     }

@@ -96,8 +96,10 @@ extension Daemon {
                 let now = clock.now
                 for write in writes { results.append(apply(write.operation, now: now)) }
             }
+            storageSucceeded()
         } catch {
-            logger.error("committing \(writes.count) call(s) failed: \(error.message)")
+            // Named by the methods of the group ("Push", or "Cancel, Push" for a mixed group).
+            storageFailed(Set(writes.map(\.call.member)).sorted().joined(separator: ", "), error.message, backOff: false)
             results = writes.map { _ in .failure(ServiceFailure(error)) }
         }
         for (write, result) in zip(writes, results) {
@@ -112,7 +114,7 @@ extension Daemon {
                         }
                     }
                 case .failure(let failure):
-                    if failure.name == .storage { logger.error("\(write.call.member): \(failure.message)") }
+                    if failure.name == .storage { storageFailed(write.call.member, failure.message, backOff: false) }
                     try write.call.replyError(name: failure.name.rawValue, message: failure.message)
                 }
             } catch {

@@ -2,6 +2,7 @@ import ScheddBus
 import Glibc
 import SchedCalendar
 import Scheduler
+import ScheddService
 
 /// A failed method call: the D-Bus error name and the message the CLI prints.
 struct ServiceFailure: Error {
@@ -17,6 +18,11 @@ struct ServiceFailure: Error {
         }
         message = error.message
     }
+
+    /// Runs `body`, turning an argument it rejects into `InvalidArgument` with the rejection's message.
+    static func rejecting<T>(_ body: () throws(ArgumentRejection) -> T) throws(ServiceFailure) -> T {
+        do { return try body() } catch { throw ServiceFailure(.invalidArgument, error.message) }
+    }
 }
 
 /// The methods of org.schedd.Scheduler1 (README, "D-Bus API"). Each replies only after the engine
@@ -30,9 +36,11 @@ extension Daemon {
         do throws(ServiceFailure) {
             if try queueWrite(message) { return .deferred }  // group commit (Daemon_GroupCommit.swift)
             flushWrites()  // every other call sees the writes that came before it
-            return try dispatch(message)
+            let result = try dispatch(message)
+            if Self.writingMembers.contains(message.member) { storageSucceeded() }
+            return result
         } catch {
-            if error.name == .storage { logger.error("\(message.member): \(error.message)") }
+            if error.name == .storage { storageFailed(message.member, error.message, backOff: false) }
             return .failed(name: error.name.rawValue, message: error.message)
         }
     }
@@ -40,7 +48,7 @@ extension Daemon {
     /// Nil when the sender of `message` may call; else the AccessDenied message (logged, rate-limited).
     /// The uid is the bus-verified one, the groups come from the group database (CallerPolicy). A sender
     /// whose credentials cannot be read is refused.
-    private func refusal(of message: BusMessage, by policy: CallerPolicy) -> String? {
+    func refusal(of message: BusMessage, by policy: CallerPolicy) -> String? {
         let denial: String?
         var caller: BusCredentials?
         do {
@@ -57,9 +65,20 @@ extension Daemon {
         return denial
     }
 
+    /// The calls that are not queued for the group commit; `.deferred` for a clock call that is answered
+    /// once the delivery it started is done.
     private func dispatch(_ m: BusMessage) throws(ServiceFailure) -> BusMethodResult {
         do {
             switch m.member {
+            case "CancelReport", "CancelRunReport":
+                let byRun = m.member == "CancelRunReport"
+                let name = m.readStringOrEmpty()
+                let result = try engineCall { now throws(EngineError) in
+                    byRun ? try engine.cancelReporting(run: name, now: now) : try engine.cancelReporting(id: name, now: now)
+                }
+                announceCancelled(result.cancelled, reason: byRun ? "run" : "cli")
+                let text = JSONValue(cancel: result, name: name, byRun: byRun).serialized()
+                try m.reply { r throws(BusError) in try r.append(text) }
             case "List":
                 let limit = try m.readUInt32(), offset = try m.readUInt32()
                 let text = try legacyList(limit: limit, offset: offset)
@@ -83,6 +102,9 @@ extension Daemon {
                 return replyAfterDelivery(m) { [unowned self] in clockJSON() }
             case "ClockAdvance":
                 try clockAdvance(microseconds: m.readUInt64())
+                return replyAfterDelivery(m) { [unowned self] in clockJSON() }
+            case "ClockNext":
+                try clockNext()
                 return replyAfterDelivery(m) { [unowned self] in clockJSON() }
             case "ClockZone":
                 try clockZone(m.readString())
@@ -112,6 +134,24 @@ extension Daemon {
         }
         settle()
         return result
+    }
+
+    /// One push given as bytes (the Push method's text, or a decrypted UnifiedPush message): decoded,
+    /// applied, durable; returns the outcome array as JSON.
+    func push(bytes: [UInt8]) throws(ServiceFailure) -> String {
+        let decoded: Push
+        do {
+            decoded = try PushDecoder.decode(bytes)
+        } catch {
+            throw ServiceFailure(.invalidPush, error.message)
+        }
+        let outcomes = try engineCall { now throws(EngineError) in try engine.push(decoded, now: now) }
+        announceCancellations(in: outcomes)
+        return JSONValue.array(outcomes.map(JSONValue.init(outcome:))).serialized()
+    }
+
+    func announceCancellations(in outcomes: [PushOutcome]) {
+        for outcome in outcomes { if let ids = outcome.cancelled { announceCancelled(ids, reason: "push") } }
     }
 }
 

@@ -13,12 +13,26 @@ enum NotifierKind: String, Sendable, CaseIterable {
 
 /// Prints one JSON line per shown notification on stdout (`--notifier stdout`), written at once
 /// with one `write(2)` so a reading script sees each as it happens.
+///
+/// A printed line cannot be dismissed, so a shown notification counts as on screen until a cancel
+/// closes it (then the cancel reports it `closed`); the ids of the last `remembered` shown ones are
+/// kept (the oldest forgotten first), so memory stays bounded.
 final class StdoutNotifier: Notifier {
+    static let remembered = 10_000
+    private var onScreen: Set<String> = []
+    private var order: [String] = []
+
     func show(_ notification: DueNotification) -> DeliveryResult {
         Console.out(JSONValue(shown: notification).serialized())
+        if onScreen.insert(notification.id).inserted { order.append(notification.id) }
+        while onScreen.count > Self.remembered, !order.isEmpty { onScreen.remove(order.removeFirst()) }
+        // `order` may hold ids closed since; drop them now and then, so it stays bounded too.
+        if order.count > 2 * Self.remembered { order = order.filter(onScreen.contains) }
         return .shown
     }
-    func close(id: String) {}
+
+    @discardableResult
+    func close(id: String) -> Bool { onScreen.remove(id) != nil }
 }
 
 /// Wraps the configured notifier: announces each shown notification on D-Bus
@@ -54,7 +68,8 @@ final class AnnouncingNotifier: Notifier {
         logger.warning("delivery failed: \(reason)", id: notification.id, run: notification.runId)
     }
 
-    func close(id: String) { inner.close(id: id) }
+    @discardableResult
+    func close(id: String) -> Bool { inner.close(id: id) }
 }
 
 /// The notifier `schedd run` uses, and the desktop notifier behind it when there is one (the daemon
