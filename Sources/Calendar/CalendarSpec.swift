@@ -17,7 +17,7 @@ public struct CalendarError: Error, Sendable, Hashable, CustomStringConvertible 
 ///     DATE      = [YEAR "-"] MONTH ("-" | "~") DAY        each a CHAIN; "~" counts days from the month's end
 ///     TIME      = HOUR ":" MINUTE [":" SECOND]            SECOND may carry up to 6 fractional digits
 ///     CHAIN     = "*" | VALUE ("," VALUE)*,  VALUE = N [".." N] ["/" N]
-///     ZONE      = "UTC" (any case) | an IANA zone name known to `ZoneDatabase.shared`
+///     ZONE      = "UTC" (any case) | an IANA zone name known to the parser's `ZoneResolver`
 ///
 /// Field ranges after normalization (values outside are rejected):
 ///
@@ -54,10 +54,11 @@ public struct CalendarSpec: Sendable, Hashable {
     /// Parses `text`; throws with a message naming the problem and its position.
     ///
     /// `CalendarSpec(parsing: "mon..fri 9:00").normalized == "Mon..Fri *-*-* 09:00:00"`.
-    public init(parsing text: String) throws(CalendarError) {
+    /// A zone suffix is resolved through `zones` (the process-wide database unless one is given).
+    public init(parsing text: String, zones: any ZoneResolver = ZoneDatabase.shared) throws(CalendarError) {
         var parsed: (fields: CalendarFields, zoneName: String?, zone: TimeZoneRules?)
         do {
-            parsed = try CalendarParser.parse(text)
+            parsed = try CalendarParser.parse(text, zones: zones)
         } catch {
             throw CalendarError("calendar: '\(text)': \(error.message)")
         }
@@ -73,7 +74,7 @@ public struct CalendarSpec: Sendable, Hashable {
     }
 
     /// The first elapse strictly after `instant`, evaluated in `zone` (ignored when the spec is pinned
-    /// to its own zone by a suffix, which was resolved through `ZoneDatabase` at parse time), or nil when
+    /// to its own zone by a suffix, which was resolved through the parser's `ZoneResolver`), or nil when
     /// there is none before 2200-01-01 (systemd's `MAX_YEAR` is 2199).
     ///
     /// The elapse is the one `systemd-analyze calendar` (252.39, Debian 12) prints, DST behaviour

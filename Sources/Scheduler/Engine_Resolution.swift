@@ -20,8 +20,17 @@ extension Engine {
         return try zone(named: name)
     }
 
+    /// The parsed expression of a calendar schedule, parsed once per expression text (cached until the
+    /// zone files change: a pinned zone's rules are part of the parsed value). O(1) once cached.
     func calendarSpec(_ s: StoredSchedule) throws(EngineError) -> CalendarSpec {
-        do { return try CalendarSpec(parsing: s.spec ?? "") } catch {
+        let text = s.spec ?? ""
+        if let cached = specCache[text] { return cached }
+        do {
+            let spec = try CalendarSpec(parsing: text, zones: zones)
+            if specCache.count >= 10_000 { specCache.removeAll(keepingCapacity: true) }
+            specCache[text] = spec
+            return spec
+        } catch {
             throw EngineError(.invalidArgument, "bk.local.calendar: \(error.message)")
         }
     }

@@ -147,6 +147,10 @@ public protocol ScheduleStore: AnyObject {
     func pendingDeadlines() throws(StoreError) -> [(key: Int64, due: Instant)]
     /// Pending schedules that follow the device zone.
     func floatingSchedules() throws(StoreError) -> [StoredSchedule]
+    /// Pending schedules pinned to zone `name` (by `timeZone`/suffix or their `until`'s zone). O(n).
+    func pinnedSchedules(zone name: String) throws(StoreError) -> [StoredSchedule]
+    /// Every zone name pending schedules are pinned to (their zone or `until` zone). O(n).
+    func pinnedZoneNames() throws(StoreError) -> Set<String>
     /// Pending schedules of run `run` (ids equal to it or starting with `run:`).
     func schedules(run: String) throws(StoreError) -> [StoredSchedule]
     /// Pending schedules whose cancelOn holds `event`.
