@@ -14,6 +14,11 @@ export PATH="/opt/swift/usr/bin:$PATH"
 start=$(date +%s)
 echo "== build (warnings are errors)"
 swift build --build-tests -Xswiftc -warnings-as-errors 2>&1 | tail -n 20
+echo "== manual pages (groff -ww, man --warnings: no warning allowed)"
+for page in man/*.[15]; do
+  out=$( { groff -ww -z -man "$page" && MANPAGER=cat man --warnings -l "$page" >/dev/null; } 2>&1 )
+  [ -z "$out" ] || { echo "$page: $out"; exit 1; }
+done
 echo "== tests"
 swift test --skip-build "$@"
 [ "$quick" = 1 ] && exit 0
