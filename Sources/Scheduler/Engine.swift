@@ -132,6 +132,15 @@ public final class Engine {
         return rows.map { ($0.cursor, pendingSchedule($0)) }
     }
 
+    /// At most `limit` pending schedules by (next due, key) after skipping `offset` of them, each with its
+    /// cursor: where a client asked to start at a row number. O(offset + limit), once; the following pages
+    /// continue from the last row's cursor.
+    public func listPage(skipping offset: Int, limit: Int) throws(EngineError)
+        -> [(cursor: PendingCursor, schedule: PendingSchedule)] {
+        let rows = try storage { () throws(StoreError) in try store.schedulesByNext(limit: limit, offset: offset) }
+        return rows.map { ($0.cursor, pendingSchedule($0)) }
+    }
+
     /// At most `limit` history records older than sequence number `before` (the newest when nil),
     /// newest first. O(log n + limit) at any depth.
     public func historyPage(before: Int64?, limit: Int) throws(EngineError) -> [SequencedHistoryRecord] {

@@ -1,4 +1,5 @@
 import SchedCalendar
+import ScheddService
 import Scheduler
 
 /// `schedd calendar [--tz ZONE] [--base-time T] [--iterations N] SPEC...`: the next elapses of
