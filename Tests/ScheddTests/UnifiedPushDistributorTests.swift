@@ -78,6 +78,32 @@ final class UnifiedPushDistributorTests: XCTestCase {
         XCTAssertEqual(try harness!.list().map { $0["id"] as? String }, ["moved"])
     }
 
+    func testDistributorRefuses_registerFailsWithItsReason() throws {
+        harness = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z")
+        _ = try start("picky", ["--fail-register", "ACTION_REQUIRED"])
+        let (status, text) = try harness!.unifiedPush("Register", "ss", ["org.example.A", ""])
+        XCTAssertNotEqual(status, 0)
+        XCTAssertTrue(text.contains("refused the registration: REGISTRATION_FAILED (ACTION_REQUIRED)"), text)
+        XCTAssertEqual(try harness!.pushRegistrations()["org.example.A"]?["state"] as? String, "failed")
+    }
+
+    func testEndpointChangedByTheDistributor_isStored_andSignalled() throws {
+        harness = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z")
+        let distributor = try start("test")
+        let before = try harness!.registerForPushes("org.example.A")
+        let result = try runProcess("/usr/bin/busctl", ["--address=\(harness!.bus.address)", "--json=short", "--", "call",
+                                                        "org.unifiedpush.Distributor.test", "/org/schedd/test/Distributor",
+                                                        "org.schedd.test.DistributorControl", "ChangeEndpoint", "s",
+                                                        before["endpoint"] as? String ?? ""])
+        let changed = try XCTUnwrap(busctlString(result.stdout), result.stderr)
+        XCTAssertNotEqual(changed, before["endpoint"] as? String)
+        XCTAssertTrue(waitFor(seconds: 10) {
+            (try? self.harness!.pushRegistrations()["org.example.A"]?["endpoint"] as? String) == changed
+        })
+        XCTAssertTrue(waitFor(seconds: 5) { distributor.signals("EndpointChanged").count == 2 })
+        XCTAssertTrue(distributor.signals("EndpointChanged").last?.last?.contains(changed) == true)
+    }
+
     func testLegacyConnector1_endpointAndMessage() throws {
         harness = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z")
         let legacy = try start("legacy", ["--connector", "1"])
