@@ -179,6 +179,24 @@ final class UnifiedPushConnectorTests: XCTestCase {
 
     // MARK: Bad calls
 
+    /// Another peer on the bus that learned the token still cannot redirect the app's pushes: only the
+    /// owner of the registration's distributor name may send NewEndpoint (here after a restart, so
+    /// schedd learned the owner by asking the bus, not from NameOwnerChanged).
+    func testNewEndpointFromAnotherPeer_isRefused() throws {
+        let registration = try harness.registerForPushes("org.example.Reminders")
+        let token = try XCTUnwrap(distributor.registeredTokens().first)
+        harness.stopDaemon()
+        try harness.startDaemon(fakeClock: Self.start)
+        XCTAssertTrue(waitFor(seconds: 10) { self.distributor.registeredTokens().count == 2 })
+        let spoof = try runProcess("/usr/bin/busctl", ["--address=\(harness.bus.address)", "--", "call", "org.schedd.Scheduler1",
+                                                       "/org/unifiedpush/Connector", "org.unifiedpush.Connector2", "NewEndpoint",
+                                                       "a{sv}", "2", "token", "s", token, "endpoint", "s", "https://evil.invalid/x"])
+        XCTAssertNotEqual(spoof.status, 0)
+        XCTAssertTrue(spoof.stderr.contains("not from its distributor org.unifiedpush.Distributor.test"), spoof.stderr)
+        XCTAssertEqual(try harness.pushRegistrations()["org.example.Reminders"]?["endpoint"] as? String,
+                       registration["endpoint"] as? String)
+    }
+
     func testRegister_withAnInvalidAppID_isRefused_namingTheRule() throws {
         let (status, text) = try harness.unifiedPush("Register", "ss", ["not an app id", ""])
         XCTAssertNotEqual(status, 0)

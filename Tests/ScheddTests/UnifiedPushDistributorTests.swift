@@ -37,6 +37,28 @@ final class UnifiedPushDistributorTests: XCTestCase {
                        "org.unifiedpush.Distributor.late")
     }
 
+    func testRegistrations_areBounded_at1000() throws {
+        harness = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z")
+        // 1000 apps registered without a distributor (each stored, answered NoDistributor), then one more.
+        let script = """
+            import dbus, sys
+            bus = dbus.bus.BusConnection(sys.argv[1])
+            up = dbus.Interface(bus.get_object("org.schedd.Scheduler1", "/org/schedd/Scheduler1"), "org.schedd.UnifiedPush1")
+            for i in range(1001):
+                try:
+                    up.Register("org.example.App%d" % i, "")
+                except dbus.exceptions.DBusException as error:
+                    print(i, error.get_dbus_name(), error.get_dbus_message())
+            """
+        let result = try runProcess(DesktopHarness.python, ["-c", script, harness!.bus.address])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = result.lines
+        XCTAssertEqual(lines.filter { $0.contains("NoDistributor") }.count, 1000, "\(lines.prefix(3))")
+        XCTAssertEqual(lines.last, "1000 org.schedd.UnifiedPush1.Error.InvalidArgument Register: schedd keeps at most 1000 "
+                       + "push registrations; unregister an app first")
+        XCTAssertEqual(try harness!.pushRegistrations().count, 1000)
+    }
+
     func testTwoDistributors_theRulePicksTheFirstName_andTheOverrideWins() throws {
         harness = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z")
         let zeta = try start("zeta")
