@@ -9,7 +9,7 @@
 #   /usr/lib/systemd/system/schedd-system.service     system service (kiosks), runs as user schedd
 #   /usr/share/dbus-1/services/org.schedd.Scheduler1.service   session-bus activation
 #   /usr/share/dbus-1/system.d/org.schedd.Scheduler1.conf      system-bus policy
-#   /usr/share/man/man1/*.1.gz, shell completions     when the repository has them (man/, completions/)
+#   /usr/share/man/manN/*.N.gz, shell completions     when the repository has them (man/, completions/)
 #   /usr/share/doc/schedd/{copyright,changelog.gz}
 # The postinst creates the system group `schedd` (whose members may call the system daemon) and the
 # system user `schedd` that schedd-system.service runs as; removing the package leaves both (Debian
@@ -76,13 +76,14 @@ schedd ($VERSION) unstable; urgency=medium
 EOF
 gzip -9n -c "$work/changelog" > "$doc/changelog.gz"
 
-if compgen -G "man/*.1" >/dev/null; then
-  install -d -m 0755 "$root/usr/share/man/man1"
-  for page in man/*.1; do gzip -9n -c "$page" > "$root/usr/share/man/man1/$(basename "$page").gz"; done
+# install.sh installs the manual pages and completions (when the repository has them); Debian wants
+# the pages compressed, and zsh completions in vendor-completions.
+find "$root/usr/share/man" -type f -name '*.[1-8]' -exec gzip -9n {} + 2>/dev/null || true
+if [ -f "$root/usr/share/zsh/site-functions/_schedd" ]; then
+  install -d -m 0755 "$root/usr/share/zsh/vendor-completions"
+  mv "$root/usr/share/zsh/site-functions/_schedd" "$root/usr/share/zsh/vendor-completions/_schedd"
+  rmdir "$root/usr/share/zsh/site-functions"
 fi
-[ -f completions/schedd.bash ] && install -D -m 0644 completions/schedd.bash "$root/usr/share/bash-completion/completions/schedd"
-[ -f completions/_schedd ] && install -D -m 0644 completions/_schedd "$root/usr/share/zsh/vendor-completions/_schedd"
-[ -f completions/schedd.fish ] && install -D -m 0644 completions/schedd.fish "$root/usr/share/fish/vendor_completions.d/schedd.fish"
 
 # Shared-library dependencies as dpkg-shlibdeps computes them (it wants a debian/control beside it).
 mkdir -p "$work/src/debian"

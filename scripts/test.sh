@@ -22,6 +22,12 @@ done
 echo "== tests"
 swift test --skip-build "$@"
 [ "$quick" = 1 ] && exit 0
+echo "== Python client and pytest plugin (pip install ./clients/python, its suite against the real daemon)"
+bash scripts/test-python.sh
+echo "== README quick-start examples (shell testbed, Swift ScheddTestKit, Python fixture), as they stand"
+bash scripts/readme-examples.sh
+echo "== Debian package (build, lintian, dpkg -i, D-Bus activation, purge)"
+bash Tests/Support/deb/test-deb.sh
 echo "== fuzz smoke (60 s per harness)"
 bash scripts/fuzz.sh all "${FUZZ_SECONDS:-60}"
 echo "== unit tests under AddressSanitizer"

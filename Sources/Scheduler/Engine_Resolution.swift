@@ -58,9 +58,14 @@ extension Engine {
     }
 
     /// The first calendar elapse strictly after `instant` that is not after `until`; nil when none.
-    func nextElapse(_ s: StoredSchedule, after instant: Instant) throws(EngineError) -> Instant? {
+    /// `first`: the first elapse of a new schedule, found as a fresh `systemd-analyze calendar
+    /// --base-time` finds it (glibc's mktime state starts at 0); later elapses continue the series.
+    func nextElapse(_ s: StoredSchedule, after instant: Instant, first: Bool = false) throws(EngineError) -> Instant? {
         let spec = try calendarSpec(s)
-        guard let next = spec.nextElapse(after: instant, in: try evaluationZone(s)) else { return nil }
+        var state = MktimeState()
+        let found = first ? spec.nextElapse(after: instant, in: try evaluationZone(s), state: &state)
+            : spec.nextElapse(after: instant, in: try evaluationZone(s))
+        guard let next = found else { return nil }
         if let until = try untilInstant(s), next > until { return nil }
         return next
     }
@@ -99,7 +104,7 @@ extension Engine {
         }
         let next: Instant?
         if s.kind == .calendar {
-            next = try nextElapse(s, after: now)
+            next = try nextElapse(s, after: now, first: true)
         } else {
             next = try oneShotDue(s)
         }

@@ -1,7 +1,7 @@
 // libFuzzer harness over the D-Bus method dispatch (scripts/fuzz.sh dispatch; issue 9 item 6).
 //
 // An input is a sequence of up to 8 calls, each `[method byte][length: 2 bytes LE][body]`: the method
-// byte picks one of `SchedulerCall.methods` (mod 13) and the body is its arguments in the D-Bus wire
+// byte picks one of `SchedulerCall.methods` (mod 16) and the body is its arguments in the D-Bus wire
 // format. Each call goes through the decoding the service uses — `WireArguments` (what sd-bus checks),
 // `SchedulerCall(member:arguments:)` (the method's signature), then the argument rules the daemon
 // applies (`PushDecoder`, `ListCursorText`, `ClockArguments`, zone names, the engine's id/event
@@ -58,6 +58,10 @@ final class FuzzWorld {
             if (try? engine.cancel(id: id, now: now)) == nil { unchanged(before, "Cancel") }
         case .cancelRun(let run):
             if (try? engine.cancel(run: run, now: now)) == nil { unchanged(before, "CancelRun") }
+        case .cancelReport(let id):
+            if (try? engine.cancelReporting(id: id, now: now)) == nil { unchanged(before, "CancelReport") }
+        case .cancelRunReport(let run):
+            if (try? engine.cancelReporting(run: run, now: now)) == nil { unchanged(before, "CancelRunReport") }
         case .list(let limit, let offset):
             let rows = limit == 0 ? ReplyBounds.maxRows + 1 : min(Int(limit), ReplyBounds.maxRows + 1)
             _ = try? engine.list(limit: rows, offset: Int(offset))
@@ -98,6 +102,11 @@ final class FuzzWorld {
             }
             guard microseconds <= maxExecutedAdvance else { return }
             now = target
+            _ = try? engine.advance(to: now, mode: .timePassing)
+        case .clockNext:
+            guard let due = engine.nextDue else { return }
+            guard due.isSupported else { return unchanged(before, "ClockNext") }
+            if due > now { now = due }
             _ = try? engine.advance(to: now, mode: .timePassing)
         case .clockZone(let name):
             guard let zone = try? ZoneDatabase.shared.zone(named: name) else { return unchanged(before, "ClockZone") }

@@ -43,6 +43,11 @@ for f in /usr/bin/schedd /usr/share/dbus-1/services/org.schedd.Scheduler1.servic
          /usr/lib/systemd/system/schedd-system.service /usr/share/doc/schedd/copyright; do
   [ -f "$f" ] || fail "$f not installed"
 done
+for page in man/*.[1-8]; do
+  [ -f "$page" ] || continue
+  [ -f "/usr/share/man/man${page##*.}/$(basename "$page").gz" ] || fail "manual page $page not installed"
+done
+[ ! -f completions/schedd.bash ] || [ -f /usr/share/bash-completion/completions/schedd ] || fail "bash completion not installed"
 grep -q '^Exec=/usr/bin/schedd ' /usr/share/dbus-1/services/org.schedd.Scheduler1.service \
   || fail "the installed service file does not run /usr/bin/schedd"
 
