@@ -57,14 +57,16 @@ extension Engine {
     }
 
     /// A new stored schedule from a push (key 0, `next` = the first due; nil `next` means no occurrence).
-    func makeSchedule(_ local: LocalSchedule, messageId: String?, now: Instant)
+    func makeSchedule(_ local: LocalSchedule, app: String = Engine.defaultApp, messageId: String?,
+                      extras: NotificationExtras = NotificationExtras(), now: Instant)
         throws(EngineError) -> (StoredSchedule, Instant?) {
         var s = StoredSchedule(
-            key: 0, id: local.id, kind: .fixedAt, spec: nil, atInstant: nil, atOffset: nil, wall: nil, zone: nil,
+            key: 0, app: app, id: local.id, kind: .fixedAt, spec: nil, atInstant: nil, atOffset: nil, wall: nil, zone: nil,
             untilInstant: nil, untilWall: nil, untilZone: nil, next: now, lastDue: nil, title: local.title,
             body: local.body, dataJSON: local.dataJSON, cancelOn: local.cancelOn, graceSeconds: local.graceSeconds,
             urgency: local.urgency, icon: local.icon, category: local.category, actions: local.actions,
             messageId: messageId, fingerprint: local.digest, storedAt: now)
+        s.extras = extras
         switch local.trigger {
         case .at(.fixed(let instant, let offset)):
             s.kind = .fixedAt
@@ -154,7 +156,7 @@ extension Engine {
             if graceEnd > keepUntil { keepUntil = graceEnd }
         }
         try store.recordFinished(FinishedSchedule(
-            id: s.id, fingerprint: s.fingerprint, outcome: outcome, due: due, finishedAt: now, keepUntil: keepUntil,
+            app: s.app, id: s.id, fingerprint: s.fingerprint, outcome: outcome, due: due, finishedAt: now, keepUntil: keepUntil,
             title: s.title, messageId: s.messageId, dataJSON: s.dataJSON))
     }
 }

@@ -3,6 +3,8 @@ import Synchronization
 
 /// A notification that is due and about to be shown.
 public struct DueNotification: Sendable, Hashable {
+    /// The app it belongs to (CONTRACT §8): shown as that app, opening it opens that app.
+    public var app: String
     public var id: String
     public var runId: String
     public var title: String
@@ -19,11 +21,13 @@ public struct DueNotification: Sendable, Hashable {
     public var at: Instant
     /// Seconds late (0 when on time).
     public var lateSeconds: Double
+    /// `bk.deepLink`, `bk.action`, `bk.image`, `snoozeSeconds`.
+    public var extras = NotificationExtras()
 
-    public init(id: String, runId: String, title: String, body: String?, urgency: Urgency, icon: String?,
+    public init(app: String, id: String, runId: String, title: String, body: String?, urgency: Urgency, icon: String?,
                 category: String?, actions: [NotificationAction], dataJSON: String?, messageId: String?,
                 due: Instant, at: Instant, lateSeconds: Double) {
-        self.id = id; self.runId = runId; self.title = title; self.body = body; self.urgency = urgency
+        self.app = app; self.id = id; self.runId = runId; self.title = title; self.body = body; self.urgency = urgency
         self.icon = icon; self.category = category; self.actions = actions; self.dataJSON = dataJSON
         self.messageId = messageId; self.due = due; self.at = at; self.lateSeconds = lateSeconds
     }
@@ -41,8 +45,8 @@ public enum DeliveryResult: Sendable, Hashable {
 /// Called on the engine's thread, in due order.
 public protocol Notifier: AnyObject {
     func show(_ notification: DueNotification) -> DeliveryResult
-    /// A schedule whose notification may be on screen was cancelled: close it if it is.
-    func close(id: String)
+    /// A schedule of `app` whose notification may be on screen was cancelled: close it if it is.
+    func close(app: String, id: String)
 }
 
 /// A notifier that shows nothing and remembers everything (tests).
@@ -57,12 +61,14 @@ public final class RecordingNotifier: Notifier {
         shown.append(notification)
         return .shown
     }
-    public func close(id: String) { closed.append(id) }
+    /// The ids closed, in order (`closedApps` holds the app of each).
+    public func close(app: String, id: String) { closed.append(id); closedApps.append(app) }
+    public private(set) var closedApps: [String] = []
 }
 
 /// A notifier that shows nothing (`--notifier none`).
 public final class NullNotifier: Notifier {
     public init() {}
     public func show(_ notification: DueNotification) -> DeliveryResult { .shown }
-    public func close(id: String) {}
+    public func close(app: String, id: String) {}
 }

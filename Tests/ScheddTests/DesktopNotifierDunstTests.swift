@@ -66,7 +66,7 @@ final class DesktopNotifierDunstTests: XCTestCase {
         XCTAssertEqual(try dunstctl("count", "displayed"), "1")
         try screenshotIfAsked()
 
-        notifier.close(id: "run_9:dunst")  // CloseNotification: dunst moves it to its history
+        notifier.close(app: Engine.defaultApp, id: "run_9:dunst")  // CloseNotification: dunst moves it to its history
         XCTAssertEqual(try dunstctl("count", "displayed"), "0")
         let shown = try XCTUnwrap(try history().first { $0["appname"] as? String == "schedd" })
         XCTAssertEqual(shown["summary"] as? String, title)

@@ -129,9 +129,9 @@ final class DesktopNotifierTests: XCTestCase {
         XCTAssertEqual(notifier.show(dueNotification(id: "a")), .shown)
         XCTAssertEqual(notifier.show(dueNotification(id: "b")), .shown)
         let serverIdOfB = try XCTUnwrap(notifier.serverId(forSchedule: "b"))
-        notifier.close(id: "b")
-        notifier.close(id: "b")
-        notifier.close(id: "never-shown")
+        notifier.close(app: Engine.defaultApp, id: "b")
+        notifier.close(app: Engine.defaultApp, id: "b")
+        notifier.close(app: Engine.defaultApp, id: "never-shown")
         let closes = server.calls("CloseNotification")
         XCTAssertEqual(closes.count, 1)
         XCTAssertEqual((closes.first?["args"] as? [String: Any])?["id"] as? Int, Int(serverIdOfB))
@@ -144,7 +144,7 @@ final class DesktopNotifierTests: XCTestCase {
         let notifier = try DesktopNotifier(address: bus.address)
         _ = notifier.show(dueNotification(id: "r", title: "1"))
         _ = notifier.show(dueNotification(id: "r", title: "2"))
-        notifier.close(id: "r")
+        notifier.close(app: Engine.defaultApp, id: "r")
         let replyIds = server.calls("Notify").compactMap { $0["reply"] as? Int }
         XCTAssertEqual((server.calls("CloseNotification").first?["args"] as? [String: Any])?["id"] as? Int,
                        replyIds.last)

@@ -169,7 +169,7 @@ func dueNotification(id: String, title: String = "Stand up", body: String? = "Ti
                      urgency: Urgency = .normal, icon: String? = nil, category: String? = nil,
                      actions: [NotificationAction] = []) -> DueNotification {
     let due = Instant(seconds: 1_780_000_000)  // 2026-05-28T20:26:40Z
-    return DueNotification(id: id, runId: runId(of: id), title: title, body: body, urgency: urgency, icon: icon,
+    return DueNotification(app: Engine.defaultApp, id: id, runId: runId(of: id), title: title, body: body, urgency: urgency, icon: icon,
                            category: category, actions: actions, dataJSON: nil, messageId: nil, due: due, at: due,
                            lateSeconds: 0)
 }
@@ -181,8 +181,8 @@ final class InteractionLog {
     var serverAppeared = 0
 
     func attach(to notifier: DesktopNotifier) {
-        notifier.onInteraction = { [unowned self] id, event, reason in
-            entries.append(Entry(id: id, event: event, reason: reason))
+        notifier.onInteraction = { [unowned self] i in
+            entries.append(Entry(id: i.id, event: i.event, reason: i.reason))
         }
         notifier.onServerAppeared = { [unowned self] in serverAppeared += 1 }
     }

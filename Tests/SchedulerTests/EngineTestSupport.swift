@@ -47,7 +47,7 @@ final class ScriptedNotifier: Notifier {
         return .shown
     }
 
-    func close(id: String) { closed.append(id) }
+    func close(app: String, id: String) { closed.append(id) }
 }
 
 /// An engine on a database file in a temporary directory, reopened at will (a daemon restart).

@@ -1,3 +1,5 @@
+import Scheduler
+
 /// One option a subcommand accepts: `--name VALUE` (or `--name=VALUE`) when `valueName` is set,
 /// else a flag.
 struct OptionSpec: Sendable {
@@ -34,6 +36,11 @@ let commonOptions: [OptionSpec] = [
 let busOption = OptionSpec.value("bus", "session|system|ADDRESS",
                                  "The bus the daemon is on (default: session, $DBUS_SESSION_BUS_ADDRESS)")
 
+/// The option of every subcommand that acts for an app (CONTRACT §8; docs/apps.md).
+let appOption = OptionSpec.value("app", "APPID",
+                                 "Act for this app (reverse DNS, e.g. org.example.Reminders; default: the caller's own "
+                                 + "app — its Flatpak or app scope — else org.schedd.Default)")
+
 /// The command table: every subcommand of CONTRACT §6, in the order `schedd --help` lists them.
 let commandTable: [CommandSpec] = [
     CommandSpec(name: "run", arguments: "", summary: "Run the daemon", positionalCount: 0...0, options: [
@@ -46,31 +53,35 @@ let commandTable: [CommandSpec] = [
         .value("tz", "ZONE", "The device zone (default: $TZ, else /etc/localtime)"),
         .value("allow-group", "GROUP",
                "Serve only root, schedd's own user and members of GROUP (default: schedd with --bus system, else anyone)"),
+        .value("max-pending-per-app", "N",
+               "At most N pending schedules per app; a push over it is rejected (default \(Engine.defaultMaxPendingPerApp))"),
     ], details: [
         "The daemon owns \(BusNames.service) on the bus and serves \(BusNames.interface) at \(BusNames.objectPath).",
         "With --allow-group (or --bus system) it checks every caller's credentials and refuses others with",
         "org.freedesktop.DBus.Error.AccessDenied.",
     ]),
     CommandSpec(name: "push", arguments: "[FILE|-]", summary: "Hand the daemon one push, or NDJSON pushes",
-                positionalCount: 0...1, options: [busOption], details: [
+                positionalCount: 0...1, options: [busOption, appOption], details: [
         "Reads standard input when FILE is '-' or missing. A file that parses as one JSON value is one push;",
         "otherwise each non-empty line is one push (NDJSON) and gets one answer line, in order.",
         "Example: echo '{\"bk\":{\"local\":{\"id\":\"run_1:a\",\"at\":\"2026-12-24T18:00\",\"title\":\"Hi\"}}}' | schedd push",
     ]),
     CommandSpec(name: "track", arguments: "EVENT", summary: "Report an event: cancels schedules with it in cancelOn",
-                positionalCount: 1...1, options: [busOption, .value("data", "JSON", "Data recorded with the event")]),
+                positionalCount: 1...1, options: [busOption, appOption, .value("data", "JSON", "Data recorded with the event")]),
     CommandSpec(name: "cancel", arguments: "ID | --run RUN", summary: "Cancel one schedule, or every schedule of a run",
-                positionalCount: 0...1, options: [busOption, .value("run", "RUN", "Cancel every schedule of this run")]),
+                positionalCount: 0...1, options: [busOption, appOption, .value("run", "RUN", "Cancel every schedule of this run")]),
     CommandSpec(name: "list", arguments: "", summary: "List pending notifications, soonest first",
                 positionalCount: 0...0, options: [
         busOption,
+        appOption,
+        .flag("all-apps", "List the pending notifications of every app (not for sandboxed callers)"),
         .value("limit", "N", "Show at most N (default: all)"),
         .value("offset", "N", "Skip the first N"),
     ]),
     CommandSpec(name: "history", arguments: "", summary: "Show what happened, oldest first",
-                positionalCount: 0...0, options: [busOption, .value("limit", "N", "The newest N records (default 100)")]),
+                positionalCount: 0...0, options: [busOption, appOption, .value("limit", "N", "The newest N records (default 100)")]),
     CommandSpec(name: "clock", arguments: "show | set TIME | advance SPAN | zone ZONE",
-                summary: "Show or move the daemon's fake clock", positionalCount: 1...Int.max, options: [busOption],
+                summary: "Show or move the daemon's fake clock", positionalCount: 1...Int.max, options: [busOption, appOption],
                 details: [
         "show           print {\"now\",\"zone\",\"fake\"}",
         "set TIME       step the wall clock to TIME (RFC 3339, or a wall time in the device zone): what it",

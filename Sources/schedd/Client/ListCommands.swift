@@ -2,13 +2,16 @@ import ScheddBus
 import SchedCalendar
 import Scheduler
 
-/// `schedd list [--limit N] [--offset N]`: pending notifications, soonest first — a table with the
-/// local time in each schedule's zone and how long until it is due by the daemon's clock.
+/// `schedd list [--limit N] [--offset N] [--app ID | --all-apps]`: pending notifications, soonest first —
+/// a table with the local time in each schedule's zone and how long until it is due by the daemon's
+/// clock (with `--all-apps`, of every app, with an APP column).
 func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let limit = UInt32(try args.count("limit", default: 0) ?? 0)
     let offset = UInt32(try args.count("offset", default: 0) ?? 0)
-    let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
-    let text = try client.call("List", { m throws(BusError) in try m.append(limit); try m.append(offset) },
+    let allApps = args.has("all-apps")
+    if allApps && args.value("app") != nil { throw .usage("--all-apps and --app exclude each other") }
+    let client = try SchedulerClient(args)
+    let text = try client.call(allApps ? "ListAllApps" : "List", { m throws(BusError) in try m.append(limit); try m.append(offset) },
                                read: { m throws(BusError) in try m.readString() })
     if args.json {
         Console.out(text)
@@ -20,7 +23,7 @@ func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
         return
     }
     let now = try daemonNow(client)
-    var rows = [["ID", "NEXT", "ZONE", "LEFT", "TITLE"]]
+    var rows = [(allApps ? ["APP"] : []) + ["ID", "NEXT", "ZONE", "LEFT", "TITLE"]]
     for item in pending {
         let zoneName = item[member: "zone"]?.stringValue ?? "UTC"
         let nextText = item[member: "next"]?.stringValue ?? ""
@@ -30,7 +33,8 @@ func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
             left = relativeToNow(next.microseconds - now.microseconds, future: "", past: "ago")
             left = next > now ? "in " + left.trimmingTrailingSpace() : left
         }
-        rows.append([item[member: "id"]?.stringValue ?? "", when, zoneName, left, item[member: "title"]?.stringValue ?? ""])
+        rows.append((allApps ? [item[member: "app"]?.stringValue ?? ""] : [])
+                    + [item[member: "id"]?.stringValue ?? "", when, zoneName, left, item[member: "title"]?.stringValue ?? ""])
     }
     Console.out(formatTable(rows))
     Console.out("\n\(pending.count) pending\(offset > 0 ? " (from #\(offset + 1))" : "").")
@@ -40,7 +44,7 @@ func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
 func runHistoryCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let limit = try args.count("limit", default: 100) ?? 100
     guard limit > 0 else { throw .usage("--limit needs a positive integer") }
-    let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
+    let client = try SchedulerClient(args)
     let text = try client.call("History", { m throws(BusError) in try m.append(UInt32(limit)) },
                                read: { m throws(BusError) in try m.readString() })
     if args.json {

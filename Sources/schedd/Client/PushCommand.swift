@@ -15,7 +15,7 @@ private let batchSize = 1000
 func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
     let input = try PushInput(path: args.positionals.first ?? "-")
     let whole = try input.wholeInput(ifAtMost: PushDecoder.maxPushBytes)
-    let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
+    let client = try SchedulerClient(args)
     let zone = try? Zones.device()
     if let whole, (try? JSONValue.parse(whole)) != nil, let text = String(validating: whole, as: UTF8.self) {
         warnAboutUnknownMembers(text, line: nil)

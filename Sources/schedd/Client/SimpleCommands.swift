@@ -8,7 +8,7 @@ func runTrackCommand(_ args: ParsedArguments) throws(CommandFailure) {
     if !data.isEmpty, case .failure(let failure) = parseJSON(data) {
         throw .rejected("--data: \(failure.message)")
     }
-    let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
+    let client = try SchedulerClient(args)
     let ids = try naming("track") { () throws(CommandFailure) in
         try client.call("Track", { m throws(BusError) in try m.append(event); try m.append(data) },
                         read: { m throws(BusError) in try m.readStrings() })
@@ -30,7 +30,7 @@ func runCancelCommand(_ args: ParsedArguments) throws(CommandFailure) {
     case (nil, let run?): (member, argument) = ("CancelRun", run)
     default: throw .usage("cancel needs exactly one of ID and --run RUN; usage: schedd cancel ID | --run RUN")
     }
-    let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
+    let client = try SchedulerClient(args)
     let ids = try naming("cancel") { () throws(CommandFailure) in
         try client.call(member, { m throws(BusError) in try m.append(argument) },
                         read: { m throws(BusError) in try m.readStrings() })
@@ -66,7 +66,7 @@ func runClockCommand(_ args: ParsedArguments) throws(CommandFailure) {
     if action != "show" && rest.isEmpty {
         throw .usage("clock \(action) needs \(["set": "TIME", "advance": "SPAN", "zone": "ZONE"][action]!)")
     }
-    let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
+    let client = try SchedulerClient(args)
     let reply: String
     let readString: (BusMessage) throws(BusError) -> String = { m throws(BusError) in try m.readString() }
     switch action {

@@ -1,6 +1,7 @@
 import ScheddBus
 import Glibc
 import SchedCalendar
+import Scheduler
 
 /// `schedd run` options, checked before anything starts.
 struct DaemonOptions {
@@ -18,6 +19,8 @@ struct DaemonOptions {
     /// `--allow-group`: only root, the daemon's own user and members of this group may call methods;
     /// defaults to `schedd` with `--bus system`; nil (no check) otherwise.
     var allowGroup: String?
+    /// `--max-pending-per-app N`: the quota of pending schedules per app (CONTRACT §8).
+    var maxPendingPerApp = Engine.defaultMaxPendingPerApp
 
     init(_ args: ParsedArguments) throws(CommandFailure) {
         bus = try BusTarget(option: args.value("bus"))
@@ -31,6 +34,12 @@ struct DaemonOptions {
             notifier = kind
         }
         notifyBus = args.value("notify-bus")
+        if let text = args.value("max-pending-per-app") {
+            guard let n = Int(text), n >= 1, n <= 100_000_000 else {
+                throw .usage("--max-pending-per-app needs a whole number from 1 to 100000000, not '\(text)'")
+            }
+            maxPendingPerApp = n
+        }
         allowGroup = args.value("allow-group") ?? (bus == .system ? "schedd" : nil)
         if allowGroup?.isEmpty == true { throw .usage("--allow-group needs a group name") }
         if let text = args.value("fake-clock") {

@@ -7,6 +7,10 @@ import Scheduler
 struct ServiceFailure: Error {
     var name: BusErrorName
     var message: String
+    /// Reply org.freedesktop.DBus.Error.AccessDenied instead of `name` (an app-identity refusal).
+    var accessDenied = false
+    /// The D-Bus error name of the reply.
+    var replyName: String { accessDenied ? accessDeniedErrorName : name.rawValue }
     init(_ name: BusErrorName, _ message: String) { self.name = name; self.message = message }
 
     init(_ error: EngineError) {
@@ -14,6 +18,7 @@ struct ServiceFailure: Error {
         case .storage: name = .storage
         case .invalidArgument: name = .invalidArgument
         case .notFound: name = .notFound
+        case .quotaExceeded: name = .quotaExceeded
         }
         message = error.message
     }
@@ -32,7 +37,7 @@ extension Daemon {
             return .replied
         } catch {
             if error.name == .storage { logger.error("\(message.member): \(error.message)") }
-            return .failed(name: error.name.rawValue, message: error.message)
+            return .failed(name: error.replyName, message: error.message)
         }
     }
 
@@ -60,35 +65,53 @@ extension Daemon {
         do {
             switch m.member {
             case "Push":
-                let answer = try push(m.readString())
+                let app = try callerApp(m).id.rawValue
+                let answer = try push(m.readString(), app: app)
                 try m.reply { r throws(BusError) in try r.append(answer) }
             case "PushBatch":
-                let answers = try pushBatch(m.readStrings())
+                let app = try callerApp(m).id.rawValue
+                let answers = try pushBatch(m.readStrings(), app: app)
                 try m.reply { r throws(BusError) in try r.append(answers) }
             case "Track":
+                let app = try callerApp(m).id.rawValue
                 let event = try m.readString()
                 let data = try m.readString()
-                let ids = try track(event: event, data: data.isEmpty ? nil : data)
+                let ids = try track(event: event, data: data.isEmpty ? nil : data, app: app)
                 try m.reply { r throws(BusError) in try r.append(ids) }
             case "Cancel":
-                let ids = try engineCall { now throws(EngineError) in try engine.cancel(id: m.readStringOrEmpty(), now: now) }
-                announceCancelled(ids, reason: "cli")
+                let app = try callerApp(m).id.rawValue
+                let ids = try engineCall { now throws(EngineError) in
+                    try engine.cancel(id: m.readStringOrEmpty(), app: app, now: now)
+                }
+                announceCancelled(ids, reason: "cli", app: app)
                 try m.reply { r throws(BusError) in try r.append(ids) }
             case "CancelRun":
-                let ids = try engineCall { now throws(EngineError) in try engine.cancel(run: m.readStringOrEmpty(), now: now) }
-                announceCancelled(ids, reason: "run")
+                let app = try callerApp(m).id.rawValue
+                let ids = try engineCall { now throws(EngineError) in
+                    try engine.cancel(run: m.readStringOrEmpty(), app: app, now: now)
+                }
+                announceCancelled(ids, reason: "run", app: app)
                 try m.reply { r throws(BusError) in try r.append(ids) }
-            case "List":
+            case "List", "ListAllApps":
+                let caller = try callerApp(m)
+                if m.member == "ListAllApps" { try requireUnsandboxed(caller, for: "listing every app's schedules") }
+                let app: String? = m.member == "ListAllApps" ? nil : caller.id.rawValue
                 let limit = try m.readUInt32(), offset = try m.readUInt32()
                 let pending = try engineCall { _ throws(EngineError) in
-                    try engine.list(limit: limit == 0 ? nil : Int(limit), offset: Int(offset))
+                    try engine.list(app: app, limit: limit == 0 ? nil : Int(limit), offset: Int(offset))
                 }
                 let text = JSONValue.array(pending.map(JSONValue.init(pending:))).serialized()
                 try m.reply { r throws(BusError) in try r.append(text) }
             case "History":
+                let app = try callerApp(m).id.rawValue
                 let limit = try m.readUInt32()
-                let records = try engineCall { _ throws(EngineError) in try engine.history(limit: limit == 0 ? 100 : Int(limit)) }
+                let records = try engineCall { _ throws(EngineError) in
+                    try engine.history(app: app, limit: limit == 0 ? 100 : Int(limit))
+                }
                 let text = JSONValue.array(records.map(JSONValue.init(history:))).serialized()
+                try m.reply { r throws(BusError) in try r.append(text) }
+            case "DeclareApp":
+                let text = try declareApp(m, m.readString())
                 try m.reply { r throws(BusError) in try r.append(text) }
             case "ClockShow":
                 let text = clockJSON()
@@ -131,21 +154,22 @@ extension Daemon {
     }
 
     /// `Push(s push) → s outcomes`: a JSON array of `{"id","status","next"}`.
-    private func push(_ text: String) throws(ServiceFailure) -> String {
+    private func push(_ text: String, app: String) throws(ServiceFailure) -> String {
         let decoded: Push
         do {
             decoded = try PushDecoder.decode(Array(text.utf8))
         } catch {
             throw ServiceFailure(.invalidPush, error.message)
         }
-        let outcomes = try engineCall { now throws(EngineError) in try engine.push(decoded, now: now) }
-        announceCancellations(in: outcomes)
+        let outcomes = try engineCall { now throws(EngineError) in try engine.push(decoded, app: app, now: now) }
+        announceCancellations(in: outcomes, app: app)
         return JSONValue.array(outcomes.map(JSONValue.init(outcome:))).serialized()
     }
 
     /// `PushBatch(as pushes) → as answers`: one answer per push, in order — the outcome array, or
-    /// `{"error": …}` for a rejected push. Valid pushes go to the engine in one group commit.
-    private func pushBatch(_ texts: [String]) throws(ServiceFailure) -> [String] {
+    /// `{"error": …}` for a rejected push (bad JSON, a rule, the quota). Valid pushes go to the engine in one
+    /// group commit; one the engine rejects (over the quota) changes nothing and the others still apply.
+    private func pushBatch(_ texts: [String], app: String) throws(ServiceFailure) -> [String] {
         var answers = [String?](repeating: nil, count: texts.count)
         var valid: [(index: Int, push: Push)] = []
         for (i, text) in texts.enumerated() {
@@ -155,25 +179,32 @@ extension Daemon {
                 answers[i] = JSONValue.object([JSONMember("error", .string(error.message))]).serialized()
             }
         }
-        let outcomes = try engineCall { now throws(EngineError) in try engine.pushBatch(valid.map(\.push), now: now) }
+        let outcomes = try engineCall { now throws(EngineError) in try engine.pushEach(valid.map(\.push), app: app, now: now) }
         for (item, result) in zip(valid, outcomes) {
-            announceCancellations(in: result)
-            answers[item.index] = JSONValue.array(result.map(JSONValue.init(outcome:))).serialized()
+            switch result {
+            case .success(let outcome):
+                announceCancellations(in: outcome, app: app)
+                answers[item.index] = JSONValue.array(outcome.map(JSONValue.init(outcome:))).serialized()
+            case .failure(let error):
+                answers[item.index] = JSONValue.object([JSONMember("error", .string(error.message))]).serialized()
+            }
         }
         return answers.map { $0 ?? JSONValue.object([JSONMember("error", .string("not processed"))]).serialized() }
     }
 
-    private func announceCancellations(in outcomes: [PushOutcome]) {
-        for outcome in outcomes { if let ids = outcome.cancelled { announceCancelled(ids, reason: "push") } }
+    private func announceCancellations(in outcomes: [PushOutcome], app: String) {
+        for outcome in outcomes { if let ids = outcome.cancelled { announceCancelled(ids, reason: "push", app: app) } }
     }
 
     /// `Track(s event, s data) → as cancelled`; `data` is JSON text or empty. The engine checks `event`.
-    private func track(event: String, data: String?) throws(ServiceFailure) -> [String] {
+    private func track(event: String, data: String?, app: String) throws(ServiceFailure) -> [String] {
         if let data, case .failure(let failure) = parseJSON(data) {
             throw ServiceFailure(.invalidArgument, "data: \(failure.message)")
         }
-        let ids = try engineCall { now throws(EngineError) in try engine.track(event: event, dataJSON: data, now: now) }
-        announceCancelled(ids, reason: "event:\(event)")
+        let ids = try engineCall { now throws(EngineError) in
+            try engine.track(event: event, app: app, dataJSON: data, now: now)
+        }
+        announceCancelled(ids, reason: "event:\(event)", app: app)
         return ids
     }
 }

@@ -18,7 +18,7 @@ final class StdoutNotifier: Notifier {
         Console.out(JSONValue(shown: notification).serialized())
         return .shown
     }
-    func close(id: String) {}
+    func close(app: String, id: String) {}
 }
 
 /// Wraps the configured notifier: announces each shown notification on D-Bus
@@ -45,7 +45,7 @@ final class AnnouncingNotifier: Notifier {
         return result
     }
 
-    func close(id: String) { inner.close(id: id) }
+    func close(app: String, id: String) { inner.close(app: app, id: id) }
 }
 
 /// The notifier `schedd run` uses, and the desktop notifier behind it when there is one (the daemon
