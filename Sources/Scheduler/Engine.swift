@@ -20,9 +20,10 @@ public final class Engine {
     public static let defaultApp = "org.schedd.Default"
 
     /// Pending schedules per app, by default (CONTRACT §8 "Quota"; `schedd run --max-pending-per-app N`):
-    /// 10,000 — far above any reminder app's needs (a year of daily reminders is 365), low enough that
-    /// one app cannot fill the disk or make `list` of another slow.
-    public static let defaultMaxPendingPerApp = 10_000
+    /// 1,000,000 — the load schedd is benchmarked at (BENCHMARKS.md: 1M pending timers), so no app can
+    /// take the daemon beyond what it is known to handle; far above any reminder app's needs (a year of
+    /// daily reminders is 365). Lower it for untrusted apps.
+    public static let defaultMaxPendingPerApp = 1_000_000
 
     /// How long tombstones are kept at least (CONTRACT §1: "at least 30 days").
     public static let tombstoneRetentionSeconds: Int64 = 30 * 86_400

@@ -19,7 +19,7 @@ extension Daemon {
             guard let pid = creds.pid else {
                 throw CallerIdentityError(.unattributable, "the bus did not report the caller's process id")
             }
-            facts = try ProcessInspector.facts(pid: pid, stillConnected: { [unowned self] in
+            facts = try ProcessInspector.facts(pid: pid, callerUID: creds.euid, stillConnected: { [unowned self] in
                 guard let sender else { return true }
                 return senderIsConnected(sender)
             })

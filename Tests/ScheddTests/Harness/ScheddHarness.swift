@@ -50,7 +50,9 @@ final class ScheddHarness {
         let socket = try NotifySocket(path: directory.file("notify.\(starts)"))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Build.schedd)
-        var arguments = ["run", "--bus", bus.address, "--db", databasePath] + notifierArguments
+        // "$BUS" in the notifier options and the environment stands for this harness's bus address.
+        var arguments = ["run", "--bus", bus.address, "--db", databasePath]
+            + notifierArguments.map { $0.replacingOccurrences(of: "$BUS", with: bus.address) }
         if let fakeClock { arguments += ["--fake-clock", fakeClock] }
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
@@ -58,7 +60,9 @@ final class ScheddHarness {
         env["NOTIFY_SOCKET"] = socket.path
         env.removeValue(forKey: "JOURNAL_STREAM")
         env.removeValue(forKey: "WATCHDOG_USEC")
-        for (key, value) in daemonEnvironment { env[key] = value.replacingOccurrences(of: "$DIR", with: directory.path) }
+        for (key, value) in daemonEnvironment {
+            env[key] = value.replacingOccurrences(of: "$DIR", with: directory.path).replacingOccurrences(of: "$BUS", with: bus.address)
+        }
         process.environment = env
         process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
