@@ -11,6 +11,8 @@ import SchedCalendar
 /// Delivery is **at-most-once** (docs/semantics.md): a firing is committed to the store (history
 /// `fired`, the one-shot removed / the calendar advanced) *before* the notifier is called. A crash
 /// between the commit and the display loses that display; it can never show a notification twice.
+/// History stays honest about it: a `fired` record is confirmed only by the commit after its hand-over,
+/// and a restarted engine turns the records it cannot confirm into `unconfirmed`.
 public final class Engine {
     /// Grace applied when a schedule has no `graceSeconds` (README: "Late and missed").
     public static let defaultGraceSeconds: Int64 = 3600
@@ -32,6 +34,14 @@ public final class Engine {
     /// `clock advance` fires many occurrences, while keeping one fsync per batch.
     static let firingBatchSize = 1000
 
+    /// Entries due less than this before the `now` of an advance are on time (the real clock's due timer):
+    /// they are committed and handed over one per batch. Matches the daemon's timer-latency tolerance.
+    static let onTimeMicroseconds: Int64 = 1_000_000
+
+    /// How many firings the previous process recorded but could not confirm handing over (marked
+    /// `unconfirmed` when this engine opened the store).
+    public private(set) var unconfirmedAtStart = 0
+
     let store: any ScheduleStore
     let notifier: any Notifier
     let zones: ZoneDatabase
@@ -41,6 +51,10 @@ public final class Engine {
     var wheel: TimerWheel
     var zoneCache: [String: TimeZoneRules] = [:]
     var lastMaintenance: Instant
+    /// Whether the last maintenance step hit a limit (more to purge or reclaim).
+    var maintenanceBacklog = true
+    /// How much history is kept.
+    public let retention: HistoryRetention
     /// The `now` of the latest call: where the clock stood before an `advance` (its `start`).
     var lastNow: Instant
     /// The earliest instant a snoozed notification is to be shown again (cached from the store).
@@ -54,13 +68,15 @@ public final class Engine {
     /// `zones` resolves pinned zone names (`timeZone`, calendar zone suffixes).
     public convenience init(databasePath: String, notifier: any Notifier, deviceZone: TimeZoneRules,
                             defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds, zones: ZoneDatabase = .shared,
+                            retention: HistoryRetention = .standard,
                             maxPendingPerApp: Int = Engine.defaultMaxPendingPerApp, now: Instant) throws(EngineError) {
         let store: SQLiteScheduleStore
         do { store = try SQLiteScheduleStore(path: databasePath) } catch {
             throw EngineError(.storage, error.message)
         }
         try self.init(store: store, notifier: notifier, deviceZone: deviceZone, zones: zones,
-                      defaultGraceSeconds: defaultGraceSeconds, maxPendingPerApp: maxPendingPerApp, now: now)
+                      defaultGraceSeconds: defaultGraceSeconds, retention: retention,
+                      maxPendingPerApp: maxPendingPerApp, now: now)
     }
 
     /// Opens the engine over any store, restoring every pending schedule into the wheel. When the device
@@ -68,6 +84,7 @@ public final class Engine {
     /// floating schedules are re-resolved as by `deviceZoneChanged`.
     public init(store: any ScheduleStore, notifier: any Notifier, deviceZone: TimeZoneRules,
                 zones: ZoneDatabase = .shared, defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds,
+                retention: HistoryRetention = .standard,
                 maxPendingPerApp: Int = Engine.defaultMaxPendingPerApp, now: Instant) throws(EngineError) {
         guard defaultGraceSeconds >= 0 else { throw EngineError(.invalidArgument, "default grace must be ≥ 0") }
         guard maxPendingPerApp >= 1 else { throw EngineError(.invalidArgument, "max pending per app must be ≥ 1") }
@@ -77,11 +94,13 @@ public final class Engine {
         self.zones = zones
         self.deviceZone = deviceZone
         self.defaultGraceSeconds = defaultGraceSeconds
+        self.retention = retention
         self.wheel = TimerWheel(now: now)
         self.lastMaintenance = now
         self.lastNow = now
         zoneCache[deviceZone.name] = deviceZone
         try storage { () throws(StoreError) in
+            unconfirmedAtStart = try store.markUnconfirmed()
             for entry in try store.pendingDeadlines() { wheel.insert(key: entry.key, due: entry.due) }
         }
         let recorded = try storage { () throws(StoreError) in try store.metadata("device_zone") }
@@ -89,7 +108,7 @@ public final class Engine {
             try deviceZoneChanged(to: deviceZone, now: now)
         }
         refreshSnoozeDue()
-        try maintain(now: now)
+        try maintenanceStep(now: now)
     }
 
     deinit { store.close() }
@@ -119,6 +138,22 @@ public final class Engine {
     /// The newest `limit` history records of `app` (nil: of every app), oldest first.
     public func history(app: String? = Engine.defaultApp, limit: Int) throws(EngineError) -> [HistoryRecord] {
         try storage { () throws(StoreError) in try store.history(app: app, limit: limit) }
+    }
+
+    /// At most `limit` pending schedules of `app` (nil: of every app) by (next due, key), starting after
+    /// `cursor` (from the first when nil), each with its own cursor. O(log n + limit) at any depth
+    /// (keyset paging; per app by the (app, next_due, key) index).
+    public func listPage(app: String? = Engine.defaultApp, after cursor: PendingCursor?, limit: Int) throws(EngineError)
+        -> [(cursor: PendingCursor, schedule: PendingSchedule)] {
+        let rows = try storage { () throws(StoreError) in try store.schedulesByNext(app: app, after: cursor, limit: limit) }
+        return rows.map { ($0.cursor, pendingSchedule($0)) }
+    }
+
+    /// At most `limit` history records of `app` (nil: of every app) older than sequence number `before`
+    /// (the newest when nil), newest first. O(log n + limit) at any depth.
+    public func historyPage(app: String? = Engine.defaultApp, before: Int64?, limit: Int) throws(EngineError)
+        -> [SequencedHistoryRecord] {
+        try storage { () throws(StoreError) in try store.history(app: app, before: before, limit: limit) }
     }
 
     /// Records what the person did with a shown notification of `app`: `opened` (reason `action:KEY`;
@@ -167,17 +202,6 @@ public final class Engine {
         var fresh = TimerWheel(now: wheel.now)
         for entry in entries { fresh.insert(key: entry.key, due: entry.due) }
         wheel = fresh
-    }
-
-    /// Purges tombstones past their retention and finished records past `keepUntil`; at most hourly.
-    func maintain(now: Instant) throws(EngineError) {
-        try storage { () throws(StoreError) in
-            try store.transaction { () throws(StoreError) in
-                try store.purgeTombstones(createdBefore: now.adding(seconds: -Self.tombstoneRetentionSeconds))
-                try store.purgeFinished(expiredBy: now)
-            }
-        }
-        lastMaintenance = now
     }
 
     func grace(of schedule: StoredSchedule) -> Int64 { schedule.graceSeconds ?? defaultGraceSeconds }

@@ -20,7 +20,11 @@ extension Engine {
     ///
     /// Entries are processed in (due, key) order, occurrences produced on the way included. Every batch of
     /// up to `firingBatchSize` decisions is committed in ONE transaction *before* its notifications are
-    /// shown (at-most-once: see the type's documentation). A step backwards fires nothing already fired.
+    /// shown (at-most-once: see the type's documentation); each firing's `fired` record awaits its hand-over,
+    /// confirmed by the next commit (`ScheduleStore.confirmHandOver`), so after a crash the restarted engine
+    /// marks the ones it cannot confirm `unconfirmed`. Entries due less than `onTimeMicroseconds` before `now`
+    /// are batches of one (at most one unconfirmed per crash on the real clock); others batches of up to
+    /// `firingBatchSize` (the bound of a catch-up). A step backwards fires nothing already fired.
     @discardableResult
     public func advance(to now: Instant, mode: AdvanceMode) throws(EngineError) -> [DueNotification] {
         let start = min(lastNow, now)
@@ -30,10 +34,14 @@ extension Engine {
         var delivered: [DueNotification] = []
         while !queue.isEmpty {
             var firings: [Firing] = []
+            // What fell due just now (the real clock's timer) is committed and handed over one firing at a
+            // time, so a crash leaves at most that one unconfirmed; a catch-up or a long span goes in batches.
+            let batchLimit = queue.last.map { now.microseconds &- $0.due.microseconds < Self.onTimeMicroseconds }
+                ?? false ? 1 : Self.firingBatchSize
             try storage { () throws(StoreError) in
                 try store.transaction { () throws(StoreError) in
                     var decided = 0
-                    while decided < Self.firingBatchSize, let entry = queue.popLast() {
+                    while decided < batchLimit, let entry = queue.popLast() {
                         decided += 1
                         guard let s = try store.schedule(key: entry.key) else { continue }
                         try wrap { () throws(EngineError) in
@@ -43,9 +51,11 @@ extension Engine {
                 }
             }
             delivered += try deliver(firings, now: now)
+            // Between batches, at the instant reached so far: a long span keeps its history bounded as it goes.
+            try maintainIfDue(now: mode == .wallClock ? now : min(now, firings.last?.notification.at ?? now))
         }
         delivered += try deliverSnoozed(now: now)
-        if now.microseconds - lastMaintenance.microseconds > 3_600_000_000 { try maintain(now: now) }
+        try maintainIfDue(now: now)
         return delivered
     }
 
@@ -85,7 +95,8 @@ extension Engine {
         try storage { () throws(StoreError) in
             try store.appendHistory(HistoryRecord(
                 app: s.app, id: s.id, event: shown ? .fired : .missed, at: at, due: occurrence, reason: reason,
-                lateSeconds: lateness, title: s.title, messageId: s.messageId, dataJSON: s.dataJSON))
+                lateSeconds: lateness, title: s.title, messageId: s.messageId, dataJSON: s.dataJSON),
+                awaitingHandOver: shown)
             if let next {
                 s.next = next
                 s.lastDue = occurrence
@@ -117,6 +128,7 @@ extension Engine {
         for firing in firings {
             if case .failed(let reason) = notifier.show(firing.notification) { failures.append((firing, reason)) }
         }
+        if !firings.isEmpty { store.confirmHandOver() }  // written by the next commit, whichever it is
         if !failures.isEmpty {
             try storage { () throws(StoreError) in
                 try store.transaction { () throws(StoreError) in
@@ -153,7 +165,8 @@ extension Engine {
                     try store.removeFailedDelivery(seq: failed.seq)
                     try store.appendHistory(HistoryRecord(
                         app: n.app, id: n.id, event: shown ? .fired : .missed, at: now, due: n.due, reason: "retry",
-                        lateSeconds: n.lateSeconds, title: n.title, messageId: n.messageId, dataJSON: n.dataJSON))
+                        lateSeconds: n.lateSeconds, title: n.title, messageId: n.messageId, dataJSON: n.dataJSON),
+                        awaitingHandOver: shown)
                     if shown { firings.append(Firing(notification: n, graceSeconds: failed.graceSeconds)) }
                 }
             }

@@ -147,6 +147,14 @@ public final class InMemoryScheduleStore: ScheduleStore {
         return sortedByNext(state.schedules.values.filter { $0.app == app && $0.cancelOn.contains(event) })
     }
 
+    public func schedulesByNext(app: String?, after cursor: PendingCursor?, limit: Int) throws(StoreError) -> [StoredSchedule] {
+        try checkOpen()
+        let rows = sortedByNext(state.schedules.values.filter {
+            (app == nil || $0.app == app) && (cursor.map($0.cursor.isAfter) ?? true)
+        })
+        return Array(rows.prefix(max(0, limit)))
+    }
+
     public func schedulesByNext(app: String?, limit: Int?, offset: Int) throws(StoreError) -> [StoredSchedule] {
         try checkOpen()
         let rows = sortedByNext(state.schedules.values.filter { app == nil || $0.app == app }).dropFirst(max(0, offset))
@@ -247,6 +255,15 @@ public final class InMemoryScheduleStore: ScheduleStore {
         return state.history.filter { app == nil || $0.record.app == app }.suffix(max(0, limit)).map(\.record)
     }
 
+    /// Newest first: the records below `before`, walked from the end. O(n) here (the reference model).
+    public func history(app: String?, before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord] {
+        try checkOpen()
+        let bound = before ?? Int64.max
+        return Array(state.history.reversed().lazy.filter { $0.seq < bound && (app == nil || $0.record.app == app) }
+            .prefix(max(0, limit))
+            .map { SequencedHistoryRecord(seq: $0.seq, record: $0.record) })
+    }
+
     @discardableResult
     public func purgeHistory(olderThan cutoff: Instant, keepNewest: Int, limit: Int) throws(StoreError) -> Int {
         try checkOpen()
@@ -323,13 +340,13 @@ public final class InMemoryScheduleStore: ScheduleStore {
         state.failed.removeAll { $0.notification.app == app && $0.notification.id == id }
     }
 
-    @discardableResult
-    public func purgeFailedDeliveries(expiredBy now: Instant, limit: Int) throws(StoreError) -> Int {
+    public func purgeFailedDeliveries(expiredBy now: Instant, limit: Int) throws(StoreError) -> [FailedDelivery] {
         try checkOpen()
-        let victims = state.failed.filter { $0.expires < now }.sorted { ($0.expires, $0.seq) < ($1.expires, $1.seq) }
-            .prefix(max(0, limit)).map(\.seq)
-        state.failed.removeAll { victims.contains($0.seq) }
-        return victims.count
+        let victims = Array(state.failed.filter { $0.expires < now }
+            .sorted { ($0.expires, $0.seq) < ($1.expires, $1.seq) }.prefix(max(0, limit)))
+        let seqs = Set(victims.map(\.seq))
+        state.failed.removeAll { seqs.contains($0.seq) }
+        return victims
     }
 
     // MARK: Snoozed

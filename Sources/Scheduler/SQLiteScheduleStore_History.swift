@@ -101,6 +101,33 @@ extension SQLiteScheduleStore {
         }
     }
 
+    /// A seek on the primary key `seq` (per app: on `history_by_app(app, seq)`): O(log n + limit) at any depth.
+    public func history(app: String?, before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord] {
+        try sql { () throws(SQLiteError) -> [SequencedHistoryRecord] in
+            let st = try db.statement("""
+                SELECT h.seq, h.id, h.event, h.at, h.due, h.reason, h.late, h.title, h.message_id, p.data, h.app, h.ran, h.ok
+                FROM history AS h LEFT JOIN payloads AS p ON p.ref = h.payload
+                WHERE \(app == nil ? "" : "h.app = ?3 AND ")h.seq < ?1 ORDER BY h.seq DESC LIMIT ?2
+                """)
+            defer { st.reset() }
+            st.bind(1, before ?? Int64.max)
+            st.bind(2, Int64(max(0, limit)))
+            if let app { st.bind(3, app) }
+            var rows: [SequencedHistoryRecord] = []
+            while try st.step() {
+                var record = HistoryRecord(
+                    app: st.string(10), id: st.string(1), event: HistoryRecord.Event(rawValue: st.string(2)) ?? .fired,
+                    at: Instant(microseconds: st.int64(3)), due: st.optionalInt64(4).map(Instant.init(microseconds:)),
+                    reason: st.optionalString(5), lateSeconds: st.optionalDouble(6), title: st.optionalString(7),
+                    messageId: st.optionalString(8), dataJSON: st.optionalString(9))
+                record.ran = st.optionalString(11)
+                record.ok = st.optionalInt64(12).map { $0 != 0 }
+                rows.append(SequencedHistoryRecord(seq: st.int64(0), record: record))
+            }
+            return rows
+        }
+    }
+
     @discardableResult
     public func purgeHistory(olderThan cutoff: Instant, keepNewest: Int, limit: Int) throws(StoreError) -> Int {
         try sql { () throws(SQLiteError) -> Int in

@@ -151,13 +151,19 @@ extension SQLiteScheduleStore {
     }
 
     public func failedDeliveries() throws(StoreError) -> [FailedDelivery] {
+        try failedDeliveries(where: "ORDER BY due, seq") { _ in }
+    }
+
+    private func failedDeliveries(where clause: String, _ bind: (SQLiteStatement) -> Void)
+        throws(StoreError) -> [FailedDelivery] {
         try sql { () throws(SQLiteError) -> [FailedDelivery] in
             let st = try db.statement("""
                 SELECT seq, id, title, body, urgency, icon, category, actions, data, message_id, due, grace, expires,
                     app, extras
-                FROM failed_deliveries ORDER BY due, seq
+                FROM failed_deliveries \(clause)
                 """)
             defer { st.reset() }
+            bind(st)
             var rows: [FailedDelivery] = []
             while try st.step() {
                 let id = st.string(1)
@@ -192,18 +198,13 @@ extension SQLiteScheduleStore {
         }
     }
 
-    @discardableResult
-    public func purgeFailedDeliveries(expiredBy now: Instant, limit: Int) throws(StoreError) -> Int {
-        try sql { () throws(SQLiteError) -> Int in
-            let st = try db.statement("""
-                DELETE FROM failed_deliveries WHERE seq IN
-                (SELECT seq FROM failed_deliveries WHERE expires < ?1 ORDER BY expires LIMIT ?2)
-                """)
+    public func purgeFailedDeliveries(expiredBy now: Instant, limit: Int) throws(StoreError) -> [FailedDelivery] {
+        let expired = try failedDeliveries(where: "WHERE expires < ?1 ORDER BY expires, seq LIMIT ?2") { st in
             st.bind(1, now.microseconds)
             st.bind(2, Int64(max(0, limit)))
-            try st.run()
-            return db.changes
         }
+        for delivery in expired { try removeFailedDelivery(seq: delivery.seq) }
+        return expired
     }
 
     // MARK: Applied pushes

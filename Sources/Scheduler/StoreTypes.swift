@@ -159,8 +159,12 @@ public protocol ScheduleStore: AnyObject {
     func schedules(app: String, run: String) throws(StoreError) -> [StoredSchedule]
     /// Pending schedules of `app` whose cancelOn holds `event`.
     func schedules(app: String, cancelOn event: String) throws(StoreError) -> [StoredSchedule]
-    /// Pending schedules of `app` (nil: of every app) ordered by (next due, key).
+    /// Pending schedules of `app` (nil: of every app) ordered by (next due, key). O(offset + limit): for
+    /// the legacy `List` only.
     func schedulesByNext(app: String?, limit: Int?, offset: Int) throws(StoreError) -> [StoredSchedule]
+    /// At most `limit` pending schedules of `app` (nil: of every app) ordered by (next due, key), starting
+    /// just after `cursor` (from the first when nil). A keyset seek: O(log n + limit), whatever the depth.
+    func schedulesByNext(app: String?, after cursor: PendingCursor?, limit: Int) throws(StoreError) -> [StoredSchedule]
     /// Number of pending schedules of `app` (the quota, CONTRACT §8). O(log n + count) by the app index.
     func pendingCount(app: String) throws(StoreError) -> Int
 
@@ -205,6 +209,11 @@ public protocol ScheduleStore: AnyObject {
     func markUnconfirmed() throws(StoreError) -> Int
     /// The newest `limit` records of `app` (nil: of every app), oldest first.
     func history(app: String?, limit: Int) throws(StoreError) -> [HistoryRecord]
+    /// At most `limit` records of `app` (nil: of every app) with a sequence number below `before` (all
+    /// when nil), newest first, each with its sequence number (append order, ascending, never reused).
+    /// O(log n + limit) (per app by the (app, seq) index).
+    func history(app: String?, before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord]
+
     /// Deletes up to `limit` of the oldest records that are older than `cutoff` or beyond the newest
     /// `keepNewest`; returns how many.
     @discardableResult func purgeHistory(olderThan cutoff: Instant, keepNewest: Int, limit: Int) throws(StoreError) -> Int
@@ -214,8 +223,9 @@ public protocol ScheduleStore: AnyObject {
 
     // Failed deliveries
     func addFailedDelivery(_ notification: DueNotification, graceSeconds: Int64?, expires: Instant) throws(StoreError)
-    /// Deletes up to `limit` failed deliveries whose grace ended before `now`; returns how many.
-    @discardableResult func purgeFailedDeliveries(expiredBy now: Instant, limit: Int) throws(StoreError) -> Int
+    /// Deletes up to `limit` failed deliveries whose grace ended before `now` (oldest expiry first);
+    /// returns them.
+    func purgeFailedDeliveries(expiredBy now: Instant, limit: Int) throws(StoreError) -> [FailedDelivery]
     func failedDeliveries() throws(StoreError) -> [FailedDelivery]
     func removeFailedDelivery(seq: Int64) throws(StoreError)
     func removeFailedDeliveries(app: String, id: String) throws(StoreError)

@@ -28,9 +28,9 @@ final class DaemonBasicsTests: XCTestCase {
         let expected = [
             (".Push", "method", "s", "s"), (".PushBatch", "method", "as", "as"), (".Track", "method", "ss", "as"),
             (".Cancel", "method", "s", "as"), (".CancelRun", "method", "s", "as"), (".List", "method", "uu", "s"),
-            (".History", "method", "u", "s"), (".ClockShow", "method", "-", "s"), (".ClockSet", "method", "s", "s"),
+            (".History", "method", "u", "s"), (".ListPage", "method", "su", "ss"), (".HistoryPage", "method", "tu", "st"), (".ClockShow", "method", "-", "s"), (".ClockSet", "method", "s", "s"),
             (".ClockAdvance", "method", "t", "s"), (".ClockZone", "method", "s", "s"),
-            (".DeclareApp", "method", "s", "s"), (".ListAllApps", "method", "uu", "s"),
+            (".DeclareApp", "method", "s", "s"), (".ListAllAppsPage", "method", "su", "ss"),
             (".NotificationShown", "signal", "sss", "-"), (".NotificationCancelled", "signal", "sss", "-"),
             (".NotificationOpened", "signal", "sss", "-"), (".NotificationDismissed", "signal", "ss", "-"),
         ]
@@ -46,7 +46,7 @@ final class DaemonBasicsTests: XCTestCase {
         XCTAssertEqual(xml.status, 0, xml.stderr)
         for fragment in ["<interface name=\\\"org.schedd.Scheduler1\\\">", "name=\\\"push\\\"", "name=\\\"outcomes\\\"",
                          "name=\\\"limit\\\"", "name=\\\"offset\\\"", "name=\\\"microseconds\\\"", "name=\\\"zone\\\"",
-                         "name=\\\"event\\\"", "name=\\\"notification\\\""] {
+                         "name=\\\"event\\\"", "name=\\\"after\\\"", "name=\\\"before\\\"", "name=\\\"notification\\\""] {
             XCTAssertTrue(xml.stdout.contains(fragment), "\(fragment) missing in \(xml.stdout)")
         }
     }

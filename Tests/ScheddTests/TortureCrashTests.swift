@@ -25,6 +25,18 @@ final class TortureCrashTests: XCTestCase {
         XCTAssertGreaterThan(Int(counts["kills that interrupted an operation"] ?? "") ?? 0, 0)
     }
 
+    /// CONTRACT §5 honest history: every `fired` record was printed by the notifier, nothing lost or shown
+    /// twice, and no kill left more `unconfirmed` records than one commit batch.
+    func testHonestHistory_everyFiredWasPrinted_unconfirmedWithinTheBound() throws {
+        let (_, output) = try Self.run.result()
+        let counts = TortureHarness.counts(output)
+        XCTAssertEqual(counts["acknowledged pushes lost"], "0")
+        XCTAssertEqual(counts["shown twice"], "0")
+        XCTAssertEqual(counts["fired records never printed"], "0")
+        XCTAssertEqual(counts["unconfirmed beyond the bound"], "0")
+        XCTAssertNotNil(counts["unconfirmed records"])
+    }
+
     /// README: a crash loses at most the displays of the batch in flight (≤ 1000, Engine.firingBatchSize).
     func testACrashLosesAtMostOneBatchOfDisplays() throws {
         let (_, output) = try Self.run.result()

@@ -33,6 +33,7 @@ func runCommandLine(_ arguments: [String]) -> ExitCode {
         case "list": try runListCommand(args)
         case "history": try runHistoryCommand(args)
         case "clock": try runClockCommand(args)
+        case "testbed": return try runTestbedCommand(args)
         default: throw .usage("unknown command '\(args.command)'")
         }
         return .success

@@ -53,6 +53,8 @@ let commandTable: [CommandSpec] = [
         .value("tz", "ZONE", "The device zone (default: $TZ, else /etc/localtime)"),
         .value("allow-group", "GROUP",
                "Serve only root, schedd's own user and members of GROUP (default: schedd with --bus system, else anyone)"),
+        .value("history-days", "N", "Keep history at most N days (30 or more; default 90)"),
+        .value("history-max", "N", "Keep at most the newest N history records (default 100000)"),
         .value("max-pending-per-app", "N",
                "At most N pending schedules per app; a push over it is rejected (default \(Engine.defaultMaxPendingPerApp))"),
     ], details: [
@@ -99,6 +101,7 @@ let commandTable: [CommandSpec] = [
     CommandSpec(name: "resolve", arguments: "WALL...", summary: "Resolve wall-clock times in a zone (gap, fold)",
                 positionalCount: 1...Int.max, options: [.value("tz", "ZONE", "The zone (default: the device zone)")],
                 details: ["Example: schedd resolve --tz America/New_York 2026-03-08T02:30 2026-11-01T01:30"]),
+    testbedCommandSpec,
     CommandSpec(name: "help", arguments: "[COMMAND]", summary: "Show help for schedd or one command",
                 positionalCount: 0...1, options: []),
 ]

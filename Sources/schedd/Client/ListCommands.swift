@@ -4,15 +4,16 @@ import Scheduler
 
 /// `schedd list [--limit N] [--offset N] [--app ID | --all-apps]`: pending notifications, soonest first —
 /// a table with the local time in each schedule's zone and how long until it is due by the daemon's
-/// clock (with `--all-apps`, of every app, with an APP column).
+/// clock (with `--all-apps`, of every app, with an APP column). Read page by page (`ListPage`,
+/// `ListAllAppsPage`), every page, however long the list.
 func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let limit = UInt32(try args.count("limit", default: 0) ?? 0)
     let offset = UInt32(try args.count("offset", default: 0) ?? 0)
     let allApps = args.has("all-apps")
     if allApps && args.value("app") != nil { throw .usage("--all-apps and --app exclude each other") }
     let client = try SchedulerClient(args)
-    let text = try client.call(allApps ? "ListAllApps" : "List", { m throws(BusError) in try m.append(limit); try m.append(offset) },
-                               read: { m throws(BusError) in try m.readString() })
+    let text = mergedJSONArray(try readPendingPages(client, offset: Int(offset), limit: limit == 0 ? nil : Int(limit),
+                                                    allApps: allApps))
     if args.json {
         Console.out(text)
         return
@@ -40,13 +41,13 @@ func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
     Console.out("\n\(pending.count) pending\(offset > 0 ? " (from #\(offset + 1))" : "").")
 }
 
-/// `schedd history [--limit N]`: the newest N records (default 100), oldest first.
+/// `schedd history [--limit N]`: the newest N records (default 100), oldest first, read page by page
+/// (`HistoryPage`).
 func runHistoryCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let limit = try args.count("limit", default: 100) ?? 100
     guard limit > 0 else { throw .usage("--limit needs a positive integer") }
     let client = try SchedulerClient(args)
-    let text = try client.call("History", { m throws(BusError) in try m.append(UInt32(limit)) },
-                               read: { m throws(BusError) in try m.readString() })
+    let text = mergedJSONArray(try readHistoryPages(client, limit: limit))
     if args.json {
         Console.out(text)
         return

@@ -2,9 +2,14 @@ import ScheddBus
 import SchedCalendar
 import Scheduler
 
-/// How many NDJSON pushes go in one PushBatch call: large enough to amortize the group commit,
-/// small enough that a batch of 64 KiB pushes stays far below D-Bus's 128 MiB message limit.
+/// How many NDJSON pushes go in one PushBatch call at most: large enough to amortize the group commit.
 private let batchSize = 1000
+
+/// How many bytes of pushes go in one PushBatch call at most (8 MiB): a batch is sent before the push
+/// that would cross it, so the request stays far below the 32 MiB message limit of a stock bus (CONTRACT
+/// §9) whatever the pushes weigh — 1,000 pushes of 60 KiB are about 60 MiB, eight calls here. Each push
+/// also costs its string header in the message (`PushBatch.messageOverhead`).
+let batchBytes = 8 << 20
 
 /// `schedd push [FILE|-]`: one push, or NDJSON (one push per non-empty line), one answer each.
 ///
@@ -43,6 +48,7 @@ func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode 
         case .push(let number, let bytes):
             if let text = String(validating: bytes, as: UTF8.self) {
                 warnAboutUnknownMembers(text, line: number)
+                if !batch.fits(text) { try batch.send() }
                 batch.add(.text(text), line: number)
             } else {
                 batch.add(.rejected(invalidUTF8Message(bytes)), line: number)
@@ -103,9 +109,22 @@ private struct PushBatch {
         self.client = client; self.args = args; self.zone = zone
     }
 
+    /// Bytes the collected texts take in the PushBatch message.
+    private var bytes = 0
+
+    /// A string in a D-Bus message: its 4-byte length, the bytes, a NUL, and up to 3 bytes of padding.
+    static let messageOverhead = 8
+
     var count: Int { entries.count }
 
-    mutating func add(_ entry: Entry, line: Int) { entries.append((entry, line)) }
+    /// Whether `text` can join this batch without passing `batchBytes` (an empty batch takes anything:
+    /// a push is at most 64 KiB).
+    func fits(_ text: String) -> Bool { bytes == 0 || bytes + text.utf8.count + Self.messageOverhead <= batchBytes }
+
+    mutating func add(_ entry: Entry, line: Int) {
+        if case .text(let text) = entry { bytes += text.utf8.count + Self.messageOverhead }
+        entries.append((entry, line))
+    }
 
     /// Sends the collected pushes in one call and prints every answer in input order.
     mutating func send() throws(CommandFailure) {
@@ -134,6 +153,7 @@ private struct PushBatch {
             }
         }
         entries.removeAll(keepingCapacity: true)
+        bytes = 0
     }
 }
 

@@ -36,6 +36,8 @@ final class Daemon {
     /// Apps declared with `DeclareApp`, by the caller's unique bus name; an entry goes when its
     /// connection leaves the bus (NameOwnerChanged). docs/apps.md "Identity".
     var declaredApps: [String: String] = [:]
+    /// Whether the database works; the back-off and log rate limit while it does not (Daemon_Storage).
+    var storageHealth = StorageHealth()
     private var clockWatch: ClockChangeWatch?
     private var zoneWatch: ZoneChangeWatch?
 
@@ -73,7 +75,8 @@ final class Daemon {
         }
         do {
             let engine = try Engine(databasePath: options.databasePath, notifier: notifier, deviceZone: zone,
-                                    maxPendingPerApp: options.maxPendingPerApp, now: clock.now)
+                                    retention: options.retention, maxPendingPerApp: options.maxPendingPerApp,
+                                    now: clock.now)
             boundEngine = LoopBound(engine, loop: loop)
         } catch {
             throw .failure("cannot open the database '\(options.databasePath)': \(error.message)")
@@ -88,7 +91,7 @@ final class Daemon {
             logger.error(error.message)
             return .failure
         }
-        ServiceManager.notify("READY=1\nSTATUS=Serving \(BusNames.service) on \(options.bus)")
+        ServiceManager.notify("READY=1\nSTATUS=\(servingStatus)")
         logger.info("serving \(BusNames.service) on \(options.bus)"
                     + (fakeClock.map { _ in " with a fake clock at \(clock.now.rfc3339)" } ?? "")
                     + (callerPolicy.map { " to root and group '\($0.groupName)' (gid \($0.groupID))" } ?? ""))
@@ -161,16 +164,12 @@ final class Daemon {
 
     /// Delivers whatever is due by the clock (late or missed per CONTRACT §3 when the clock jumped
     /// or the daemon was down), then sleeps until the next due instant. Called after every change.
+    /// While storage fails, firings wait for the back-off (Daemon_Storage) instead of retrying at once.
     func settle() {
         let now = clock.now
-        if let due = engine.nextDue, due <= now {
-            do {
-                try engine.advance(to: now, mode: .wallClock)
-            } catch {
-                logger.error("delivering due notifications failed: \(error.message)")
-            }
-        }
-        if fakeClock == nil { armDueTimer(at: engine.nextDue) }
+        if let due = engine.nextDue, due <= now { deliverDue(now: now, mode: .wallClock) }
+        maintainWhenIdle(now: now)
+        if fakeClock == nil { armDueTimer(at: dueWakeUp(engine.nextDue)) }
     }
 
     /// How late the due timer may wake and still count as on time: the loop's dispatch latency
@@ -183,11 +182,7 @@ final class Daemon {
     private func dueTimerFired() {
         let now = clock.now
         if let due = engine.nextDue, due <= now, now.microseconds - due.microseconds < Self.timerLatencyToleranceMicroseconds {
-            do {
-                try engine.advance(to: now, mode: .timePassing)
-            } catch {
-                logger.error("delivering due notifications failed: \(error.message)")
-            }
+            deliverDue(now: now, mode: .timePassing)
         }
         settle()
     }

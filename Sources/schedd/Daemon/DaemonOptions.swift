@@ -19,6 +19,8 @@ struct DaemonOptions {
     /// `--allow-group`: only root, the daemon's own user and members of this group may call methods;
     /// defaults to `schedd` with `--bus system`; nil (no check) otherwise.
     var allowGroup: String?
+    /// `--history-days N` / `--history-max N`: history retention (CONTRACT §5; default 90 days, 100,000).
+    var retention = HistoryRetention.standard
     /// `--max-pending-per-app N`: the quota of pending schedules per app (CONTRACT §8).
     var maxPendingPerApp = Engine.defaultMaxPendingPerApp
 
@@ -51,6 +53,18 @@ struct DaemonOptions {
                 throw .usage("--fake-clock: \(start.rfc3339) is outside the supported range \(Instant.supportedRangeDescription)")
             }
             fakeClockStart = start
+        }
+        if args.value("history-days") != nil || args.value("history-max") != nil {
+            func number(_ name: String, _ fallback: Int64) throws(CommandFailure) -> Int64 {
+                guard let text = args.value(name) else { return fallback }
+                guard let value = Int64(text) else { throw .usage("--\(name) needs a whole number, not '\(text)'") }
+                return value
+            }
+            let days = try number("history-days", HistoryRetention.standard.days)
+            let max = try number("history-max", Int64(HistoryRetention.standard.maxRecords))
+            do { retention = try HistoryRetention(days: days, maxRecords: Int(clamping: max)) } catch {
+                throw .usage(error.message)
+            }
         }
         if let path = args.value("db") {
             databasePath = path

@@ -34,9 +34,10 @@ extension Daemon {
         }
         do throws(ServiceFailure) {
             try dispatch(message)
+            if Self.writingMembers.contains(message.member) { storageSucceeded() }
             return .replied
         } catch {
-            if error.name == .storage { logger.error("\(message.member): \(error.message)") }
+            if error.name == .storage && !error.accessDenied { storageFailed(message.member, error.message, backOff: false) }
             return .failed(name: error.replyName, message: error.message)
         }
     }
@@ -92,24 +93,27 @@ extension Daemon {
                 }
                 announceCancelled(ids, reason: "run", app: app)
                 try m.reply { r throws(BusError) in try r.append(ids) }
-            case "List", "ListAllApps":
-                let caller = try callerApp(m)
-                if m.member == "ListAllApps" { try requireUnsandboxed(caller, for: "listing every app's schedules") }
-                let app: String? = m.member == "ListAllApps" ? nil : caller.id.rawValue
+            case "List":
+                let app = try callerApp(m).id.rawValue
                 let limit = try m.readUInt32(), offset = try m.readUInt32()
-                let pending = try engineCall { _ throws(EngineError) in
-                    try engine.list(app: app, limit: limit == 0 ? nil : Int(limit), offset: Int(offset))
-                }
-                let text = JSONValue.array(pending.map(JSONValue.init(pending:))).serialized()
+                let text = try legacyList(app: app, limit: limit, offset: offset)
                 try m.reply { r throws(BusError) in try r.append(text) }
+            case "ListPage", "ListAllAppsPage":
+                let caller = try callerApp(m)
+                if m.member == "ListAllAppsPage" { try requireUnsandboxed(caller, for: "listing every app's schedules") }
+                let app: String? = m.member == "ListAllAppsPage" ? nil : caller.id.rawValue
+                let after = try m.readString(), limit = try m.readUInt32()
+                let page = try listPage(app: app, after: after, limit: limit)
+                try m.reply { r throws(BusError) in try r.append(page.pending); try r.append(page.next) }
             case "History":
                 let app = try callerApp(m).id.rawValue
-                let limit = try m.readUInt32()
-                let records = try engineCall { _ throws(EngineError) in
-                    try engine.history(app: app, limit: limit == 0 ? 100 : Int(limit))
-                }
-                let text = JSONValue.array(records.map(JSONValue.init(history:))).serialized()
+                let text = try legacyHistory(app: app, limit: m.readUInt32())
                 try m.reply { r throws(BusError) in try r.append(text) }
+            case "HistoryPage":
+                let app = try callerApp(m).id.rawValue
+                let before = try m.readUInt64(), limit = try m.readUInt32()
+                let page = try historyPage(app: app, before: before, limit: limit)
+                try m.reply { r throws(BusError) in try r.append(page.records); try r.append(page.next) }
             case "DeclareApp":
                 let text = try declareApp(m, m.readString())
                 try m.reply { r throws(BusError) in try r.append(text) }

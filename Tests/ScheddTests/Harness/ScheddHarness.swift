@@ -13,7 +13,9 @@ final class ScheddHarness {
     private(set) var notify: NotifySocket?
     private var starts = 0
 
-    var databasePath: String { directory.file("schedd.db") }
+    /// The database file, relative to `directory` (`schedd.db` unless the test puts it elsewhere).
+    let databaseName: String
+    var databasePath: String { directory.file(databaseName) }
 
     /// Starts a bus and a daemon. `fakeClock` nil runs the real clock.
     /// Extra environment for the daemon (`TZDIR`…).
@@ -24,7 +26,8 @@ final class ScheddHarness {
 
     init(fakeClock: String?, zone: String = "UTC", daemonEnvironment: [String: String] = [:],
          notifierArguments: [String] = ["--notifier", "stdout"], busConfig: String = Build.busConfig,
-         prepare: (TemporaryDirectory) throws -> Void = { _ in }) throws {
+         databaseName: String = "schedd.db", prepare: (TemporaryDirectory) throws -> Void = { _ in }) throws {
+        self.databaseName = databaseName
         bus = try TestBus(config: busConfig)
         directory = try TemporaryDirectory()
         self.zone = zone

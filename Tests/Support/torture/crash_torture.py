@@ -25,8 +25,11 @@ with SIGTERM and checks:
   - no acknowledged cancel lost: every id an acknowledged cancel/track answered has a `cancelled`
     record, and nothing of it fires after that record unless the id was pushed again;
   - at most once (docs/semantics.md): across the notifier output of all runs each (id, due) appears
-    at most once, every shown (id, due) has a `fired` record (committed before it was shown), and
-    history holds no two `fired` records for one (id, due);
+    at most once, every shown (id, due) has a `fired` or `unconfirmed` record (committed before it
+    was shown), and history holds no two such records for one (id, due);
+  - honest history (CONTRACT §5): every `fired` record was really printed by the notifier (a firing
+    whose hand-over a kill left unconfirmed is `unconfirmed`), and no kill left more `unconfirmed`
+    records than one commit batch (Engine.firingBatchSize, 1000: `clock advance` fires in batches);
   - PRAGMA integrity_check = ok.
 Also prints how many displays were lost (`fired` but never shown: killed between a batch's commit
 and its display) and the largest such run — README promises at most the one in flight.
@@ -278,6 +281,8 @@ class Run:
                     continue
                 shown[(line['id'], line['due'])] += 1
         fired = collections.Counter((h['id'], h['due']) for h in self.history if h['event'] == 'fired')
+        recorded = collections.Counter((h['id'], h['due']) for h in self.history
+                                       if h['event'] in ('fired', 'unconfirmed'))
         records = collections.defaultdict(set)
         cancelled_ids = set()
         for h in self.history:
@@ -289,12 +294,32 @@ class Run:
         twice = [(k, n) for k, n in shown.items() if n > 1]
         for k, n in twice[:20]:
             self.violation('shown %d times: %s due %s' % (n, k[0], k[1]))
-        dup_fired = [(k, n) for k, n in fired.items() if n > 1]
+        dup_fired = [(k, n) for k, n in recorded.items() if n > 1]
         for k, n in dup_fired[:20]:
-            self.violation('%d fired records for %s due %s' % (n, k[0], k[1]))
-        unrecorded = [k for k in shown if k not in fired]
+            self.violation('%d fired/unconfirmed records for %s due %s' % (n, k[0], k[1]))
+        unrecorded = [k for k in shown if k not in recorded]
         for k in unrecorded[:20]:
-            self.violation('shown without a fired record: %s due %s' % k)
+            self.violation('shown without a fired or unconfirmed record: %s due %s' % k)
+        never_shown = [k for k in fired if k not in shown]
+        for k in never_shown[:20]:
+            self.violation('history says fired, the notifier never printed it: %s due %s' % k)
+        # Runs of consecutive unconfirmed records (history is in commit order): one per kill that landed
+        # between a commit and the next one; none may exceed one commit batch.
+        unconfirmed_runs, current = [], 0
+        for h in self.history:
+            if h['event'] not in ('fired', 'unconfirmed'):
+                continue
+            if h['event'] == 'unconfirmed':
+                current += 1
+            elif current:
+                unconfirmed_runs.append(current)
+                current = 0
+        if current:
+            unconfirmed_runs.append(current)
+        beyond = sum(max(0, n - 1000) for n in unconfirmed_runs)
+        if beyond:
+            self.violation('%d unconfirmed records beyond the bound of one batch (runs %s)'
+                           % (beyond, sorted(unconfirmed_runs)[-5:]))
         pending_ids = {p['id'] for p in self.pending}
 
         def kept(s):
@@ -303,6 +328,13 @@ class Run:
                 return sid in pending_ids or any(d and parse_instant(d) >= parse_instant(first) for d in records[sid])
             return (sid, first) in pending or first in records[sid]
         lost = [s for s in self.acked_schedules if not kept(s)]
+        self.counts['acknowledged pushes lost'] = len(lost)
+        self.counts['shown twice'] = len(twice)
+        self.counts['fired records never printed'] = len(never_shown)
+        self.counts['unconfirmed records'] = sum(unconfirmed_runs)
+        self.counts['unconfirmed runs (kills between a commit and its confirmation)'] = len(unconfirmed_runs)
+        self.counts['largest unconfirmed run'] = max(unconfirmed_runs, default=0)
+        self.counts['unconfirmed beyond the bound'] = beyond
         for s in lost[:20]:
             self.violation('acknowledged push lost: %s next %s (%s, op %d, calendar %s)' % s)
         lost_cancels = [c for c in self.acked_cancels if c[0] not in cancelled_ids]
@@ -336,12 +368,13 @@ class Run:
         c = self.counts
         c['notifications shown'] = sum(shown.values())
         c['fired records'] = sum(fired.values())
-        c['fired but not shown (killed between commit and display)'] = len([k for k in fired if k not in shown])
-        # Runs of consecutive fired-but-not-shown records (history is in commit order): one per kill
+        c['unconfirmed and not shown (killed between commit and display)'] = len(
+            [k for k in recorded if k not in shown])
+        # Runs of consecutive recorded-but-not-shown firings (history is in commit order): one per kill
         # that landed between a batch commit and its displays; the largest is the loss window.
         runs, current = [], 0
         for h in self.history:
-            if h['event'] != 'fired':
+            if h['event'] not in ('fired', 'unconfirmed'):
                 continue
             if (h['id'], h['due']) in shown:
                 if current:
@@ -386,7 +419,8 @@ def main():
     if run.violations:
         print('FAILED: %d violations' % len(run.violations))
         return 1
-    print('OK: no acknowledged push or cancel lost, nothing shown twice, integrity ok')
+    print('OK: no acknowledged push or cancel lost, nothing shown twice, every fired record printed, '
+          'unconfirmed within the bound, integrity ok')
     if not args.workdir:
         shutil.rmtree(run.work, ignore_errors=True)
     return 0

@@ -1,0 +1,81 @@
+import SchedCalendar
+
+/// How much history the store keeps (CONTRACT §5): records older than `days` or beyond the newest
+/// `maxRecords` go, whichever is reached first. `days` ≥ 30 (history is kept at least 30 days).
+public struct HistoryRetention: Sendable, Hashable {
+    public var days: Int64
+    public var maxRecords: Int
+    /// 90 days, 100,000 records.
+    public static let standard = HistoryRetention(standardDays: 90, maxRecords: 100_000)
+    /// The shortest `days` accepted.
+    public static let minimumDays: Int64 = 30
+
+    private init(standardDays: Int64, maxRecords: Int) { days = standardDays; self.maxRecords = maxRecords }
+
+    /// `.invalidArgument` naming the option and the rule when out of range.
+    public init(days: Int64, maxRecords: Int) throws(EngineError) {
+        guard days >= Self.minimumDays, days <= 36_500 else {
+            throw EngineError(.invalidArgument, "--history-days: must be between \(Self.minimumDays) and 36500, not \(days)")
+        }
+        guard maxRecords >= 1, maxRecords <= 100_000_000 else {
+            throw EngineError(.invalidArgument, "--history-max: must be between 1 and 100000000, not \(maxRecords)")
+        }
+        self.days = days
+        self.maxRecords = maxRecords
+    }
+}
+
+// Bounded growth: retention of history, tombstones, finished records, applied digests and failed deliveries,
+// and page reclaim — in small steps, each one short transaction, run between firing batches and when idle.
+extension Engine {
+    /// Rows each kind may lose per step, and pages reclaimed per step (4 KiB each). A step costs a few
+    /// milliseconds; larger than a firing batch, so retention keeps up with a long `clock advance`.
+    static let maintenanceRowsPerStep = 2_000
+    static let maintenancePagesPerStep = 512
+
+    /// How often maintenance runs when there is no backlog (by the engine's `now`).
+    static let maintenanceIntervalMicroseconds: Int64 = 3_600_000_000
+
+    /// One bounded maintenance step at `now`; returns whether more work remains (call again when idle).
+    @discardableResult
+    public func maintenanceStep(now: Instant) throws(EngineError) -> Bool {
+        let rows = Self.maintenanceRowsPerStep
+        let more = try storage { () throws(StoreError) -> Bool in
+            try store.transaction { () throws(StoreError) -> Bool in
+                var full = false
+                let tombstoneCutoff = now.adding(seconds: -Self.tombstoneRetentionSeconds)
+                full = try store.purgeTombstones(createdBefore: tombstoneCutoff) >= rows || full
+                full = try store.purgeFinished(expiredBy: now) >= rows || full
+                full = try store.purgeApplied(before: tombstoneCutoff, limit: rows) >= rows || full
+                // A failed delivery past its grace could only be `missed` on retry: dropped. Its history
+                // already ends with `failed` (no record here: restarts and maintenance timing change nothing).
+                let expired = try store.purgeFailedDeliveries(expiredBy: now, limit: rows)
+                full = expired.count >= rows || full
+                let historyCutoff = now.adding(seconds: -retention.days * 86_400)
+                full = try store.purgeHistory(olderThan: historyCutoff, keepNewest: retention.maxRecords,
+                                              limit: rows) >= rows || full
+                full = try store.reclaimFreePages(limit: Self.maintenancePagesPerStep) >= Self.maintenancePagesPerStep
+                    || full
+                return full
+            }
+        }
+        lastMaintenance = now
+        maintenanceBacklog = more
+        return more
+    }
+
+    /// Runs a step when one is owed: a backlog from the previous step, or an interval passed.
+    func maintainIfDue(now: Instant) throws(EngineError) {
+        guard maintenanceBacklog || now.microseconds &- lastMaintenance.microseconds >= Self.maintenanceIntervalMicroseconds
+            || now < lastMaintenance else { return }
+        try maintenanceStep(now: now)
+    }
+
+    /// Idle-time maintenance for the daemon's loop: at most one step, only when owed. Returns whether
+    /// more remains (the loop may call again at its next idle moment).
+    @discardableResult
+    public func maintainWhenIdle(now: Instant) throws(EngineError) -> Bool {
+        try maintainIfDue(now: now)
+        return maintenanceBacklog
+    }
+}

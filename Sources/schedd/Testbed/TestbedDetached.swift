@@ -1,0 +1,137 @@
+import Glibc
+import Scheduler
+
+// `schedd testbed --print-env` and `--stop`: a testbed that outlives the command starting it.
+//
+// The command re-runs itself as a supervisor in a session of its own (no terminal, so a ^C in the
+// shell does not reach it) with its standard output on a pipe. The supervisor starts the testbed,
+// prints the variables on that pipe, moves its own stdout and stderr to /dev/null and the testbed's
+// log (so a caller reading both to their end — `$(…)`, Python's `subprocess.run` — is not held),
+// and waits for SIGTERM, SIGINT or SIGHUP, or for the bus or the daemon to die; then it tears down.
+
+/// The starting side: runs the supervisor and passes on what it prints (or its failure).
+func startDetachedTestbed(_ options: TestbedOptions) throws(CommandFailure) -> ExitCode {
+    var ends: [Int32] = [0, 0]
+    guard closeOnExecPipe(&ends) else { throw .failure("testbed: pipe: \(String(cString: strerror(errno)))") }
+    let supervisor: ChildProcess
+    do {
+        supervisor = try ChildProcess(
+            name: "the testbed supervisor", [try executablePath()] + Array(CommandLine.arguments.dropFirst()),
+            environment: environmentEntries(dropping: [testbedSupervisorVariable]) + ["\(testbedSupervisorVariable)=1"],
+            stdout: .descriptor(ends[1]), newSession: true)
+    } catch {
+        close(ends[0]); close(ends[1])
+        throw error
+    }
+    close(ends[1])
+    var output: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(ends[0], $0.baseAddress, $0.count) }
+        if n > 0 { output += buffer[0..<n] } else if n == 0 || errno != EINTR { break }
+    }
+    close(ends[0])
+    if output.isEmpty {
+        supervisor.wait()
+        return ExitCode(rawValue: supervisor.shellStatus ?? 3) ?? .failure
+    }
+    Console.writeAll(1, String(decoding: output, as: UTF8.self))
+    return .success
+}
+
+/// The supervisor: starts the testbed, prints the variables, waits, tears down.
+func superviseDetachedTestbed(_ options: TestbedOptions) -> ExitCode {
+    let testbed: Testbed
+    do {
+        testbed = try Testbed(options: options)
+        if let signal = try testbed.start() {
+            testbed.tearDown()
+            return ExitCode(rawValue: 128 + signal.number) ?? .failure
+        }
+    } catch {
+        Console.err("schedd: \(error.message)")
+        return error.code
+    }
+    let variables = testbed.variables + [("SCHEDD_TESTBED_PID", "\(getpid())")]
+    if options.json {
+        Console.out(JSONValue.object(variables.map { JSONMember($0.0, .string($0.1)) }).serialized())
+    } else {
+        for (name, value) in variables { Console.out("\(name)=\(shellQuoted(value)); export \(name);") }
+    }
+    let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+    let log = open(testbed.directory + "/testbed.log", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+    dup2(null, 1)
+    dup2(log >= 0 ? log : null, 2)
+    while true {
+        guard let signal = TestbedSignals.next(milliseconds: nil) else { continue }
+        if signal.number != SIGCHLD { break }
+        if let daemon = testbed.daemon, daemon.poll() {
+            Console.err("schedd: testbed: the daemon \(daemon.statusText): \(tail(of: testbed.daemonLogPath))")
+            break
+        }
+        if let bus = testbed.bus, bus.poll() {
+            Console.err("schedd: testbed: dbus-daemon \(bus.statusText)")
+            break
+        }
+    }
+    testbed.tearDown()
+    return .success
+}
+
+/// `--stop`: SIGTERM to the supervisor `$SCHEDD_TESTBED_PID` names, then waits until it has torn
+/// down (it is gone, or a zombie whose parent has not reaped it).
+func stopDetachedTestbed() throws(CommandFailure) -> ExitCode {
+    guard let text = environment("SCHEDD_TESTBED_PID"), let pid = pid_t(text), pid > 1 else {
+        throw .usage("testbed --stop needs SCHEDD_TESTBED_PID (from 'eval \"$(schedd testbed --print-env)\"')")
+    }
+    guard processEnvironment(of: pid).contains("\(testbedSupervisorVariable)=1") else {
+        throw .failure("testbed --stop: process \(pid) is not a running schedd testbed")
+    }
+    kill(pid, SIGTERM)
+    let deadline = monotonicMilliseconds() + Int64(4 * TestbedOptions.stopGraceMilliseconds)
+    while processIsAlive(pid) {
+        if monotonicMilliseconds() > deadline { throw .failure("testbed --stop: process \(pid) is still running") }
+        usleep(5000)
+    }
+    return .success
+}
+
+/// `value` as one sh word in single quotes.
+func shellQuoted(_ value: String) -> String {
+    "'" + value.replacingAll("'", with: "'\\''") + "'"
+}
+
+extension String {
+    /// Every occurrence of `target` replaced (no Foundation in the daemon's binary).
+    func replacingAll(_ target: Character, with replacement: String) -> String {
+        var result = ""
+        for character in self { if character == target { result += replacement } else { result.append(character) } }
+        return result
+    }
+}
+
+/// The `NAME=value` entries of /proc/PID/environ ([] when unreadable).
+func processEnvironment(of pid: pid_t) -> [String] {
+    let fd = open("/proc/\(pid)/environ", O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return [] }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n <= 0 { break }
+        bytes += buffer[0..<n]
+    }
+    return bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+}
+
+/// Whether `pid` runs: it exists and is not a zombie (state `Z` in /proc/PID/stat).
+func processIsAlive(_ pid: pid_t) -> Bool {
+    let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var buffer = [UInt8](repeating: 0, count: 512)
+    let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    guard n > 0, let close = buffer[0..<n].lastIndex(of: UInt8(ascii: ")")), close + 2 < n else { return false }
+    return buffer[close + 2] != UInt8(ascii: "Z")
+}

@@ -1,0 +1,51 @@
+@testable import schedd
+import SchedCalendar
+import Scheduler
+import XCTest
+
+/// The pure parts of paging (issue 9 item 5): how many rows fit a page, the ListPage cursor text, and
+/// how the CLI joins pages. The daemon and CLI around them are tested in BoundedRepliesTests.
+final class ReplyPageTests: XCTestCase {
+    func testRowsFittingOnePage_stopsBeforeTheRowThatCrossesTheByteBound() {
+        // "[" + 3 × 10 bytes + 2 commas + "]" = 34 bytes.
+        let rows = Array(repeating: String(repeating: "x", count: 10), count: 5)
+        XCTAssertEqual(rowsFittingOnePage(rows, maxRows: 100, maxBytes: 34), 3)
+        XCTAssertEqual(rowsFittingOnePage(rows, maxRows: 100, maxBytes: 33), 2)
+        XCTAssertEqual(jsonArray(rows.prefix(3)).utf8.count, 34)
+        XCTAssertEqual(rowsFittingOnePage(rows, maxRows: 2, maxBytes: 1000), 2)
+        // One row always goes, even when it alone is over the bound (a page is never empty).
+        XCTAssertEqual(rowsFittingOnePage(rows, maxRows: 100, maxBytes: 5), 1)
+        XCTAssertEqual(rowsFittingOnePage([String](), maxRows: 100, maxBytes: 5), 0)
+    }
+
+    func testRowsFittingOnePage_defaultBounds_keepAPageOfLargeRowsUnderOneMiB() {
+        let rows = Array(repeating: String(repeating: "y", count: 40_000), count: 1000)
+        let count = rowsFittingOnePage(rows)
+        XCTAssertEqual(count, 26)  // 26 × 40,001 + 1 ≤ 1 MiB < 27 × 40,001 + 1
+        XCTAssertLessThanOrEqual(jsonArray(rows.prefix(count)).utf8.count, ReplyBounds.maxBytes)
+        XCTAssertEqual(rowsFittingOnePage(Array(repeating: "1", count: 5000)), ReplyBounds.maxRows)
+    }
+
+    func testListCursorText_roundTrips_andRejectsAnythingElse() throws {
+        let cursor = PendingCursor(next: Instant(microseconds: 1_772_946_000_000_000), key: 42)  // 2026-03-08T05:00:00Z
+        XCTAssertEqual(ListCursorText.encode(cursor), "v1:1772946000000000:42")
+        XCTAssertEqual(try ListCursorText.decode("v1:1772946000000000:42"), cursor)
+        XCTAssertEqual(try ListCursorText.decode("v1:-5:0"), PendingCursor(next: Instant(microseconds: -5), key: 0))
+        XCTAssertNil(try ListCursorText.decode(""))
+        for bad in ["v2:1:2", "v1:1", "v1:1:2:3", "v1::2", "v1:x:2", "v1:99999999999999999999:1", "1:2",
+                    String(repeating: "v", count: 1 << 20)] {
+            XCTAssertThrowsError(try ListCursorText.decode(bad)) { error in
+                let failure = error as? ServiceFailure
+                XCTAssertEqual(failure?.name, .invalidArgument)
+                XCTAssertTrue(failure?.message.hasPrefix("ListPage: after must be") == true, "\(String(describing: failure))")
+                XCTAssertLessThan(failure?.message.utf8.count ?? .max, 300, "the message quotes a bounded prefix")
+            }
+        }
+    }
+
+    func testMergedJSONArray_joinsPagesInOrder_skippingEmptyOnes() {
+        XCTAssertEqual(mergedJSONArray([]), "[]")
+        XCTAssertEqual(mergedJSONArray(["[]"]), "[]")
+        XCTAssertEqual(mergedJSONArray(["[1,2]", "[]", "[{\"a\":[3]}]", "[4]"]), "[1,2,{\"a\":[3]},4]")
+    }
+}

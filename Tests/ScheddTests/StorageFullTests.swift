@@ -1,0 +1,98 @@
+import Foundation
+import Glibc
+import XCTest
+
+/// A full disk for real (CONTRACT §9, "Storage failure"; issue 9 items 4 and 9): the database on a
+/// 2 MiB tmpfs filled up with dd, the real daemon on the real clock on a private bus with stock limits.
+/// A push fails with the Storage error and stores nothing; the due firing is retried with back-off, so
+/// the log stays a handful of lines and the CPU idle; systemd hears STATUS=/ERRNO=; once the fill file
+/// is removed the daemon goes on by itself and shows the notification, late.
+final class StorageFullTests: XCTestCase {
+    private var mountPoint = ""
+    private var h: ScheddHarness?
+
+    override func setUpWithError() throws {
+        try XCTSkipUnless(geteuid() == 0, "needs root to mount a tmpfs")
+        h = try ScheddHarness(fakeClock: nil, databaseName: "disk/schedd.db") { dir in
+            let point = dir.file("disk")
+            try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)
+            let mounted = try runProcess("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", point])
+            guard mounted.status == 0 else { throw TestSetupError("mount tmpfs: \(mounted.stderr)") }
+            self.mountPoint = point
+        }
+    }
+
+    override func tearDown() {
+        _ = h?.stopDaemon()
+        if !mountPoint.isEmpty { _ = try? runProcess("/bin/umount", [mountPoint]) }
+        h?.tearDown()
+    }
+
+    /// User plus system CPU time of `pid` so far, in seconds (/proc/PID/stat fields 14 and 15).
+    private func cpuSeconds(_ pid: pid_t) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return .infinity }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the ")": field 3 (state) is fields[0], so utime (14) is fields[11] and stime (15) fields[12].
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return .infinity }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    private func storageLogLines(_ h: ScheddHarness) -> [String] {
+        h.daemonStderr.split(separator: "\n").map(String.init).filter { $0.contains("storage") }
+    }
+
+    func testDiskFull_pushFailsCleanly_firingBacksOff_andRecoversByItself() throws {
+        let h = try XCTUnwrap(h)
+        let pid = try XCTUnwrap(h.daemon?.processIdentifier)
+        // A notification due in 4 s, stored while the disk still has room.
+        let due = Date().addingTimeInterval(4)
+        let dueText = ISO8601DateFormatter().string(from: due)
+        XCTAssertEqual(try h.push(localPush(id: "due:1", at: dueText, extra: "\"graceSeconds\":600")).count, 1)
+
+        // Fill the tmpfs to the last byte.
+        let fill = mountPoint + "/fill"
+        _ = try runProcess("/bin/dd", ["if=/dev/zero", "of=\(fill)", "bs=64k"])
+        XCTAssertGreaterThan((try? FileManager.default.attributesOfItem(atPath: fill)[.size] as? Int) ?? 0, 1 << 20)
+
+        // A push now fails with the Storage error (exit 3) and nothing of it is stored.
+        let body = String(repeating: "b", count: 8000), data = "{\"d\":\"\(String(repeating: "x", count: 16000))\"}"
+        let rejected = try h.cli(["push", "-", "--json"], stdin: localPush(id: "full:1", at: "2030-01-01T00:00:00Z",
+                                                                         extra: "\"body\":\"\(body)\",\"data\":\(data)"))
+        XCTAssertEqual(rejected.status, 3, "push on a full disk: \(rejected.stdout) \(rejected.stderr)")
+        XCTAssertTrue(rejected.stdout.contains("full"), rejected.stdout)
+
+        // Past the due instant the firing fails and is retried with back-off, not in a loop.
+        while Date() < due { usleep(100_000) }
+        let cpuBefore = cpuSeconds(pid), windowStart = Date()
+        XCTAssertTrue(h.notify!.wait(for: "ERRNO=28", deadlineSeconds: 20), "received: \(h.notify!.received)")
+        sleep(8)
+        let window = Date().timeIntervalSince(windowStart), cpu = cpuSeconds(pid) - cpuBefore
+        XCTAssertLessThan(cpu, 0.25 * window, "the daemon burned \(cpu) s of CPU in \(window) s while the disk was full")
+        let failing = storageLogLines(h)
+        XCTAssertGreaterThanOrEqual(failing.count, 1, h.daemonStderr)
+        XCTAssertLessThanOrEqual(failing.count, 4, "log not rate-limited:\n\(failing.prefix(10).joined(separator: "\n"))")
+        XCTAssertTrue(failing.first?.contains("storage failure: Push") == true, failing.first ?? "")
+        XCTAssertFalse(h.shown.contains { $0["id"] as? String == "due:1" }, "shown although its firing was not recorded")
+        XCTAssertTrue(h.notify!.received.contains { $0.hasPrefix("STATUS=Storage failing since") }, "\(h.notify!.received)")
+
+        // Room again: the daemon goes on by itself (the back-off is at most 30 s) and shows it, late.
+        try FileManager.default.removeItem(atPath: fill)
+        var shown = false
+        for _ in 0..<600 where !shown {
+            shown = h.shown.contains { $0["id"] as? String == "due:1" }
+            if !shown { usleep(100_000) }
+        }
+        XCTAssertTrue(shown, "not shown after the disk had room again; log:\n\(h.daemonStderr)")
+        XCTAssertTrue(h.notify!.wait(for: "ERRNO=0", deadlineSeconds: 10), "received: \(h.notify!.received)")
+        let logged = storageLogLines(h)
+        print("storage log while full and after:\n" + logged.joined(separator: "\n"))
+        XCTAssertTrue(logged.contains { $0.contains("storage recovered") }, h.daemonStderr)
+        let history = try h.history()
+        let fired = history.first { $0["id"] as? String == "due:1" && $0["event"] as? String == "fired" }
+        XCTAssertNotNil(fired, "\(history)")
+        XCTAssertGreaterThan((fired?["late"] as? Double) ?? 0, 0, "fired late, after the recovery")
+        XCTAssertFalse(try h.list().contains { $0["id"] as? String == "full:1" }, "the failed push was stored")
+        XCTAssertFalse(history.contains { $0["id"] as? String == "full:1" })
+    }
+}
