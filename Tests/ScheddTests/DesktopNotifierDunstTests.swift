@@ -118,8 +118,6 @@ final class DesktopNotifierDunstTests: XCTestCase {
         XCTAssertEqual(notifier.show(note), .shown)
         _ = try dunstctl("action", "0")  // the person activates the topmost notification: its "default" action
         XCTAssertTrue(pump(notifier) { !log.entries.isEmpty })
-        let shownEntry = try XCTUnwrap(try history().first { $0["summary"] as? String == "Open me" }, "dunst history")
-        XCTAssertEqual(shownEntry["appname"] as? String, "Reminders", "dunst shows the app's Name=")
         XCTAssertTrue(waitUntil { (try? String(contentsOfFile: launches, encoding: .utf8))?.contains("reminders://todo/9") == true },
                       "the desktop file's Exec ran with the deep link")
         _ = try dunstctl("close")
@@ -129,6 +127,8 @@ final class DesktopNotifierDunstTests: XCTestCase {
         XCTAssertTrue(pump(notifier) { log.entries.contains { $0.id == "run_9:marker" } })
         XCTAssertEqual(log.entries, [.init(id: "run_9:open-me", event: .opened, reason: "action:default"),
                                      .init(id: "run_9:marker", event: .dismissed, reason: nil)])
+        let shownEntry = try XCTUnwrap(try history().first { $0["summary"] as? String == "Open me" }, "dunst history")
+        XCTAssertEqual(shownEntry["appname"] as? String, "Reminders", "dunst shows the app's Name=")
         XCTAssertEqual(log.ran.first ?? nil, "launch \(DesktopHarness.repoRoot.path)/Tests/Support/apps/record_launch.sh \(launches) reminders://todo/9")
     }
 }
