@@ -27,7 +27,8 @@ let package = Package(
         // procfs reads; no bus (the daemon hands it bus-verified PIDs).
         .target(name: "ScheddApps", dependencies: ["CLinuxProcess"], path: "Sources/ScheddApps"),
         // UnifiedPush connector: RFC 8188/8291 decryption over libcrypto, registrations.
-        .target(name: "ScheddPush", dependencies: ["CCrypto"], path: "Sources/ScheddPush"),
+        .target(name: "ScheddPush", dependencies: ["CCrypto", "SchedCalendar", "Scheduler", "ScheddBus", "CSchedBus",
+                                                  "ScheddApps"], path: "Sources/ScheddPush"),
         .target(name: "Scheduler", dependencies: ["SchedCalendar", "CSQLite"], path: "Sources/Scheduler"),
         .target(name: "CSchedBus", dependencies: ["CSystemd"], path: "Sources/CSchedBus"),
         // The one sd-bus/sd-event seam (and the Linux syscall shim): connections, async calls, matches,
@@ -36,7 +37,7 @@ let package = Package(
         .target(name: "ScheddDesktop", dependencies: ["SchedCalendar", "Scheduler", "ScheddBus", "ScheddApps"],
                 path: "Sources/ScheddDesktop"),
         .executableTarget(name: "schedd", dependencies: ["SchedCalendar", "Scheduler", "CSystemd", "CSchedBus",
-                                                        "ScheddBus", "ScheddDesktop", "ScheddApps"],
+                                                        "ScheddBus", "ScheddDesktop", "ScheddPush", "ScheddApps"],
                           path: "Sources/schedd"),
         .executableTarget(name: "schedd-bench", dependencies: ["SchedCalendar", "Scheduler", "CSQLite", "SeededRandomness"],
                           path: "Benchmarks/schedd-bench"),
@@ -46,7 +47,7 @@ let package = Package(
         .testTarget(name: "ScheddAppsTests", dependencies: ["ScheddApps"], path: "Tests/ScheddAppsTests"),
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "CSQLite", "SeededRandomness"],
                     path: "Tests/SchedulerTests"),
-        .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush"], path: "Tests/ScheddPushTests"),
+        .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush", "ScheddBus"], path: "Tests/ScheddPushTests"),
         .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler", "ScheddBus", "ScheddDesktop", "ScheddApps", "SeededRandomness"],
                     path: "Tests/ScheddTests"),
     ],

@@ -4,7 +4,8 @@
 set -euo pipefail
 PKGS=(pkg-config libsqlite3-dev sqlite3 libsystemd-dev systemd dbus-daemon dbus-bin
       python3 python3-dbus python3-gi libnotify-bin dunst xvfb tzdata
-      libssl-dev python3-cryptography)
+      libssl-dev python3-cryptography
+      faketime groff-base man-db zsh fish bash-completion)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

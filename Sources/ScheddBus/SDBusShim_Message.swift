@@ -86,6 +86,60 @@ public struct BusMessage {
         try check(sd_bus_message_exit_container(pointer), "leave a container of \(member)")
     }
 
+    /// The D-Bus type of the next argument (`"s"`, `"a"` with contents `"y"` …), nil at the end of
+    /// the current container (`sd_bus_message_peek_type`).
+    public func peekType() throws(BusError) -> (type: Character, contents: String?)? {
+        var type: CChar = 0
+        var contents: UnsafePointer<CChar>?
+        guard try check(sd_bus_message_peek_type(pointer, &type, &contents), "inspect an argument of \(member)") > 0 else {
+            return nil
+        }
+        return (Character(Unicode.Scalar(UInt8(bitPattern: type))), contents.map { String(cString: $0) })
+    }
+
+    /// Skips the next complete argument, whatever its type (`sd_bus_message_skip`).
+    public func skipArgument() throws(BusError) {
+        try check(sd_bus_message_skip(pointer, nil), "skip an argument of \(member)")
+    }
+
+    /// Reads an `ay` argument (`sd_bus_message_read_array`); the bytes are copied.
+    public func readBytes() throws(BusError) -> [UInt8] {
+        var data: UnsafeRawPointer?
+        var size = 0
+        try check(sd_bus_message_read_array(pointer, CChar(UInt8(ascii: "y")), &data, &size), "read a byte array of \(member)")
+        guard let data, size > 0 else { return [] }
+        return Array(UnsafeRawBufferPointer(start: data, count: size))
+    }
+
+    /// Reads an `a{sv}` argument whose values are strings or byte arrays (UnifiedPush's variant
+    /// dictionaries). Values of any other type are kept as `.other(signature)`, never read; a key given
+    /// twice keeps its last value. Cost: linear in the message.
+    public func readVariantDictionary() throws(BusError) -> [String: BusVariant] {
+        guard try enterContainer("a", "{sv}") else {
+            throw BusError(operation: "read an a{sv} argument of \(member)", errno: ENXIO)
+        }
+        var result: [String: BusVariant] = [:]
+        while try enterContainer("e", "sv") {
+            let key = try readString()
+            guard let (_, contents) = try peekType(), let signature = contents else {
+                throw BusError(operation: "read the value of '\(key)' in \(member)", errno: ENXIO)
+            }
+            try check(sd_bus_message_enter_container(pointer, CChar(UInt8(ascii: "v")), signature),
+                      "read the value of '\(key)' in \(member)")
+            switch signature {
+            case "s": result[key] = .string(try readString())
+            case "ay": result[key] = .bytes(try readBytes())
+            default:
+                try skipArgument()
+                result[key] = .other(signature)
+            }
+            try exitContainer()
+            try exitContainer()
+        }
+        try exitContainer()
+        return result
+    }
+
     // MARK: Appending
 
     public func append(_ value: String) throws(BusError) {
@@ -120,6 +174,34 @@ public struct BusMessage {
 
     public func closeContainer() throws(BusError) {
         try check(sd_bus_message_close_container(pointer), "close a container in \(member)")
+    }
+
+    /// Appends a byte array (`ay`, `sd_bus_message_append_array`).
+    public func append(bytes: [UInt8]) throws(BusError) {
+        let r = bytes.withUnsafeBytes { sd_bus_message_append_array(pointer, CChar(UInt8(ascii: "y")), $0.baseAddress, $0.count) }
+        try check(r, "append a byte array to \(member)")
+    }
+
+    /// Appends an `a{sv}` whose values are strings or byte arrays, in the order given.
+    public func append(variants: [(key: String, value: BusVariant)]) throws(BusError) {
+        try openContainer("a", "{sv}")
+        for (key, value) in variants {
+            try openContainer("e", "sv")
+            try append(key)
+            switch value {
+            case .string(let text):
+                try openContainer("v", "s")
+                try append(text)
+            case .bytes(let bytes):
+                try openContainer("v", "ay")
+                try append(bytes: bytes)
+            case .other(let signature):
+                throw BusError(operation: "append a '\(signature)' variant to \(member)", errno: EINVAL)
+            }
+            try closeContainer()
+            try closeContainer()
+        }
+        try closeContainer()
     }
 
     // MARK: Replying to a method call
@@ -166,6 +248,17 @@ public struct BusMessage {
         let hasPid = sd_bus_creds_get_pid(creds, &pid) >= 0
         return BusCredentials(euid: euid, pid: hasPid ? pid : nil)
     }
+}
+
+/// A value of an `a{sv}` dictionary as UnifiedPush uses them: a string, a byte array, or another
+/// type left unread (its signature).
+public enum BusVariant: Sendable, Equatable {
+    case string(String)
+    case bytes([UInt8])
+    case other(String)
+
+    /// The string value, nil for any other type.
+    public var string: String? { if case .string(let text) = self { text } else { nil } }
 }
 
 /// A method call kept past its handler (`BusMessage.deferReply()`), answered once with `reply` or

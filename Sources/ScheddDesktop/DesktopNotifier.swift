@@ -209,10 +209,14 @@ public final class DesktopNotifier: Notifier {
 
     /// CloseNotification for schedule `id` if its notification is on screen; otherwise nothing.
     /// A failure is ignored: a server that went away took its notifications with it.
-    public func close(app: String, id: String) {
-        guard let serverId = serverIds.removeValue(forKey: Key(app: app, id: id)) else { return }
+    /// Closes the notification of schedule `id` of `app` when the server still shows it (it has not sent
+    /// `NotificationClosed` for it); returns whether it did.
+    @discardableResult
+    public func close(app: String, id: String) -> Bool {
+        guard let serverId = serverIds.removeValue(forKey: Key(app: app, id: id)) else { return false }
         forget(serverId)
         try? connection?.closeNotification(serverId)
+        return true
     }
 
     private func forget(_ serverId: UInt32) {

@@ -80,8 +80,10 @@ public final class Engine {
     }
 
     /// Opens the engine over any store, restoring every pending schedule into the wheel. When the device
-    /// zone differs from the one recorded in the store (the zone changed while the daemon was down),
-    /// floating schedules are re-resolved as by `deviceZoneChanged`.
+    /// zone differs from the one recorded in the store (the zone changed while the daemon was down), what
+    /// fell due meanwhile is delivered in the old zone first (late or missed, handed to `notifier`), then
+    /// floating schedules are re-resolved as by `deviceZoneChanged`. A recorded zone that no longer loads
+    /// is skipped: the catch-up then happens in the new zone, at the caller's first `advance`.
     public init(store: any ScheduleStore, notifier: any Notifier, deviceZone: TimeZoneRules,
                 zones: ZoneDatabase = .shared, defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds,
                 retention: HistoryRetention = .standard,
@@ -104,7 +106,12 @@ public final class Engine {
             for entry in try store.pendingDeadlines() { wheel.insert(key: entry.key, due: entry.due) }
         }
         let recorded = try storage { () throws(StoreError) in try store.metadata("device_zone") }
-        if recorded != deviceZone.name {
+        if let recorded, recorded != deviceZone.name, let old = try? zone(named: recorded) {
+            // The zone changed while the daemon was down: what fell due is caught up in the old zone first
+            // (late or missed, CONTRACT §2/§3), then the new zone applies (`deviceZoneChanged` does both).
+            self.deviceZone = old
+            try deviceZoneChanged(to: deviceZone, now: now)
+        } else if recorded != deviceZone.name {
             try deviceZoneChanged(to: deviceZone, now: now)
         }
         refreshSnoozeDue()

@@ -12,10 +12,24 @@ public struct PushOutcome: Sendable, Hashable {
     public var next: Instant?
     /// For a `bk.cancel`: the ids it cancelled.
     public var cancelled: [String]?
+    /// For a `bk.cancel`: the ids whose notifications were on screen and were closed.
+    public var closed: [String]?
+    /// For a `bk.cancel` by run: `id` is the run id (answered as `"run"`).
+    public var isRun: Bool
 
-    public init(id: String, status: Status, next: Instant?, cancelled: [String]? = nil) {
+    public init(id: String, status: Status, next: Instant?, cancelled: [String]? = nil, closed: [String]? = nil,
+                isRun: Bool = false) {
         self.id = id; self.status = status; self.next = next; self.cancelled = cancelled
+        self.closed = closed; self.isRun = isRun
     }
+}
+
+/// What a cancel did: the pending schedules it cancelled, and the notifications that were on screen
+/// and were closed (history `closed`; CONTRACT §7).
+public struct CancelResult: Sendable, Hashable {
+    public var cancelled: [String]
+    public var closed: [String]
+    public init(cancelled: [String], closed: [String]) { self.cancelled = cancelled; self.closed = closed }
 }
 
 /// One pending schedule as `schedd list` shows it.
@@ -50,6 +64,9 @@ public struct HistoryRecord: Sendable, Hashable {
         case expired
         /// The person pressed a "Snooze" button: shown again after `reason`'s duration (`snooze:SECONDS`).
         case snoozed
+        /// A shown notification still on screen was closed because its schedule was cancelled;
+        /// `reason` is the cancel's (`push`, `cli`, `run`, `event:NAME`).
+        case closed
     }
     /// The app the schedule belongs to (CONTRACT §8).
     public var app: String

@@ -59,6 +59,27 @@ extension Engine {
         return delivered
     }
 
+    /// The latest occurrence of calendar `s` at or before `at`, given that `due` (≤ `at`) is one: found
+    /// backwards from `at` in doubling windows (1 min, 2 min, …) and then forwards inside the first window
+    /// that holds one, so a per-minute schedule down for a year costs a few elapses, not 500,000; the
+    /// forward walk covers at most the occurrences of a window whose later half has none.
+    private func latestOccurrence(_ s: StoredSchedule, atOrBefore at: Instant, from due: Instant) throws(EngineError) -> Instant {
+        var width: Int64 = 60_000_000
+        var start = due
+        while true {
+            let (candidate, overflow) = at.microseconds.subtractingReportingOverflow(width)
+            if overflow || candidate <= due.microseconds { break }
+            if let first = try nextElapse(s, after: Instant(microseconds: candidate - 1)), first <= at {
+                start = first
+                break
+            }
+            width = width > Int64.max / 4 ? Int64.max / 2 : width * 2
+        }
+        var occurrence = start
+        while let later = try nextElapse(s, after: occurrence), later <= at { occurrence = later }
+        return occurrence
+    }
+
     /// Decides one due schedule inside the batch transaction: records history, updates or removes the row,
     /// re-queues (time passing) or re-arms (wheel) the next occurrence.
     private func fire(_ stored: StoredSchedule, start: Instant, now: Instant, mode: AdvanceMode,
@@ -78,6 +99,9 @@ extension Engine {
                     if let first = try nextElapse(s, after: windowStart.adding(microseconds: -1)), first <= at {
                         occurrence = first
                         while let later = try nextElapse(s, after: occurrence), later <= at { occurrence = later }
+                    } else {
+                        // None within grace: the one `missed` record names the latest missed occurrence (§3).
+                        occurrence = try latestOccurrence(s, atOrBefore: at, from: due)
                     }
                     next = try nextElapse(s, after: at)
                 } else {
@@ -107,6 +131,10 @@ extension Engine {
                 } else {
                     wheel.insert(key: s.key, due: next)
                 }
+            } else if s.kind == .calendar {
+                // The last occurrence: the calendar leaves the pending set, and says why.
+                s.lastDue = occurrence
+                try expire(s, now: at, reason: reason.map { _ in "schedule ended" })
             } else {
                 try store.delete(s)
                 try recordFinished(s, outcome: shown ? .fired : .missed, due: occurrence, now: now)

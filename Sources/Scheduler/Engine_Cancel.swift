@@ -7,8 +7,13 @@ extension Engine {
     /// `.invalidArgument` (`id: longer than 200 bytes`) and nothing is stored.
     /// Everything is in `app`'s namespace (CONTRACT §8).
     public func cancel(id: String, app: String = Engine.defaultApp, now: Instant) throws(EngineError) -> [String] {
+        try cancelReporting(id: id, app: app, now: now).cancelled
+    }
+
+    /// `cancel(id:now:)`, also saying which notifications were on screen and were closed.
+    public func cancelReporting(id: String, app: String = Engine.defaultApp, now: Instant) throws(EngineError) -> CancelResult {
         try Self.checkName(id, "id", maxBytes: PushDecoder.maxIdBytes)
-        return try cancelling(app: app, now: now) { (closes: inout [String]) throws(EngineError) in
+        return try cancelling(app: app, now: now, reason: "cli") { (closes: inout [String]) throws(EngineError) in
             try cancelSchedules(app: app, id: id, reason: "cli", sparing: nil, now: now, closes: &closes)
         }
     }
@@ -16,8 +21,13 @@ extension Engine {
     /// Cancels every schedule of a run (reason `run`), leaving a run tombstone. Runs match exactly:
     /// `run_4` covers `run_4` and `run_4:a`, never `run_44:a`. `run` follows the id rule like `cancel(id:)`.
     public func cancel(run: String, app: String = Engine.defaultApp, now: Instant) throws(EngineError) -> [String] {
+        try cancelReporting(run: run, app: app, now: now).cancelled
+    }
+
+    /// `cancel(run:now:)`, also saying which notifications were on screen and were closed.
+    public func cancelReporting(run: String, app: String = Engine.defaultApp, now: Instant) throws(EngineError) -> CancelResult {
         try Self.checkName(run, "run", maxBytes: PushDecoder.maxIdBytes)
-        return try cancelling(app: app, now: now) { (closes: inout [String]) throws(EngineError) in
+        return try cancelling(app: app, now: now, reason: "run") { (closes: inout [String]) throws(EngineError) in
             try cancelSchedules(app: app, run: run, reason: "run", sparing: nil, now: now, closes: &closes)
         }
     }
@@ -33,7 +43,7 @@ extension Engine {
     public func track(event: String, app: String = Engine.defaultApp, dataJSON: String?, now: Instant)
         throws(EngineError) -> [String] {
         try Self.checkName(event, "event", maxBytes: PushDecoder.maxEventNameBytes)
-        return try cancelling(app: app, now: now) { (closes: inout [String]) throws(EngineError) in
+        return try cancelling(app: app, now: now, reason: "event:" + event) { (closes: inout [String]) throws(EngineError) in
             try storage { () throws(StoreError) -> [String] in
                 var ids: [String] = []
                 for s in try store.schedules(app: app, cancelOn: event) {
@@ -43,14 +53,15 @@ extension Engine {
                 }
                 return ids
             }
-        }
+        }.cancelled
     }
 
     /// The frame of every cancellation: `body` runs in ONE store transaction (durable when this
     /// returns) and collects the ids whose notifications may be on screen; those are closed only after
-    /// the commit, so a failed transaction closes nothing.
-    private func cancelling(app: String, now: Instant, _ body: (inout [String]) throws(EngineError) -> [String])
-        throws(EngineError) -> [String] {
+    /// the commit, so a failed transaction closes nothing. Each one the notifier says was on screen
+    /// gets history `closed` (with `reason`), committed before this returns.
+    private func cancelling(app: String, now: Instant, reason: String, _ body: (inout [String]) throws(EngineError) -> [String])
+        throws(EngineError) -> CancelResult {
         lastNow = now
         var closes: [String] = []
         let ids = try storage { () throws(StoreError) -> [String] in
@@ -58,9 +69,27 @@ extension Engine {
                 try wrap { () throws(EngineError) in try body(&closes) }
             }
         }
-        for closed in closes { notifier.close(app: app, id: closed) }
         refreshSnoozeDue()
-        return ids
+        return CancelResult(cancelled: ids, closed: try closeShown(closes, app: app, reason: reason, now: now))
+    }
+
+    /// Asks the notifier to close each of `ids` of `app` (after the cancel's commit) and records history
+    /// `closed` for those that were on screen; returns them, in order, each once.
+    func closeShown(_ ids: [String], app: String, reason: String, now: Instant) throws(EngineError) -> [String] {
+        var closed: [String] = []
+        for id in ids where !closed.contains(id) && notifier.close(app: app, id: id) { closed.append(id) }
+        guard !closed.isEmpty else { return [] }
+        try storage { () throws(StoreError) in
+            try store.transaction { () throws(StoreError) in
+                for id in closed {
+                    let finished = try store.finished(app: app, id: id)
+                    try store.appendHistory(HistoryRecord(
+                        app: app, id: id, event: .closed, at: now, due: finished?.due, reason: reason, lateSeconds: nil,
+                        title: nil, messageId: nil, dataJSON: nil))
+                }
+            }
+        }
+        return closed
     }
 
     /// The id rule of a push (`PushRules.identifier`) applied to an argument: `.invalidArgument`

@@ -46,7 +46,7 @@ extension Engine {
     private func pushEach(_ pushes: [Push], app: String, now: Instant, allOrNothing: Bool)
         throws(EngineError) -> [Result<[PushOutcome], EngineError>] {
         lastNow = now
-        var closes: [String] = []
+        var closes: [(id: String, push: Int, outcome: Int)] = []
         var results: [Result<[PushOutcome], EngineError>] = []
         results.reserveCapacity(pushes.count)
         var rejected = false
@@ -58,8 +58,9 @@ extension Engine {
                         let outcome = try store.savepoint { () throws(StoreError) -> [PushOutcome] in
                             try wrap { () throws(EngineError) in try apply(push, app: app, now: now, closes: &own) }
                         }
-                        closes += own
                         results.append(.success(outcome))
+                        // A push's closes belong to its `bk.cancel` line, the first outcome.
+                        closes += own.map { ($0, results.count - 1, 0) }
                     } catch {
                         guard let kind = error.engineKind, !allOrNothing else { throw error }
                         rejected = true
@@ -71,7 +72,13 @@ extension Engine {
         // A rejected push was rolled back to its savepoint, the wheel changes it made with it.
         if rejected { rebuildWheel() }
         if !closes.isEmpty { refreshSnoozeDue() }
-        for id in closes { notifier.close(app: app, id: id) }
+        // After the commit: close what was on screen; each cancel line says what it closed.
+        let closed = Set(try closeShown(closes.map(\.id), app: app, reason: "push", now: now))
+        for (id, push, outcome) in closes where closed.contains(id) {
+            guard case .success(var outcomes) = results[push] else { continue }
+            if outcomes[outcome].closed?.contains(id) != true { outcomes[outcome].closed?.append(id) }
+            results[push] = .success(outcomes)
+        }
         return results
     }
 
@@ -98,10 +105,11 @@ extension Engine {
             switch cancel {
             case .id(let id):
                 let ids = try cancelSchedules(app: app, id: id, reason: "push", sparing: spared, now: now, closes: &closes)
-                outcomes.append(PushOutcome(id: id, status: .cancelled, next: nil, cancelled: ids))
+                outcomes.append(PushOutcome(id: id, status: .cancelled, next: nil, cancelled: ids, closed: []))
             case .run(let run):
                 let ids = try cancelSchedules(app: app, run: run, reason: "run", sparing: spared, now: now, closes: &closes)
-                outcomes.append(PushOutcome(id: run, status: .cancelled, next: nil, cancelled: ids))
+                outcomes.append(PushOutcome(id: run, status: .cancelled, next: nil, cancelled: ids, closed: [],
+                                            isRun: true))
             }
         }
         if let local = push.local {

@@ -100,14 +100,19 @@ extension Engine {
         return (s, next)
     }
 
-    /// The device zone changed: floating schedules are re-resolved to their wall time in `zone`.
+    /// The device zone changed: first everything due by `now` is delivered in the *old* zone (as by
+    /// `advance(to: now, mode: .wallClock)`: late or missed), then floating schedules are re-resolved to
+    /// their wall time in `zone`.
     ///
     /// A floating one-shot keeps its wall time (19:00 stays 19:00 in the new zone; if that is already past
     /// it is late and the next `advance` applies the grace rule). A floating calendar takes its first
     /// elapse in the new zone after its last occurrence and after `now`, so nothing that
-    /// already fired fires again. The caller advances to `now` first (what was due in the old zone fires
-    /// there). Pinned schedules (`timeZone`, a calendar zone suffix) do not move.
-    public func deviceZoneChanged(to zone: TimeZoneRules, now: Instant) throws(EngineError) {
+    /// already fired fires again; one whose `until` now leaves it no occurrence ends with history
+    /// `expired` (reason `until`). Pinned schedules (`timeZone`, a calendar zone suffix) do not move.
+    /// Returns what the catch-up delivered.
+    @discardableResult
+    public func deviceZoneChanged(to zone: TimeZoneRules, now: Instant) throws(EngineError) -> [DueNotification] {
+        let delivered = try advance(to: now, mode: .wallClock)
         let previous = deviceZone
         deviceZone = zone
         lastNow = now
@@ -129,9 +134,8 @@ extension Engine {
                         }
                         guard let next else {
                             // A floating calendar whose `until` now lies before its next elapse: it is over.
-                            try store.delete(s)
                             wheel.cancel(key: s.key)
-                            try recordFinished(s, outcome: s.lastDue == nil ? .missed : .fired, due: s.lastDue, now: now)
+                            try expire(s, now: now)
                             continue
                         }
                         s.next = next
@@ -145,6 +149,18 @@ extension Engine {
             deviceZone = previous
             throw error
         }
+        return delivered
+    }
+
+    /// Within a transaction: a repeating schedule with no occurrence left leaves the pending set with
+    /// history `expired` (reason `until`, or why it cannot be evaluated any more).
+    func expire(_ s: StoredSchedule, now: Instant, reason: String? = nil) throws(StoreError) {
+        try store.delete(s)
+        try store.appendHistory(HistoryRecord(
+            app: s.app, id: s.id, event: .expired, at: now, due: s.lastDue, reason: reason ?? (s.untilInstant != nil
+                || s.untilWall != nil ? "until" : "no occurrence"),
+            lateSeconds: nil, title: s.title, messageId: s.messageId, dataJSON: s.dataJSON))
+        try recordFinished(s, outcome: s.lastDue == nil ? .missed : .fired, due: s.lastDue, now: now)
     }
 
     /// Remembers a schedule that is over, so a redelivery of the same push is a `duplicate`.

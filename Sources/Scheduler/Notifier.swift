@@ -45,8 +45,10 @@ public enum DeliveryResult: Sendable, Hashable {
 /// Called on the engine's thread, in due order.
 public protocol Notifier: AnyObject {
     func show(_ notification: DueNotification) -> DeliveryResult
-    /// A schedule of `app` whose notification may be on screen was cancelled: close it if it is.
-    func close(app: String, id: String)
+    /// A schedule of `app` whose notification may be on screen was cancelled: close it if it is. Returns
+    /// whether it was on screen (then the engine records history `closed` and the cancel says so).
+    @discardableResult
+    func close(app: String, id: String) -> Bool
 }
 
 /// A notifier that shows nothing and remembers everything (tests).
@@ -61,8 +63,16 @@ public final class RecordingNotifier: Notifier {
         shown.append(notification)
         return .shown
     }
-    /// The ids closed, in order (`closedApps` holds the app of each).
-    public func close(app: String, id: String) { closed.append(id); closedApps.append(app) }
+    /// On screen: shown and not closed since (a recording has no person to dismiss it). `closed` holds
+    /// the ids in order, `closedApps` the app of each.
+    @discardableResult
+    public func close(app: String, id: String) -> Bool {
+        let wasShown = shown.contains { $0.app == app && $0.id == id }
+            && !zip(closed, closedApps).contains { $0 == (id, app) }
+        closed.append(id)
+        closedApps.append(app)
+        return wasShown
+    }
     public private(set) var closedApps: [String] = []
 }
 
@@ -70,5 +80,6 @@ public final class RecordingNotifier: Notifier {
 public final class NullNotifier: Notifier {
     public init() {}
     public func show(_ notification: DueNotification) -> DeliveryResult { .shown }
-    public func close(app: String, id: String) {}
+    @discardableResult
+    public func close(app: String, id: String) -> Bool { false }
 }

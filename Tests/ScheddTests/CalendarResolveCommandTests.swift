@@ -38,7 +38,7 @@ final class CalendarResolveCommandTests: XCTestCase {
     func testCalendar_badSpec_isRejectedWithExit1() throws {
         let json = try runProcess(Build.schedd, ["calendar", "--json", "Someday 25:00"])
         XCTAssertEqual(json.status, 1)
-        let error = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let error = (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])?.first
         XCTAssertEqual(error?["spec"] as? String, "Someday 25:00")
         XCTAssertNotNil(error?["error"] as? String)
         let human = try runProcess(Build.schedd, ["calendar", "daily", "Someday 25:00"])

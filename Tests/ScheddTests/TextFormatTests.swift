@@ -29,7 +29,9 @@ final class TextFormatTests: XCTestCase {
             ("90s", 90_000_000), ("15min", 900_000_000), ("2h", 7_200_000_000), ("1d 6h", 108_000_000_000),
             ("1h30m", 5_400_000_000), ("500ms", 500_000), ("1.5h", 5_400_000_000), ("30", 30_000_000),
             ("2 weeks", 1_209_600_000_000), ("1y", 31_557_600_000_000), ("1M", 2_629_800_000_000),
-            ("", nil), ("abc", nil), ("5 parsecs", nil), ("-5s", nil), ("200y", nil),
+            ("", nil), ("abc", nil), ("5 parsecs", nil), ("-5s", nil), ("200y", 6_311_520_000_000_000),
+            ("+3.1s", 3_100_000), ("23μs", 23), (" 5. ", nil), ("3.s", nil), ("3. 1s", nil), ("infinity", nil),
+            ("300000y", nil),
         ]
         for (text, expected) in cases { XCTAssertEqual(parseTimeSpan(text), expected, text) }
     }

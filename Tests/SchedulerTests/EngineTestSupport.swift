@@ -47,7 +47,12 @@ final class ScriptedNotifier: Notifier {
         return .shown
     }
 
-    func close(app: String, id: String) { closed.append(id) }
+    @discardableResult
+    func close(app: String, id: String) -> Bool {
+        let onScreen = shown.contains { $0.app == app && $0.id == id } && !closed.contains(id)
+        closed.append(id)
+        return onScreen
+    }
 }
 
 /// An engine on a database file in a temporary directory, reopened at will (a daemon restart).

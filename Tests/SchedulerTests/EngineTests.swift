@@ -81,7 +81,7 @@ final class EngineTests: XCTestCase {
     func testCancelPushBeforeItsLocal_blocksIt_evenAcrossRestart() throws {
         let h = try EngineHarness(now: t0)
         let cancel = try h.e.push(Push(cancel: .id("run_9:a")), now: t0)
-        XCTAssertEqual(cancel, [PushOutcome(id: "run_9:a", status: .cancelled, next: nil, cancelled: [])])
+        XCTAssertEqual(cancel, [PushOutcome(id: "run_9:a", status: .cancelled, next: nil, cancelled: [], closed: [])])
         try h.restart(now: t0.adding(seconds: 5))
         XCTAssertEqual(try h.push(makeLocal("run_9:a", atFixed(t0.adding(seconds: 60))), now: t0.adding(seconds: 5)).status,
                        .cancelled)

@@ -13,4 +13,13 @@ void schedbus_set_dispatcher(schedbus_dispatcher dispatcher);
 /// The vtable of interface org.schedd.Scheduler1 (methods with argument names, signals).
 const sd_bus_vtable *schedbus_vtable(void);
 
+/// org.schedd.UnifiedPush1: Register, Unregister, List; signals EndpointChanged, Unregistered.
+const sd_bus_vtable *schedbus_unifiedpush_vtable(void);
+
+/// org.unifiedpush.Connector2 (a{sv} arguments; NewEndpoint and Unregistered are NoReply).
+const sd_bus_vtable *schedbus_connector2_vtable(void);
+
+/// org.unifiedpush.Connector1 (positional arguments, every method NoReply).
+const sd_bus_vtable *schedbus_connector1_vtable(void);
+
 #endif

@@ -4,6 +4,11 @@ struct ParsedArguments: Sendable, Equatable {
     /// Option values by name (without dashes); flags map to "".
     var options: [String: String]
     var positionals: [String]
+    /// Every value of a repeatable option, in order (`--cancel-on A --cancel-on B`).
+    var repeated: [String: [String]] = [:]
+
+    /// Every value given for `name` (repeatable options; others hold at most one).
+    func values(_ name: String) -> [String] { repeated[name] ?? (options[name].map { [$0] } ?? []) }
 
     /// Whether the flag or option was given.
     func has(_ name: String) -> Bool { options[name] != nil }
@@ -26,7 +31,7 @@ struct ParsedArguments: Sendable, Equatable {
 /// Rules: the first word is the subcommand (`-h`/`--help` alone means `help`); options may stand
 /// before or after positional arguments, as `--name VALUE` or `--name=VALUE`; `-h` is `--help`;
 /// `--` ends options; `-` alone is a positional (standard input). A repeated option keeps the last
-/// value. Unknown subcommands and options are usage errors with a "did you mean" hint. The
+/// value, except for repeatable options (`values(_:)`). Unknown subcommands and options are usage errors with a "did you mean" hint. The
 /// positional count is checked unless `--help` was given.
 func parseArguments(_ arguments: [String]) throws(CommandFailure) -> ParsedArguments {
     guard let first = arguments.first else { return ParsedArguments(command: "help", options: [:], positionals: []) }
@@ -72,14 +77,17 @@ func parseArguments(_ arguments: [String]) throws(CommandFailure) -> ParsedArgum
             throw .usage(message)
         }
         if let valueName = option.valueName {
+            let value: String
             if let inlineValue {
-                parsed.options[name] = inlineValue
+                value = inlineValue
             } else if index < arguments.count {
-                parsed.options[name] = arguments[index]
+                value = arguments[index]
                 index += 1
             } else {
                 throw .usage("option '--\(name)' needs a value (\(valueName))")
             }
+            parsed.options[name] = value
+            if option.repeatable { parsed.repeated[name, default: []].append(value) }
         } else {
             if inlineValue != nil { throw .usage("option '--\(name)' takes no value") }
             parsed.options[name] = ""

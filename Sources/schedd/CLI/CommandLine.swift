@@ -1,10 +1,11 @@
 import Scheduler
 
 /// Runs the `schedd` command line (arguments without the program name); returns the exit code.
-/// Diagnostics go to stderr as one `schedd: …` line; with `--json`, a rejected input also prints
-/// `{"error": …}` on stdout.
+/// Diagnostics go to stderr as one `schedd: …` line; with `--json`, every failure — a usage error
+/// (exit 2), rejected input (1) or an unreachable daemon (3) — also prints `{"error": …}` on
+/// stdout, so a script reading stdout always gets JSON.
 func runCommandLine(_ arguments: [String]) -> ExitCode {
-    var json = arguments.contains("--json")
+    var json = (arguments.firstIndex(of: "--") ?? arguments.endIndex) > (arguments.firstIndex(of: "--json") ?? Int.max)
     do throws(CommandFailure) {
         let args = try parseArguments(arguments)
         json = args.json
@@ -12,34 +13,48 @@ func runCommandLine(_ arguments: [String]) -> ExitCode {
             Console.out(commandHelp(commandSpec(named: args.command)!))
             return .success
         }
-        switch args.command {
-        case "help":
-            if let name = args.positionals.first {
-                guard let spec = commandSpec(named: name) else {
-                    let hint = closestMatch(to: name, among: commandTable.map(\.name)).map { "; did you mean '\($0)'?" }
-                    throw .usage("unknown command '\(name)'\(hint ?? "")")
-                }
-                Console.out(commandHelp(spec))
-            } else {
-                Console.out(overallHelp())
-            }
-        case "version": Console.out("schedd 0.1")
-        case "run": return try runDaemonCommand(args)
-        case "calendar": try runCalendarCommand(args, now: SystemClock().now)
-        case "resolve": try runResolveCommand(args)
-        case "push": return try runPushCommand(args)
-        case "track": try runTrackCommand(args)
-        case "cancel": try runCancelCommand(args)
-        case "list": try runListCommand(args)
-        case "history": try runHistoryCommand(args)
-        case "clock": try runClockCommand(args)
-        case "testbed": return try runTestbedCommand(args)
-        default: throw .usage("unknown command '\(args.command)'")
-        }
-        return .success
+        return try runCommand(args)
     } catch {
-        if json, let body = error.jsonBody { Console.out(body) }
+        if json {
+            if let body = error.jsonBody {
+                Console.out(body)
+            } else if !error.message.isEmpty {
+                Console.out(JSONValue.object([JSONMember("error", .string(error.message))]).serialized())
+            }
+        }
         if !error.message.isEmpty { Console.err("schedd: \(error.message)") }
         return error.code
     }
+}
+
+/// Dispatches a parsed command line to its command (one `case` per row of `commandTable`).
+private func runCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
+    switch args.command {
+    case "help":
+        if let name = args.positionals.first {
+            guard let spec = commandSpec(named: name) else {
+                let hint = closestMatch(to: name, among: commandTable.map(\.name)).map { "; did you mean '\($0)'?" }
+                throw .usage("unknown command '\(name)'\(hint ?? "")")
+            }
+            Console.out(commandHelp(spec))
+        } else {
+            Console.out(overallHelp())
+        }
+    case "version": Console.out("schedd 0.1")
+    case "run": return try runDaemonCommand(args)
+    case "add": return try runAddCommand(args)
+    case "calendar": return try runCalendarCommand(args, now: SystemClock().now)
+    case "resolve": return try runResolveCommand(args)
+    case "timespan": return runTimespanCommand(args)
+    case "timestamp": return try runTimestampCommand(args, now: SystemClock().now)
+    case "push": return try runPushCommand(args)
+    case "track": try runTrackCommand(args)
+    case "cancel": try runCancelCommand(args)
+    case "list": try runListCommand(args)
+    case "history": try runHistoryCommand(args)
+    case "clock": try runClockCommand(args)
+    case "testbed": return try runTestbedCommand(args)
+    default: throw .usage("unknown command '\(args.command)'")
+    }
+    return .success
 }

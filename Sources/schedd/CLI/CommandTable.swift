@@ -1,17 +1,34 @@
 import Scheduler
 
 /// One option a subcommand accepts: `--name VALUE` (or `--name=VALUE`) when `valueName` is set,
-/// else a flag.
+/// else a flag. The same table drives the parser, `--help`, the man page and the shell completions.
 struct OptionSpec: Sendable {
     var name: String
     var valueName: String?
     var help: String
+    /// Values a completion offers (`low`, `normal`, `critical`); empty when free-form.
+    var choices: [String] = []
+    /// Whether the option may be given more than once, each value kept (`--cancel-on A --cancel-on B`);
+    /// otherwise a repeated option keeps the last value.
+    var repeatable = false
 
     static func flag(_ name: String, _ help: String) -> OptionSpec { OptionSpec(name: name, valueName: nil, help: help) }
-    static func value(_ name: String, _ valueName: String, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, valueName: valueName, help: help)
+    static func value(_ name: String, _ valueName: String, _ help: String, choices: [String] = [],
+                      repeatable: Bool = false) -> OptionSpec {
+        OptionSpec(name: name, valueName: valueName, help: help, choices: choices, repeatable: repeatable)
     }
 }
+
+/// A word that selects what a subcommand does (`clock show`, `clock set TIME`).
+struct ActionSpec: Sendable {
+    var name: String
+    /// What follows the action word (`TIME`), or "".
+    var arguments: String
+    var help: String
+}
+
+/// What a positional argument is, for completions: a file (`push FILE`) or free text.
+enum PositionalKind: Sendable { case text, file }
 
 /// One subcommand: its name, the positional arguments it takes and its options.
 struct CommandSpec: Sendable {
@@ -24,6 +41,12 @@ struct CommandSpec: Sendable {
     var options: [OptionSpec]
     /// Extra lines for `schedd NAME --help` (examples, forms).
     var details: [String] = []
+    /// Action words, when the first positional is one (`clock`).
+    var actions: [ActionSpec] = []
+    var positionalKind: PositionalKind = .text
+    /// Whether the command talks to the daemon (then it takes `--bus`); `calendar`, `resolve`,
+    /// `timespan` and `timestamp` do not.
+    var usesDaemon: Bool { options.contains { $0.name == "bus" } }
 }
 
 /// The options every subcommand takes.
@@ -34,7 +57,13 @@ let commonOptions: [OptionSpec] = [
 
 /// The options of every subcommand that talks to the daemon.
 let busOption = OptionSpec.value("bus", "session|system|ADDRESS",
-                                 "The bus the daemon is on (default: session, $DBUS_SESSION_BUS_ADDRESS)")
+                                 "The bus the daemon is on (default: session, $DBUS_SESSION_BUS_ADDRESS)",
+                                 choices: ["session", "system"])
+
+/// `--limit N` of `list` and `history`: 0 means no limit, the same for both (and for the D-Bus API).
+func limitOption(default text: String) -> OptionSpec {
+    .value("limit", "N", "Show at most N (0: all; default: \(text))")
+}
 
 /// The option of every subcommand that acts for an app (CONTRACT §8; docs/apps.md).
 let appOption = OptionSpec.value("app", "APPID",
@@ -42,19 +71,25 @@ let appOption = OptionSpec.value("app", "APPID",
                                  + "app — its Flatpak or app scope — else org.schedd.Default)")
 
 /// The command table: every subcommand of CONTRACT §6, in the order `schedd --help` lists them.
+/// To add a command: append a `CommandSpec` here and a `case` in `runCommandLine`; help, the man
+/// page and the completions follow from the table.
 let commandTable: [CommandSpec] = [
     CommandSpec(name: "run", arguments: "", summary: "Run the daemon", positionalCount: 0...0, options: [
         busOption,
         .value("db", "PATH", "The SQLite database (default: $XDG_STATE_HOME/schedd/schedd.db)"),
         .value("notifier", "desktop|stdout|none",
-               "Where notifications go (default: desktop when a notification server is on the session bus, else stdout)"),
+               "Where notifications go (default: desktop when a notification server is on the session bus, else stdout)",
+               choices: ["desktop", "stdout", "none"]),
         .value("notify-bus", "ADDRESS", "The bus of the notification server (default: the session bus)"),
-        .value("fake-clock", "RFC3339", "Start a fake clock standing still at this instant (see 'schedd clock')"),
+        .value("fake-clock", "TIME", "Start a fake clock standing still at TIME (RFC 3339; see 'schedd clock')"),
         .value("tz", "ZONE", "The device zone (default: $TZ, else /etc/localtime)"),
         .value("allow-group", "GROUP",
                "Serve only root, schedd's own user and members of GROUP (default: schedd with --bus system, else anyone)"),
         .value("history-days", "N", "Keep history at most N days (30 or more; default 90)"),
         .value("history-max", "N", "Keep at most the newest N history records (default 100000)"),
+        .value("push-distributor", "NAME",
+               "The UnifiedPush distributor apps register with (a bus name or its part after org.unifiedpush.Distributor.; "
+               + "default: $UNIFIEDPUSH_DISTRIBUTOR, else the rule in docs/receiving-pushes.md)"),
         .value("max-pending-per-app", "N",
                "At most N pending schedules per app; a push over it is rejected (default \(Engine.defaultMaxPendingPerApp))"),
     ], details: [
@@ -62,45 +97,77 @@ let commandTable: [CommandSpec] = [
         "With --allow-group (or --bus system) it checks every caller's credentials and refuses others with",
         "org.freedesktop.DBus.Error.AccessDenied.",
     ]),
+    CommandSpec(name: "add", arguments: "TITLE (--at WHEN | --in SPAN | --calendar SPEC)",
+                summary: "Schedule a notification from the command line", positionalCount: 1...1, options: [
+        busOption, appOption,
+        .value("at", "WHEN", "When: a push's at (2026-12-24T18:00, …Z, …+01:00) or a systemd timestamp (tomorrow 18:00, @1767225600)"),
+        .value("in", "SPAN", "After a time span from now (90s, 15min, '1h 30min')"),
+        .value("calendar", "SPEC", "Repeating, at a calendar expression (Mon..Fri 09:00, daily)"),
+        .value("body", "TEXT", "The notification's body (plain text)"),
+        .value("id", "ID", "The schedule's id (default: a new cli_… id, printed)"),
+        .value("cancel-on", "EVENT", "Cancel it when EVENT is tracked (repeatable)", repeatable: true),
+        .value("urgency", "LEVEL", "low, normal (default) or critical", choices: ["low", "normal", "critical"]),
+        .value("grace", "SPAN", "How late it may still be shown (default: the daemon's)"),
+        .value("action", "ID=TITLE", "A button (repeatable, at most 3)", repeatable: true),
+        .value("until", "WHEN", "With --calendar: no occurrence after WHEN"),
+        .value("tz", "ZONE", "Pin a wall-clock --at or --calendar to ZONE (default: floating in the device zone)"),
+    ], details: [
+        "Answers as push does: 'ID: scheduled, next …' ({\"id\",\"status\",\"next\"} with --json).",
+        "WHEN is read as a push's at first, then as a systemd timestamp (systemd-analyze timestamp) in",
+        "the daemon's device zone and clock; a WHEN that is neither, such as 'Fri 09:00', is read as a calendar",
+        "expression and its next elapse is used, once.",
+        "Examples: schedd add 'Stand up' --in 25min",
+        "          schedd add 'Dinner' --at 'tomorrow 18:00' --body 'Table at 7'",
+        "          schedd add 'Standup' --calendar 'Mon..Fri 09:30' --cancel-on vacation",
+    ]),
     CommandSpec(name: "push", arguments: "[FILE|-]", summary: "Hand the daemon one push, or NDJSON pushes",
                 positionalCount: 0...1, options: [busOption, appOption], details: [
         "Reads standard input when FILE is '-' or missing. A file that parses as one JSON value is one push;",
         "otherwise each non-empty line is one push (NDJSON) and gets one answer line, in order.",
+        "The push format is described in schedd-push(5).",
         "Example: echo '{\"bk\":{\"local\":{\"id\":\"run_1:a\",\"at\":\"2026-12-24T18:00\",\"title\":\"Hi\"}}}' | schedd push",
-    ]),
+    ], positionalKind: .file),
     CommandSpec(name: "track", arguments: "EVENT", summary: "Report an event: cancels schedules with it in cancelOn",
                 positionalCount: 1...1, options: [busOption, appOption, .value("data", "JSON", "Data recorded with the event")]),
     CommandSpec(name: "cancel", arguments: "ID | --run RUN", summary: "Cancel one schedule, or every schedule of a run",
                 positionalCount: 0...1, options: [busOption, appOption, .value("run", "RUN", "Cancel every schedule of this run")]),
     CommandSpec(name: "list", arguments: "", summary: "List pending notifications, soonest first",
                 positionalCount: 0...0, options: [
-        busOption,
-        appOption,
-        .flag("all-apps", "List the pending notifications of every app (not for sandboxed callers)"),
-        .value("limit", "N", "Show at most N (default: all)"),
-        .value("offset", "N", "Skip the first N"),
+        busOption, appOption, .flag("all-apps", "List the pending notifications of every app, with an APP column (not for sandboxed callers)"),
+        limitOption(default: "all"), .value("offset", "N", "Skip the first N"),
+    ], details: [
+        "Columns as systemctl list-timers: NEXT, LEFT, LAST (the last firing), PASSED, then REPEAT (a",
+        "repeating schedule's calendar, '-' for a one-shot), ID and TITLE; times in the daemon's device zone.",
     ]),
     CommandSpec(name: "history", arguments: "", summary: "Show what happened, oldest first",
-                positionalCount: 0...0, options: [busOption, appOption, .value("limit", "N", "The newest N records (default 100)")]),
-    CommandSpec(name: "clock", arguments: "show | set TIME | advance SPAN | zone ZONE",
+                positionalCount: 0...0, options: [busOption, appOption, limitOption(default: "100, the newest")]),
+    CommandSpec(name: "clock", arguments: "show | set TIME | advance SPAN | next | zone ZONE",
                 summary: "Show or move the daemon's fake clock", positionalCount: 1...Int.max, options: [busOption, appOption],
-                details: [
-        "show           print {\"now\",\"zone\",\"fake\"}",
-        "set TIME       step the wall clock to TIME (RFC 3339, or a wall time in the device zone): what it",
-        "               jumps over is late; stepping back fires nothing twice",
-        "advance SPAN   let SPAN pass (90s, 15min, 2h, '1d 6h'): everything due fires on time, in order;",
-        "               answers after all of it was delivered and recorded",
-        "zone ZONE      change the device zone, as a change of /etc/localtime would",
+                actions: [
+        ActionSpec(name: "show", arguments: "", help: "print the daemon's clock: {\"now\",\"zone\",\"fake\"}"),
+        ActionSpec(name: "set", arguments: "TIME",
+                   help: "step the wall clock to TIME (RFC 3339 or a systemd timestamp): what it jumps over is late; stepping back fires nothing twice"),
+        ActionSpec(name: "advance", arguments: "SPAN",
+                   help: "let SPAN pass (90s, 15min, '1d 6h'): everything due fires on time, in order; answers after all of it was delivered and recorded"),
+        ActionSpec(name: "next", arguments: "", help: "advance to the next due instant and deliver what is due then"),
+        ActionSpec(name: "zone", arguments: "ZONE", help: "change the device zone, as a change of /etc/localtime would"),
     ]),
     CommandSpec(name: "calendar", arguments: "SPEC...", summary: "Show the next elapses of calendar expressions",
                 positionalCount: 1...Int.max, options: [
-        .value("tz", "ZONE", "Evaluate in ZONE (default: the device zone)"),
-        .value("base-time", "TIME", "Start after TIME instead of now"),
+        .value("tz", "ZONE", "Evaluate and print in ZONE (default: the device zone, $TZ)"),
+        .value("base-time", "TIME", "Start after TIME (RFC 3339 or a systemd timestamp) instead of now"),
         .value("iterations", "N", "Show N elapses (default 1)"),
-    ], details: ["Like 'systemd-analyze calendar'. Example: schedd calendar --iterations 3 'Mon..Fri 09:00'"]),
+    ], details: ["Like 'systemd-analyze calendar', line for line. Example: schedd calendar --iterations 3 'Mon..Fri 09:00'"]),
     CommandSpec(name: "resolve", arguments: "WALL...", summary: "Resolve wall-clock times in a zone (gap, fold)",
                 positionalCount: 1...Int.max, options: [.value("tz", "ZONE", "The zone (default: the device zone)")],
                 details: ["Example: schedd resolve --tz America/New_York 2026-03-08T02:30 2026-11-01T01:30"]),
+    CommandSpec(name: "timespan", arguments: "SPAN...", summary: "Check time spans as systemd parses them",
+                positionalCount: 1...Int.max, options: [],
+                details: ["Like 'systemd-analyze timespan', line for line. Example: schedd timespan '1h 30min' 90s"]),
+    CommandSpec(name: "timestamp", arguments: "TIMESTAMP...", summary: "Check timestamps as systemd parses them",
+                positionalCount: 1...Int.max, options: [
+        .value("base-time", "TIME", "Read relative timestamps (now, +5min, tomorrow) from TIME instead of now"),
+    ], details: ["Like 'systemd-analyze timestamp', line for line. Example: schedd timestamp 'tomorrow 18:00' @1767225600"]),
     testbedCommandSpec,
     CommandSpec(name: "help", arguments: "[COMMAND]", summary: "Show help for schedd or one command",
                 positionalCount: 0...1, options: []),

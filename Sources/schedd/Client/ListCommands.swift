@@ -2,52 +2,86 @@ import ScheddBus
 import SchedCalendar
 import Scheduler
 
-/// `schedd list [--limit N] [--offset N] [--app ID | --all-apps]`: pending notifications, soonest first —
-/// a table with the local time in each schedule's zone and how long until it is due by the daemon's
-/// clock (with `--all-apps`, of every app, with an APP column). Read page by page (`ListPage`,
-/// `ListAllAppsPage`), every page, however long the list.
+/// `schedd list [--limit N] [--offset N] [--app ID | --all-apps]`: pending notifications of the app,
+/// soonest first (`--all-apps`: of every app, `ListAllAppsPage`, with an APP column).
+///
+/// JSON: the daemon's `List` page as it is. Human: a table like `systemctl list-timers` — NEXT and
+/// LEFT (by the daemon's clock), LAST and PASSED (its latest firing, `n/a` when none among the
+/// newest `lastScanLimit` history records), REPEAT (a repeating schedule's calendar expression,
+/// `-` for a one-shot), ID, TITLE — with times in the daemon's device zone, columns aligned by
+/// display width (CJK titles take two columns a character), and a footer counting every pending
+/// schedule, not only the rows shown (`Showing 1 of 3 pending.`). Read page by page (`ListPage`),
+/// every page, however long the list.
 func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
-    let limit = UInt32(try args.count("limit", default: 0) ?? 0)
-    let offset = UInt32(try args.count("offset", default: 0) ?? 0)
+    let limit = try args.count("limit", default: 0) ?? 0
+    let offset = try args.count("offset", default: 0) ?? 0
     let allApps = args.has("all-apps")
     if allApps && args.value("app") != nil { throw .usage("--all-apps and --app exclude each other") }
     let client = try SchedulerClient(args)
-    let text = mergedJSONArray(try readPendingPages(client, offset: Int(offset), limit: limit == 0 ? nil : Int(limit),
-                                                    allApps: allApps))
     if args.json {
-        Console.out(text)
+        Console.out(mergedJSONArray(try readPendingPages(client, offset: offset, limit: limit == 0 ? nil : limit,
+                                                         allApps: allApps)))
         return
     }
-    let pending = try SchedulerClient.json(text, "List").arrayValue ?? []
-    if pending.isEmpty {
+    let all = try SchedulerClient.json(mergedJSONArray(try readPendingPages(client, allApps: allApps)), "List").arrayValue ?? []
+    let shown = Array(all.dropFirst(offset).prefix(limit == 0 ? Int.max : limit))
+    if all.isEmpty {
         Console.out("No pending notifications.")
         return
     }
-    let now = try daemonNow(client)
-    var rows = [(allApps ? ["APP"] : []) + ["ID", "NEXT", "ZONE", "LEFT", "TITLE"]]
-    for item in pending {
-        let zoneName = item[member: "zone"]?.stringValue ?? "UTC"
-        let nextText = item[member: "next"]?.stringValue ?? ""
-        var when = nextText, left = ""
-        if let next = instant(fromTimeText: nextText, in: .utc) {
-            if let zone = try? Zones.named(zoneName) { when = systemdTimestamp(next, in: zone) }
-            left = relativeToNow(next.microseconds - now.microseconds, future: "", past: "ago")
-            left = next > now ? "in " + left.trimmingTrailingSpace() : left
+    let clock = try DaemonClock.read(client)
+    let last = try lastFirings(client)
+    var rows = [(allApps ? ["APP"] : []) + ["NEXT", "LEFT", "LAST", "PASSED", "REPEAT", "ID", "TITLE"]]
+    for item in shown {
+        let id = item[member: "id"]?.stringValue ?? ""
+        var next = "n/a", left = "n/a", lastText = "n/a", passed = "n/a"
+        if let text = item[member: "next"]?.stringValue, let instant = instant(fromTimeText: text, in: .utc) {
+            next = clock.local(instant)
+            let delta = instant.microseconds - clock.now.microseconds
+            left = delta >= 0 ? formatRelativeSpan(microseconds: delta) : relativeToNow(delta)
         }
-        rows.append((allApps ? [item[member: "app"]?.stringValue ?? ""] : [])
-                    + [item[member: "id"]?.stringValue ?? "", when, zoneName, left, item[member: "title"]?.stringValue ?? ""])
+        if let fired = last[id] {
+            lastText = clock.local(fired)
+            passed = relativeToNow(fired.microseconds - clock.now.microseconds)
+        }
+        let trigger = item[member: "trigger"]?.stringValue ?? ""
+        let repeats = trigger.hasPrefix("calendar ") ? String(trigger.dropFirst("calendar ".count)) : "-"
+        rows.append((allApps ? [tableCell(item[member: "app"]?.stringValue ?? "")] : [])
+                    + [next, left, lastText, passed, tableCell(repeats), tableCell(id),
+                       tableCell(item[member: "title"]?.stringValue ?? "")])
     }
     Console.out(formatTable(rows))
-    Console.out("\n\(pending.count) pending\(offset > 0 ? " (from #\(offset + 1))" : "").")
+    if shown.count == all.count {
+        Console.out("\n\(all.count) pending.")
+    } else if shown.isEmpty {
+        Console.out("\nNone shown of \(all.count) pending (from #\(offset + 1)).")
+    } else {
+        Console.out("\nShowing \(shown.count) of \(all.count) pending" + (offset > 0 ? " (from #\(offset + 1))." : "."))
+    }
 }
 
-/// `schedd history [--limit N]`: the newest N records (default 100), oldest first, read page by page
-/// (`HistoryPage`).
+/// How many of the newest history records `list` reads to find each schedule's last firing.
+private let lastScanLimit = 1000
+
+/// The latest `fired` instant of each id among the newest `lastScanLimit` history records.
+private func lastFirings(_ client: SchedulerClient) throws(CommandFailure) -> [String: Instant] {
+    let text = mergedJSONArray(try readHistoryPages(client, limit: lastScanLimit))
+    var last: [String: Instant] = [:]
+    for record in try SchedulerClient.json(text, "History").arrayValue ?? [] where record[member: "event"] == .string("fired") {
+        guard let id = record[member: "id"]?.stringValue, let at = record[member: "at"]?.stringValue,
+              let instant = instant(fromTimeText: at, in: .utc) else { continue }
+        if instant > (last[id] ?? Instant(microseconds: Int64.min)) { last[id] = instant }
+    }
+    return last
+}
+
+/// `schedd history [--limit N]`: the newest N records (default 100; 0: all), oldest first. Human:
+/// TIME and DUE in the daemon's device zone, EVENT, ID, TITLE, LATE (`0s` when on time) and REASON.
+/// Read page by page (`HistoryPage`).
 func runHistoryCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let limit = try args.count("limit", default: 100) ?? 100
-    guard limit > 0 else { throw .usage("--limit needs a positive integer") }
     let client = try SchedulerClient(args)
-    let text = mergedJSONArray(try readHistoryPages(client, limit: limit))
+    let text = mergedJSONArray(try readHistoryPages(client, limit: limit == 0 ? Int.max : limit))
     if args.json {
         Console.out(text)
         return
@@ -57,43 +91,21 @@ func runHistoryCommand(_ args: ParsedArguments) throws(CommandFailure) {
         Console.out("No history.")
         return
     }
-    var rows = [["AT", "EVENT", "ID", "DUE", "LATE", "REASON"]]
+    let clock = try DaemonClock.read(client)
+    func local(_ member: String, of record: JSONValue) -> String {
+        guard let text = record[member: member]?.stringValue else { return "-" }
+        return instant(fromTimeText: text, in: .utc).map(clock.local) ?? text
+    }
+    var rows = [["TIME", "EVENT", "ID", "TITLE", "DUE", "LATE", "REASON"]]
     for r in records {
-        let late = r[member: "late"]?.numberText.flatMap(Double.init).map { $0 == 0 ? "-" : "\(formatSeconds($0))" } ?? "-"
-        rows.append([r[member: "at"]?.stringValue ?? "", r[member: "event"]?.stringValue ?? "",
-                     r[member: "id"]?.stringValue ?? "", r[member: "due"]?.stringValue ?? "-", late,
-                     r[member: "reason"]?.stringValue ?? "-"])
+        var late = "-"
+        if let seconds = r[member: "late"]?.numberText.flatMap(Double.init), seconds >= 0 {
+            let micro = UInt64((seconds * 1e6).rounded())
+            late = micro == 0 ? "0s" : TimeSpan.format(micro, accuracy: 1000)
+        }
+        rows.append([local("at", of: r), r[member: "event"]?.stringValue ?? "", tableCell(r[member: "id"]?.stringValue ?? ""),
+                     tableCell(r[member: "title"]?.stringValue ?? "-"), local("due", of: r), late,
+                     tableCell(r[member: "reason"]?.stringValue ?? "-")])
     }
     Console.out(formatTable(rows))
-}
-
-/// The daemon's clock (fake or real), for "in 2h 5min".
-private func daemonNow(_ client: SchedulerClient) throws(CommandFailure) -> Instant {
-    let text = try client.call("ClockShow", { _ throws(BusError) in }, read: { m throws(BusError) in try m.readString() })
-    guard let now = try SchedulerClient.json(text, "ClockShow")[member: "now"]?.stringValue,
-          let instant = instant(fromTimeText: now, in: .utc) else { throw .failure("malformed ClockShow reply") }
-    return instant
-}
-
-private func formatSeconds(_ seconds: Double) -> String {
-    formatRelativeSpan(microseconds: Int64((seconds * 1e6).rounded()))
-}
-
-/// Left-aligned columns separated by two spaces; the last column is not padded.
-func formatTable(_ rows: [[String]]) -> String {
-    guard let columns = rows.first?.count else { return "" }
-    var widths = [Int](repeating: 0, count: columns)
-    for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
-    return rows.map { row in
-        row.enumerated().map { i, cell in i == columns - 1 ? cell : cell.padding(to: widths[i]) }
-            .joined(separator: "  ")
-    }.joined(separator: "\n")
-}
-
-extension String {
-    func trimmingTrailingSpace() -> String {
-        var copy = self
-        while copy.last == " " { copy.removeLast() }
-        return copy
-    }
 }

@@ -21,7 +21,8 @@ func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode 
     let input = try PushInput(path: args.positionals.first ?? "-")
     let whole = try input.wholeInput(ifAtMost: PushDecoder.maxPushBytes)
     let client = try SchedulerClient(args)
-    let zone = try? Zones.device()
+    // Human answers name `next` in the daemon's device zone, which only the daemon knows.
+    let zone = args.json ? nil : (try? DaemonClock.read(client))?.zone
     if let whole, (try? JSONValue.parse(whole)) != nil, let text = String(validating: whole, as: UTF8.self) {
         warnAboutUnknownMembers(text, line: nil)
         do {
@@ -173,13 +174,13 @@ private func printRejection(_ message: String, line: Int?, args: ParsedArguments
 }
 
 /// Prints each outcome of one push: one JSON object per line, or a human line.
-private func printOutcomes(_ outcomes: JSONValue, args: ParsedArguments, zone: TimeZoneRules?) {
+func printOutcomes(_ outcomes: JSONValue, args: ParsedArguments, zone: TimeZoneRules?) {
     for outcome in outcomes.arrayValue ?? [] {
         if args.json {
             Console.out(outcome.serialized())
             continue
         }
-        let id = outcome[member: "id"]?.stringValue ?? "?"
+        let id = (outcome[member: "id"] ?? outcome[member: "run"])?.stringValue ?? "?"
         let status = outcome[member: "status"]?.stringValue ?? "?"
         var line = "\(id): \(status)"
         if let next = outcome[member: "next"]?.stringValue, let instant = instant(fromTimeText: next, in: .utc) {
@@ -187,6 +188,9 @@ private func printOutcomes(_ outcomes: JSONValue, args: ParsedArguments, zone: T
         }
         if let cancelled = outcome[member: "cancelled"]?.arrayValue, !cancelled.isEmpty {
             line += ", cancelled " + cancelled.compactMap(\.stringValue).joined(separator: ", ")
+        }
+        if let closed = outcome[member: "closed"]?.arrayValue, !closed.isEmpty {
+            line += ", closed " + closed.compactMap(\.stringValue).joined(separator: ", ")
         }
         Console.out(line)
     }

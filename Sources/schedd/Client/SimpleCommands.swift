@@ -21,25 +21,31 @@ func runTrackCommand(_ args: ParsedArguments) throws(CommandFailure) {
     }
 }
 
-/// `schedd cancel ID | --run RUN` → `{"cancelled":[ids]}`; an unknown id cancels nothing (exit 0)
-/// and still leaves a tombstone.
+/// `schedd cancel ID | --run RUN` → `{"id"|"run","cancelled":[ids],"closed":[ids]}`: `closed` names
+/// notifications that had fired and were still on screen (closed now, history `closed`). An unknown id
+/// cancels nothing (exit 0) and still leaves a tombstone.
 func runCancelCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let member: String, argument: String
     switch (args.positionals.first, args.value("run")) {
-    case (let id?, nil): (member, argument) = ("Cancel", id)
-    case (nil, let run?): (member, argument) = ("CancelRun", run)
+    case (let id?, nil): (member, argument) = ("CancelReport", id)
+    case (nil, let run?): (member, argument) = ("CancelRunReport", run)
     default: throw .usage("cancel needs exactly one of ID and --run RUN; usage: schedd cancel ID | --run RUN")
     }
     let client = try SchedulerClient(args)
-    let ids = try naming("cancel") { () throws(CommandFailure) in
+    let text = try naming("cancel") { () throws(CommandFailure) in
         try client.call(member, { m throws(BusError) in try m.append(argument) },
-                        read: { m throws(BusError) in try m.readStrings() })
+                        read: { m throws(BusError) in try m.readString() })
     }
     if args.json {
-        Console.out(JSONValue.object([JSONMember("cancelled", .array(ids.map(JSONValue.string)))]).serialized())
-    } else {
-        Console.out(ids.isEmpty ? "Nothing cancelled." : "Cancelled \(ids.joined(separator: ", ")).")
+        Console.out(text)
+        return
     }
+    let value = try SchedulerClient.json(text, member)
+    let cancelled = value[member: "cancelled"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    let closed = value[member: "closed"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    var line = cancelled.isEmpty ? "Nothing cancelled." : "Cancelled \(cancelled.joined(separator: ", "))."
+    if !closed.isEmpty { line += " Closed \(closed.joined(separator: ", ")) (was on screen)." }
+    Console.out(line)
 }
 
 /// Runs `call`, prefixing the message of a rejected argument with the command's name
@@ -52,36 +58,44 @@ private func naming<T>(_ command: String, _ call: () throws(CommandFailure) -> T
     }
 }
 
-/// `schedd clock show | set TIME | advance SPAN | zone ZONE` → `{"now","zone","fake"}`.
+/// `schedd clock show | set TIME | advance SPAN | next | zone ZONE` → `{"now","zone","fake"}`.
+/// `set` takes RFC 3339 or a systemd timestamp read at the daemon's clock in its zone
+/// (`tomorrow 09:00`, `+2h`, `@1767225600`); `advance` a systemd time span. Human output names the
+/// time in the daemon's zone: `Sat 2026-03-07 07:00:00 EST (2026-03-07T12:00:00Z), zone
+/// America/New_York, fake clock`.
 func runClockCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let action = args.positionals[0]
     let rest = args.positionals.dropFirst().joined(separator: " ")
-    let actions = ["show", "set", "advance", "zone"]
-    guard actions.contains(action) else {
+    let actions = commandSpec(named: "clock")!.actions
+    guard let spec = actions.first(where: { $0.name == action }) else {
         var message = "unknown clock action '\(action)'"
-        if let hint = closestMatch(to: action, among: actions) { message += "; did you mean '\(hint)'?" }
-        throw .usage(message + " (show, set TIME, advance SPAN, zone ZONE)")
+        if let hint = closestMatch(to: action, among: actions.map(\.name)) { message += "; did you mean '\(hint)'?" }
+        throw .usage(message + " (" + actions.map { $0.name + ($0.arguments.isEmpty ? "" : " " + $0.arguments) }
+            .joined(separator: ", ") + ")")
     }
-    if action == "show" && !rest.isEmpty { throw .usage("clock show takes no argument") }
-    if action != "show" && rest.isEmpty {
-        throw .usage("clock \(action) needs \(["set": "TIME", "advance": "SPAN", "zone": "ZONE"][action]!)")
-    }
+    if spec.arguments.isEmpty && !rest.isEmpty { throw .usage("clock \(action) takes no argument") }
+    if !spec.arguments.isEmpty && rest.isEmpty { throw .usage("clock \(action) needs \(spec.arguments)") }
     let client = try SchedulerClient(args)
     let reply: String
     let readString: (BusMessage) throws(BusError) -> String = { m throws(BusError) in try m.readString() }
     switch action {
     case "set":
-        guard parseTimeText(rest) != nil else {
-            throw .usage("clock set needs YYYY-MM-DDTHH:MM[:SS] with optional Z or ±HH:MM, not '\(rest)'")
+        let clock = try DaemonClock.read(client)
+        guard let target = instant(fromTimeArgument: rest, now: clock.now, in: clock.zone) else {
+            throw .usage("clock set needs an RFC 3339 time (2026-03-08T01:00:00Z, or a wall time in the device zone) "
+                         + "or a systemd timestamp (tomorrow 09:00, @1767225600), not '\(rest)'")
         }
-        reply = try client.call("ClockSet", { m throws(BusError) in try m.append(rest) }, read: readString)
+        reply = try client.call("ClockSet", { m throws(BusError) in try m.append(target.rfc3339) }, read: readString)
     case "advance":
         guard let span = parseTimeSpan(rest) else {
-            throw .usage("clock advance needs a time span like 90s, 15min, 2h or '1d 6h', not '\(rest)'")
+            throw .usage("clock advance needs a systemd time span like 90s, 15min, 2h or '1d 6h', not '\(rest)'")
         }
         // Time passing delivers everything due in the span before answering: allow it an hour.
         reply = try client.call("ClockAdvance", timeoutMicroseconds: 3_600_000_000,
                                 { m throws(BusError) in try m.append(UInt64(span)) }, read: readString)
+    case "next":
+        reply = try client.call("ClockNext", timeoutMicroseconds: 3_600_000_000, { _ throws(BusError) in },
+                                read: readString)
     case "zone":
         reply = try client.call("ClockZone", { m throws(BusError) in try m.append(rest) }, read: readString)
     default:
@@ -91,13 +105,7 @@ func runClockCommand(_ args: ParsedArguments) throws(CommandFailure) {
         Console.out(reply)
         return
     }
-    let value = try SchedulerClient.json(reply, "Clock")
-    let now = value[member: "now"]?.stringValue ?? "?"
-    let zoneName = value[member: "zone"]?.stringValue ?? "?"
-    var local = now
-    if let zone = try? Zones.named(zoneName), let instant = instant(fromTimeText: now, in: .utc) {
-        local = systemdTimestamp(instant, in: zone) + " (\(now))"
-    }
-    let fake = value[member: "fake"] == .bool(true)
-    Console.out("\(local), zone \(zoneName), \(fake ? "fake clock" : "real clock")")
+    let clock = try DaemonClock(json: reply)
+    Console.out("\(clock.local(clock.now)) (\(clock.now.rfc3339)), zone \(clock.zoneName), "
+                + (clock.fake ? "fake clock" : "real clock"))
 }

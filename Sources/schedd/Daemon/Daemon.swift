@@ -4,6 +4,7 @@ import Glibc
 import SchedCalendar
 import ScheddDesktop
 import Scheduler
+import ScheddPush
 
 /// `schedd run`: connects the engine to the bus, the event loop, the clock and the notifier.
 ///
@@ -40,6 +41,10 @@ final class Daemon {
     var storageHealth = StorageHealth()
     private var clockWatch: ClockChangeWatch?
     private var zoneWatch: ZoneChangeWatch?
+    /// The store under the engine, also holding the UnifiedPush registrations.
+    let store: SQLiteScheduleStore
+    /// schedd as a UnifiedPush connector (docs/receiving-pushes.md); set by `start`.
+    var pushConnector: PushConnector?
 
     init(options: DaemonOptions) throws(CommandFailure) {
         self.options = options
@@ -74,8 +79,13 @@ final class Daemon {
                                            strings: [shown.id, JSONValue(shown: shown).serialized(), shown.app])
         }
         do {
-            let engine = try Engine(databasePath: options.databasePath, notifier: notifier, deviceZone: zone,
-                                    retention: options.retention, maxPendingPerApp: options.maxPendingPerApp,
+            store = try SQLiteScheduleStore(path: options.databasePath)
+        } catch {
+            throw .failure("cannot open the database '\(options.databasePath)': \(error.message)")
+        }
+        do {
+            let engine = try Engine(store: store, notifier: notifier, deviceZone: zone, retention: options.retention,
+                                    maxPendingPerApp: options.maxPendingPerApp,
                                     now: clock.now)
             boundEngine = LoopBound(engine, loop: loop)
         } catch {
@@ -111,6 +121,7 @@ final class Daemon {
             }
             try bus.onDisconnect { [unowned self] in busLost() }
             try watchDepartedCallers()
+            try startPushConnector()
             try bus.requestName(BusNames.service)
         } catch {
             throw .failure(error.description)
@@ -201,7 +212,7 @@ final class Daemon {
         do {
             let zone = try ZoneDatabase().deviceZone(tz: environment("TZ"))
             logger.info("the device zone is now \(zone.name)")
-            try engine.deviceZoneChanged(to: zone, now: clock.now)
+            _ = try engine.deviceZoneChanged(to: zone, now: clock.now)
         } catch let error as ZoneError {
             logger.warning("the device zone changed but cannot be read: \(error.message)")
         } catch {

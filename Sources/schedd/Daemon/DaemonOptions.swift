@@ -23,6 +23,8 @@ struct DaemonOptions {
     var retention = HistoryRetention.standard
     /// `--max-pending-per-app N`: the quota of pending schedules per app (CONTRACT §8).
     var maxPendingPerApp = Engine.defaultMaxPendingPerApp
+    /// `--push-distributor`, else `$UNIFIEDPUSH_DISTRIBUTOR`: the UnifiedPush distributor override.
+    var pushDistributor: String?
 
     init(_ args: ParsedArguments) throws(CommandFailure) {
         bus = try BusTarget(option: args.value("bus"))
@@ -44,6 +46,8 @@ struct DaemonOptions {
         }
         allowGroup = args.value("allow-group") ?? (bus == .system ? "schedd" : nil)
         if allowGroup?.isEmpty == true { throw .usage("--allow-group needs a group name") }
+        pushDistributor = args.value("push-distributor") ?? environment("UNIFIEDPUSH_DISTRIBUTOR")
+        if pushDistributor?.isEmpty == true { pushDistributor = nil }
         if let text = args.value("fake-clock") {
             let zone = try Zones.zone(option: zoneName)
             guard let start = instant(fromTimeText: text, in: zone) else {

@@ -1,7 +1,7 @@
 import SchedCalendar
 import Scheduler
 
-/// The fake-clock methods (CONTRACT §7): ClockShow, ClockSet, ClockAdvance, ClockZone.
+/// The fake-clock methods (CONTRACT §7): ClockShow, ClockSet, ClockAdvance, ClockNext, ClockZone.
 extension Daemon {
     /// `{"now","zone","fake"}`.
     func clockJSON() -> String {
@@ -55,6 +55,15 @@ extension Daemon {
         _ = try engineCall { now throws(EngineError) in try engine.advance(to: now, mode: .timePassing) }
     }
 
+    /// `clock next`: time passing up to the next due instant (nothing when nothing is pending, or
+    /// when it is already due), delivering what is due then, as `clockAdvance` does.
+    func clockNext() throws(ServiceFailure) {
+        let fake = try requireFakeClock("next")
+        guard let due = engine.nextDue else { return }
+        if due > fake.now { fake.set(due) }
+        _ = try engineCall { now throws(EngineError) in try engine.advance(to: now, mode: .timePassing) }
+    }
+
     /// A device-zone change to `name`, as a change of /etc/localtime would be.
     func clockZone(_ name: String) throws(ServiceFailure) {
         _ = try requireFakeClock("zone")
@@ -65,6 +74,6 @@ extension Daemon {
             throw ServiceFailure(.invalidArgument, "clock zone: \(error.message)")
         }
         logger.info("device zone set to \(zone.name)")
-        try engineCall { now throws(EngineError) in try engine.deviceZoneChanged(to: zone, now: now) }
+        _ = try engineCall { now throws(EngineError) in try engine.deviceZoneChanged(to: zone, now: now) }
     }
 }

@@ -45,10 +45,10 @@ extension Daemon {
         return jsonArray(serialized)
     }
 
-    /// v1 `History(u limit) → s`: the newest `limit` records (0: 100), oldest first, when they fit one
+    /// v1 `History(u limit) → s`: the newest `limit` records (0: all), oldest first, when they fit one
     /// page; else an error naming the bound and `HistoryPage`.
     func legacyHistory(app: String, limit: UInt32) throws(ServiceFailure) -> String {
-        let wanted = limit == 0 ? 100 : Int(limit)
+        let wanted = limit == 0 ? Int.max : Int(limit)  // 0 = all, as for List and the CLI's --limit 0
         let rows = min(wanted, ReplyBounds.maxRows + 1)
         let found = try engineCall { _ throws(EngineError) in try engine.history(app: app, limit: rows) }
         let serialized = found.map { JSONValue(history: $0).serialized() }

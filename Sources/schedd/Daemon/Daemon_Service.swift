@@ -45,7 +45,7 @@ extension Daemon {
     /// Nil when the sender of `message` may call; else the AccessDenied message (logged, rate-limited).
     /// The uid is the bus-verified one, the groups come from the group database (CallerPolicy). A sender
     /// whose credentials cannot be read is refused.
-    private func refusal(of message: BusMessage, by policy: CallerPolicy) -> String? {
+    func refusal(of message: BusMessage, by policy: CallerPolicy) -> String? {
         let denial: String?
         var caller: BusCredentials?
         do {
@@ -93,6 +93,17 @@ extension Daemon {
                 }
                 announceCancelled(ids, reason: "run", app: app)
                 try m.reply { r throws(BusError) in try r.append(ids) }
+            case "CancelReport", "CancelRunReport":
+                let app = try callerApp(m).id.rawValue
+                let byRun = m.member == "CancelRunReport"
+                let name = m.readStringOrEmpty()
+                let result = try engineCall { now throws(EngineError) in
+                    byRun ? try engine.cancelReporting(run: name, app: app, now: now)
+                        : try engine.cancelReporting(id: name, app: app, now: now)
+                }
+                announceCancelled(result.cancelled, reason: byRun ? "run" : "cli", app: app)
+                let text = JSONValue(cancel: result, name: name, byRun: byRun).serialized()
+                try m.reply { r throws(BusError) in try r.append(text) }
             case "List":
                 let app = try callerApp(m).id.rawValue
                 let limit = try m.readUInt32(), offset = try m.readUInt32()
@@ -128,6 +139,10 @@ extension Daemon {
                 try clockAdvance(microseconds: m.readUInt64())
                 let text = clockJSON()
                 try m.reply { r throws(BusError) in try r.append(text) }
+            case "ClockNext":
+                try clockNext()
+                let text = clockJSON()
+                try m.reply { r throws(BusError) in try r.append(text) }
             case "ClockZone":
                 try clockZone(m.readString())
                 let text = clockJSON()
@@ -159,9 +174,15 @@ extension Daemon {
 
     /// `Push(s push) → s outcomes`: a JSON array of `{"id","status","next"}`.
     private func push(_ text: String, app: String) throws(ServiceFailure) -> String {
+        try push(bytes: Array(text.utf8), app: app)
+    }
+
+    /// One push of `app` given as bytes (the Push method's text, or a decrypted UnifiedPush message):
+    /// decoded, applied in the app's namespace, durable; returns the outcome array as JSON.
+    func push(bytes: [UInt8], app: String) throws(ServiceFailure) -> String {
         let decoded: Push
         do {
-            decoded = try PushDecoder.decode(Array(text.utf8))
+            decoded = try PushDecoder.decode(bytes)
         } catch {
             throw ServiceFailure(.invalidPush, error.message)
         }

@@ -13,12 +13,30 @@ enum NotifierKind: String, Sendable, CaseIterable {
 
 /// Prints one JSON line per shown notification on stdout (`--notifier stdout`), written at once
 /// with one `write(2)` so a reading script sees each as it happens.
+///
+/// A printed line cannot be dismissed, so a shown notification counts as on screen until a cancel
+/// closes it (then the cancel reports it `closed`); the ids of the last `remembered` shown ones are
+/// kept (the oldest forgotten first), so memory stays bounded.
 final class StdoutNotifier: Notifier {
+    static let remembered = 10_000
+    private var onScreen: Set<String> = []
+    private var order: [String] = []
+
     func show(_ notification: DueNotification) -> DeliveryResult {
         Console.out(JSONValue(shown: notification).serialized())
+        let key = Self.key(notification.app, notification.id)
+        if onScreen.insert(key).inserted { order.append(key) }
+        while onScreen.count > Self.remembered, !order.isEmpty { onScreen.remove(order.removeFirst()) }
+        // `order` may hold ids closed since; drop them now and then, so it stays bounded too.
+        if order.count > 2 * Self.remembered { order = order.filter(onScreen.contains) }
         return .shown
     }
-    func close(app: String, id: String) {}
+
+    @discardableResult
+    func close(app: String, id: String) -> Bool { onScreen.remove(Self.key(app, id)) != nil }
+
+    /// The remembered key of a notification: app and id (NUL cannot occur in either).
+    static func key(_ app: String, _ id: String) -> String { app + "\u{0}" + id }
 }
 
 /// Wraps the configured notifier: announces each shown notification on D-Bus
@@ -45,7 +63,8 @@ final class AnnouncingNotifier: Notifier {
         return result
     }
 
-    func close(app: String, id: String) { inner.close(app: app, id: id) }
+    @discardableResult
+    func close(app: String, id: String) -> Bool { inner.close(app: app, id: id) }
 }
 
 /// The notifier `schedd run` uses, and the desktop notifier behind it when there is one (the daemon

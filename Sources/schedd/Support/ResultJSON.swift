@@ -12,12 +12,24 @@ extension JSONValue {
         return value
     }
 
-    /// `{"id","status","next"}` (+ `"cancelled":[ids]` for a `bk.cancel`).
+    /// `{"id","status","next"}`; a `bk.cancel` line is `{"id"|"run","status":"cancelled","next":null,
+    /// "cancelled":[ids],"closed":[ids]}` (CONTRACT §7: `run` for a run cancel).
     init(outcome: PushOutcome) {
-        var members = [JSONMember("id", .string(outcome.id)), JSONMember("status", .string(outcome.status.rawValue)),
-                       JSONMember("next", .instant(outcome.next))]
+        var members = [JSONMember(outcome.isRun ? "run" : "id", .string(outcome.id)),
+                       JSONMember("status", .string(outcome.status.rawValue)), JSONMember("next", .instant(outcome.next))]
         if let cancelled = outcome.cancelled { members.append(JSONMember("cancelled", .array(cancelled.map(JSONValue.string)))) }
+        if let closed = outcome.closed { members.append(JSONMember("closed", .array(closed.map(JSONValue.string)))) }
         self = .object(members)
+    }
+
+    /// A cancel's answer: `{"id"|"run", "cancelled":[ids], "closed":[ids]}` (`closed`: the notifications
+    /// that were on screen and were closed).
+    init(cancel result: CancelResult, name: String, byRun: Bool) {
+        self = .object([
+            JSONMember(byRun ? "run" : "id", .string(name)),
+            JSONMember("cancelled", .array(result.cancelled.map(JSONValue.string))),
+            JSONMember("closed", .array(result.closed.map(JSONValue.string))),
+        ])
     }
 
     /// `{"id","next","title","trigger","zone","floating","cancelOn","app"}`.

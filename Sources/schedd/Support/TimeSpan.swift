@@ -1,47 +1,11 @@
-/// Parses a systemd time span (systemd.time(7)): `90s`, `15min`, `2h`, `1d 6h`, `1h30m`, `500ms`.
-///
-/// Units: us/usec/µs, ms/msec, s/sec/second(s), m/min/minute(s), h/hr/hour(s), d/day(s), w/week(s),
-/// M/month(s) (30.44 d), y/year(s) (365.25 d). A bare number is seconds. Components may be separated
-/// by spaces and each may have a fraction (`1.5h`). Returns microseconds, or nil when malformed,
-/// empty or beyond 100 years (no sensible test advances further).
+import SchedCalendar
+
+/// A systemd time span (`90s`, `15min`, `1h 30min`) in microseconds, parsed exactly as
+/// `systemd-analyze timespan` parses it (`TimeSpan.parse`); nil when rejected, `infinity`, or
+/// beyond what an `Int64` of microseconds holds (about 292,000 years).
 func parseTimeSpan(_ text: String) -> Int64? {
-    let units: [(names: [String], micros: Double)] = [
-        (["us", "usec", "µs"], 1),
-        (["ms", "msec"], 1e3),
-        (["s", "sec", "second", "seconds"], 1e6),
-        (["m", "min", "minute", "minutes"], 60e6),
-        (["h", "hr", "hour", "hours"], 3600e6),
-        (["d", "day", "days"], 86400e6),
-        (["w", "week", "weeks"], 604800e6),
-        (["M", "month", "months"], 2_629_800e6),
-        (["y", "year", "years"], 31_557_600e6),
-    ]
-    let chars = Array(text)
-    var i = 0
-    var total = 0.0
-    var components = 0
-    while true {
-        while i < chars.count, chars[i] == " " { i += 1 }
-        if i == chars.count { break }
-        var number = ""
-        while i < chars.count, chars[i].isASCII, chars[i].isNumber || chars[i] == "." { number.append(chars[i]); i += 1 }
-        guard let value = Double(number), value >= 0 else { return nil }
-        while i < chars.count, chars[i] == " " { i += 1 }
-        var unit = ""
-        while i < chars.count, chars[i].isLetter { unit.append(chars[i]); i += 1 }
-        let scale: Double
-        if unit.isEmpty {
-            scale = 1e6
-        } else if let match = units.first(where: { $0.names.contains(unit) }) {
-            scale = match.micros
-        } else {
-            return nil
-        }
-        total += value * scale
-        components += 1
-    }
-    guard components > 0, total <= 100 * 31_557_600e6 else { return nil }
-    return Int64(total.rounded())
+    guard let value = try? TimeSpan.parse(text), value <= UInt64(Int64.max) else { return nil }
+    return Int64(value)
 }
 
 /// A span in systemd's relative style, two components at most: `2h 5min`, `1 day 4h`,

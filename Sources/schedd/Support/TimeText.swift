@@ -9,15 +9,25 @@ func parseTimeText(_ text: String) -> OneShotTime? {
     return .floating(parsed.wall, zone: nil)
 }
 
-/// Reads a time argument (`--base-time`, `--fake-clock`, `clock set`): RFC 3339 with `Z` or an
-/// offset is that instant; a wall time without one is resolved in `zone` (gap → the offset before
-/// it, fold → the first occurrence, CONTRACT §2).
+/// Reads an RFC 3339 time argument: with `Z` or an offset it is that instant; a wall time without
+/// one is resolved in `zone` (gap → the offset before it, fold → the first occurrence, CONTRACT §2).
 func instant(fromTimeText text: String, in zone: TimeZoneRules) -> Instant? {
     switch parseTimeText(text) {
     case .fixed(let instant, _)?: return instant
     case .floating(let civil, _)?: return zone.resolve(civil).instant
     case nil: return nil
     }
+}
+
+/// Reads a time argument (`--base-time`, `clock set`, `add --at`) as CONTRACT §6 allows: RFC 3339
+/// (`instant(fromTimeText:in:)`) first, else a systemd timestamp (`2026-03-07 12:00:00 UTC`,
+/// `tomorrow 18:00`, `@1767225600`, `+5min`) read at `now` in `zone`, as `systemd-analyze
+/// timestamp` reads it.
+func instant(fromTimeArgument text: String, now: Instant, in zone: TimeZoneRules) -> Instant? {
+    if let instant = instant(fromTimeText: text, in: zone) { return instant }
+    guard let micro = try? SystemdTimestamp.parse(text, now: now, zone: zone, isZoneName: Zones.isSystemdZoneName),
+          micro <= UInt64(Int64.max) else { return nil }
+    return Instant(microseconds: Int64(micro))
 }
 
 /// A UTC offset as `±HH:MM` (`±HH:MM:SS` when it has seconds, as some LMT offsets do).
@@ -32,18 +42,25 @@ func twoDigits(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
 
 private let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
 
-/// `instant` as systemd prints timestamps: `Mon 2026-11-30 09:00:00 CET` (microseconds when non-zero).
-func systemdTimestamp(_ instant: Instant, in zone: TimeZoneRules) -> String {
+/// `instant` as systemd's `format_timestamp` prints it: `Mon 2026-11-30 09:00:00 CET`, the
+/// abbreviation that `date` prints (`UTC` for UTC); with `microseconds` the `TIMESTAMP_US` style
+/// (`… 09:00:00.250000 CET`). Beyond year 9999 systemd's `--- XXXX-XX-XX XX:XX:XX`.
+func systemdTimestamp(_ instant: Instant, in zone: TimeZoneRules, microseconds: Bool = false) -> String {
+    let utc = zone === TimeZoneRules.utc
+    if instant.microseconds > Int64(SystemdTimestamp.formattableMax) {
+        return "--- XXXX-XX-XX XX:XX:XX" + (microseconds ? ".XXXXXX" : "") + (utc ? " UTC" : "")
+    }
     let offset = zone.offset(at: instant)
     let civil = CivilDateTime(instant: instant, offsetSeconds: offset.utcOffsetSeconds)
     var time = civil
     time.microsecond = 0
     var text = weekdayNames[civil.isoWeekday - 1] + " " + time.iso8601(withOffset: nil).replacingFirstT()
-    if civil.microsecond != 0 {
+    if microseconds {
         let micro = String(civil.microsecond)
         text += "." + String(repeating: "0", count: 6 - micro.count) + micro
     }
-    return text + " " + offset.abbreviation
+    let abbreviation = utc ? "UTC" : offset.abbreviation
+    return abbreviation.isEmpty ? text : text + " " + abbreviation
 }
 
 extension String {

@@ -1,4 +1,3 @@
-import Glibc
 import SchedCalendar
 
 /// Zone lookups for the command line: `--tz ZONE`, else the device zone (`TZ`, else /etc/localtime).
@@ -26,4 +25,16 @@ enum Zones {
             throw .failure("cannot determine the device time zone: \(error.message)")
         }
     }
+
+    /// The daemon's device zone from the name it reports (`ClockShow`'s `zone`): an IANA name, the
+    /// path of a TZif file, a POSIX TZ string or `localtime` (a copied /etc/localtime), read as the
+    /// daemon read it, so human output names times as `date` does on the daemon's side. Nil when
+    /// this process cannot read it.
+    static func daemonZone(named name: String) -> TimeZoneRules? {
+        if name == "localtime" { return try? ZoneDatabase.shared.deviceZone(tz: nil) }
+        return try? ZoneDatabase.shared.deviceZone(tz: name)
+    }
+
+    /// systemd's `timezone_is_valid()` (`ZoneDatabase.systemdAcceptsZoneName`).
+    static func isSystemdZoneName(_ name: String) -> Bool { ZoneDatabase.systemdAcceptsZoneName(name) }
 }

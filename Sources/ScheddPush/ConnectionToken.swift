@@ -1,0 +1,17 @@
+/// A new connection token: a UUIDv4 (RFC 9562 §5.4) from OpenSSL's generator, as the UnifiedPush
+/// spec suggests (122 random bits; 36 bytes, within its 100-byte limit).
+public enum ConnectionToken {
+    public static func generate() throws(PushCryptoError) -> String {
+        var bytes = try LibCrypto.randomBytes(16)
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        let hex = Array("0123456789abcdef")
+        var out = ""
+        for (index, byte) in bytes.enumerated() {
+            if [4, 6, 8, 10].contains(index) { out.append("-") }
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 0xF)])
+        }
+        return out
+    }
+}

@@ -1,0 +1,130 @@
+import CSchedBus
+import SchedCalendar
+import ScheddBus
+import Scheduler
+
+/// schedd as a UnifiedPush connector (D-Bus spec DBUS_0.3.0) for every app that registers through it.
+///
+/// Serves `org.unifiedpush.Connector2` and `org.unifiedpush.Connector1` at `/org/unifiedpush/Connector`
+/// on schedd's own bus name, and `org.schedd.UnifiedPush1` (Register, Unregister, List; signals
+/// EndpointChanged, Unregistered) at schedd's object path. One registration per app, each with its own
+/// connection token and Web Push keys, stored durably (`PushRegistrationStore`). A `Message` is
+/// decrypted with its registration's keys (RFC 8291) and handed to `Host.apply` as a push for that app;
+/// the reply goes out only after `apply` returned, that is after the push is durable.
+///
+/// Loop thread only: every callback (bus calls, replies, signals, the timer) runs on the daemon's
+/// event loop, one at a time. Distributor calls are asynchronous (`callAsync`, bounded by timeouts):
+/// the loop never waits on a distributor.
+public final class PushConnector {
+    /// What the daemon provides.
+    public struct Host {
+        /// schedd's well-known bus name: the `service` sent with Register.
+        public var serviceName: String
+        /// schedd's object path, where org.schedd.UnifiedPush1 is served and its signals come from.
+        public var objectPath: String
+        /// The distributor override (a full bus name or its suffix), nil for the rule's own choice.
+        public var preferredDistributor: String?
+        public var now: () -> Instant
+        /// Applies a decrypted push for `app`; durable when it returns.
+        public var apply: (_ app: String, _ plaintext: [UInt8]) -> PushApplication
+        public var log: (_ level: PushLogLevel, _ text: String) -> Void
+        /// The app a call to org.schedd.UnifiedPush1 acts for, from the caller and the `app` argument
+        /// ("" when none was given); throws the refusal.
+        public var resolveApp: (_ call: BusMessage, _ declared: String) throws(PushConnectorError) -> String
+        /// Nil when the sender may call at all, else the AccessDenied text (the daemon's caller check).
+        public var refusal: (_ call: BusMessage) -> String?
+
+        public init(serviceName: String, objectPath: String, preferredDistributor: String?, now: @escaping () -> Instant,
+                    apply: @escaping (String, [UInt8]) -> PushApplication,
+                    log: @escaping (PushLogLevel, String) -> Void,
+                    resolveApp: @escaping (BusMessage, String) throws(PushConnectorError) -> String,
+                    refusal: @escaping (BusMessage) -> String?) {
+            self.serviceName = serviceName; self.objectPath = objectPath
+            self.preferredDistributor = preferredDistributor; self.now = now; self.apply = apply; self.log = log
+            self.resolveApp = resolveApp; self.refusal = refusal
+        }
+    }
+
+    /// What became of a decrypted push.
+    public enum PushApplication {
+        /// Applied (durable); the outcome JSON for the log.
+        case applied(String)
+        /// Not a valid push (or refused by a rule): never retried with any hope of success.
+        case rejected(String)
+        /// The store failed: the distributor must retry (no acknowledgement).
+        case failed(String)
+    }
+
+    public enum PushLogLevel: Sendable { case info, warning, error }
+
+    /// The connector's object path and interfaces (UnifiedPush D-Bus spec).
+    public static let connectorPath = "/org/unifiedpush/Connector"
+    public static let connector2 = "org.unifiedpush.Connector2"
+    public static let connector1 = "org.unifiedpush.Connector1"
+    public static let distributorPath = "/org/unifiedpush/Distributor"
+    public static let distributor2 = "org.unifiedpush.Distributor2"
+    /// schedd's interface for apps.
+    public static let interface = "org.schedd.UnifiedPush1"
+    /// How long an app's Register call waits for the endpoint before it is answered without one.
+    static let endpointWaitMicroseconds: UInt64 = 10_000_000
+    /// Bound of a Register/Unregister call to a distributor (KUnifiedPush answers Register only once
+    /// its push server answered, so this allows a slow network).
+    static let distributorCallMicroseconds: UInt64 = 60_000_000
+    /// A distributor that unregisters an app is answered with a new Register at most this often per app.
+    static let reregisterIntervalMicroseconds: UInt64 = 60_000_000
+
+    let bus: BusConnection
+    let loop: EventLoop
+    let store: any PushRegistrationStore
+    let host: Host
+    /// Distributor names on the bus now, with their unique owner.
+    var running: [String: String] = [:]
+    /// Distributor names the bus can start.
+    var activatable: [String] = []
+    /// Per app: what happened last (registering, failed …), for List and the Register reply.
+    var states: [String: RegistrationState] = [:]
+    /// App Register calls waiting for their endpoint, per token.
+    var waiting: [String: [Waiter]] = [:]
+    var waitTimer: EventTimer?
+    /// Tokens whose Unregister schedd sent: the distributor's Unregistered is then a confirmation.
+    var unregistering: Set<String> = []
+    /// When each app was last re-registered after its distributor unregistered it (monotonic µs).
+    var lastReregister: [String: UInt64] = [:]
+
+    struct Waiter {
+        let call: BusDeferredCall
+        let deadline: UInt64
+    }
+
+    /// The answer of a handler that outlived its connector (the daemon is shutting down).
+    static var gone: BusMethodResult { .failed(name: "org.freedesktop.DBus.Error.Failed", message: "schedd is stopping") }
+
+    // Every callback handed to the bus or the loop holds the connector weakly: pending calls are
+    // completed (with an error) when the connection closes, which can be after the connector is gone.
+    public init(bus: BusConnection, loop: EventLoop, store: any PushRegistrationStore, host: Host) {
+        self.bus = bus
+        self.loop = loop
+        self.store = store
+        self.host = host
+    }
+
+    /// Serves the interfaces, watches distributors come and go, and re-registers every stored
+    /// registration (same token) once the names on the bus are known.
+    public func start() throws(BusError) {
+        try bus.serve(path: Self.connectorPath, interface: Self.connector2, vtable: schedbus_connector2_vtable()) {
+            [weak self] message in self?.handleConnector(message, version: 2) ?? Self.gone
+        }
+        try bus.serve(path: Self.connectorPath, interface: Self.connector1, vtable: schedbus_connector1_vtable()) {
+            [weak self] message in self?.handleConnector(message, version: 1) ?? Self.gone
+        }
+        try bus.serve(path: host.objectPath, interface: Self.interface, vtable: schedbus_unifiedpush_vtable()) {
+            [weak self] message in self?.handleApp(message) ?? Self.gone
+        }
+        waitTimer = try loop.addTimer(clock: .monotonic) { [weak self] in self?.expireWaiters() }
+        try bus.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
+                         + "member='NameOwnerChanged',arg0namespace='org.unifiedpush.Distributor'") {
+            [weak self] message in self?.nameOwnerChanged(message)
+        }
+        try listDistributors()
+    }
+}

@@ -1,0 +1,176 @@
+import ScheddBus
+import Scheduler
+
+/// org.schedd.UnifiedPush1: what apps call (Register, Unregister, List) and the signals they get.
+extension PushConnector {
+    func handleApp(_ message: BusMessage) -> BusMethodResult {
+        if let denial = host.refusal(message) {
+            return .failed(name: "org.freedesktop.DBus.Error.AccessDenied", message: denial)
+        }
+        do throws(PushConnectorError) {
+            switch message.member {
+            case "Register":
+                let declared = (try? message.readString()) ?? ""
+                let description = (try? message.readString()) ?? ""
+                let app = try host.resolveApp(message, declared)
+                return try registerApp(app, description: description, call: message)
+            case "Unregister":
+                let app = try host.resolveApp(message, (try? message.readString()) ?? "")
+                let text = try unregisterApp(app).serialized()
+                return reply(message, text)
+            case "List":
+                let records = try storage { () throws(StoreError) in try store.pushRegistrations() }
+                let text = JSONValue.array(records.map { $0.json(state: state(of: $0)) }).serialized()
+                return reply(message, text)
+            default:
+                return .failed(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "unknown method \(message.member)")
+            }
+        } catch {
+            return .failed(name: error.busName, message: error.message)
+        }
+    }
+
+    private func reply(_ message: BusMessage, _ text: String) -> BusMethodResult {
+        do {
+            try message.reply { r throws(BusError) in try r.append(text) }
+            return .replied
+        } catch {
+            return .failed(name: PushConnectorError.Kind.storage.rawValue, message: "cannot reply: \(error)")
+        }
+    }
+
+    /// `Register(s app, s description) → s registration`: creates the app's registration (token and
+    /// keys, durable) when it has none, registers it with the chosen distributor and answers once the
+    /// endpoint is known, the distributor refused, or 10 s passed (then `state` says `registering`
+    /// and `EndpointChanged` follows).
+    func registerApp(_ app: String, description: String, call: BusMessage) throws(PushConnectorError) -> BusMethodResult {
+        guard description.utf8.count <= 100 else {
+            throw PushConnectorError(.invalidArgument, "Register: 'description' must be at most 100 bytes, got \(description.utf8.count)")
+        }
+        var record: PushRegistrationRecord
+        if let existing = try storage({ () throws(StoreError) in try store.pushRegistration(app: app) }) {
+            record = existing
+            if !description.isEmpty && description != record.description {
+                record.description = description
+                record.updated = host.now()
+                let changed = record
+                try storage { () throws(StoreError) in try store.savePushRegistration(changed) }
+            }
+        } else {
+            let keys: WebPushKeys
+            let token: String
+            do {
+                keys = try WebPushKeys.generate()
+                token = try ConnectionToken.generate()
+            } catch {
+                throw PushConnectorError(.storage, "cannot make keys for \(app): \(error.message)")
+            }
+            let now = host.now()
+            record = PushRegistrationRecord(app: app, token: token, description: description, distributor: nil,
+                                            endpoint: nil, privateKey: Base64URL.encode(keys.privateKey),
+                                            publicKey: Base64URL.encode(keys.publicKey),
+                                            authSecret: Base64URL.encode(keys.authSecret), created: now, updated: now)
+            let fresh = record
+            try storage { () throws(StoreError) in try store.savePushRegistration(fresh) }
+            host.log(.info, "new push registration for \(app)")
+        }
+        let deadline = loop.now(.monotonic) &+ Self.endpointWaitMicroseconds
+        waiting[record.token, default: []].append(Waiter(call: call.deferReply(), deadline: deadline))
+        armWaitTimer()
+        register(record)
+        return .deferred
+    }
+
+    /// `Unregister(s app) → s registration`: tells the distributor (Distributor2.Unregister), forgets
+    /// the registration and its keys, and answers with what was removed.
+    func unregisterApp(_ app: String) throws(PushConnectorError) -> JSONValue {
+        guard let record = try storage({ () throws(StoreError) in try store.pushRegistration(app: app) }) else {
+            throw PushConnectorError(.notRegistered, "Unregister: \(app) has no push registration")
+        }
+        try storage { () throws(StoreError) in _ = try store.deletePushRegistration(app: app) }
+        let json = record.json(state: state(of: record))
+        states[app] = nil
+        if let distributor = record.distributor {
+            unregistering.insert(record.token)
+            let method = BusMethod(destination: distributor, path: Self.distributorPath, interface: Self.distributor2,
+                                   member: "Unregister")
+            let token = record.token
+            try? bus.callAsync(method, timeoutMicroseconds: 5_000_000,
+                               { m throws(BusError) in try m.append(variants: [("token", .string(token))]) }) { _ in }
+        }
+        host.log(.info, "\(app) unregistered from pushes")
+        return json
+    }
+
+    /// The app's state: the last known, else what its stored record says.
+    func state(of record: PushRegistrationRecord) -> RegistrationState {
+        if let known = states[record.app] { return known }
+        return record.endpoint == nil ? .registering : .registered
+    }
+
+    /// Answers every app call waiting on `token` with the registration as it is now.
+    func answerWaiters(token: String) {
+        guard let calls = waiting.removeValue(forKey: token), !calls.isEmpty else { return }
+        let record = try? store.pushRegistration(token: token)
+        for waiter in calls {
+            guard let record else {
+                try? waiter.call.replyError(name: PushConnectorError.Kind.notRegistered.rawValue,
+                                            message: "the registration was removed meanwhile")
+                continue
+            }
+            let state = state(of: record)
+            if case .noDistributor(let reason) = state, record.endpoint == nil {
+                try? waiter.call.replyError(name: PushConnectorError.Kind.noDistributor.rawValue, message: reason)
+            } else if case .failed(let reason) = state {
+                try? waiter.call.replyError(name: PushConnectorError.Kind.registrationFailed.rawValue, message: reason)
+            } else {
+                let text = record.json(state: state).serialized()
+                try? waiter.call.reply { r throws(BusError) in try r.append(text) }
+            }
+        }
+    }
+
+    /// Answers the waiters whose 10 s passed with the registration as it stands (no endpoint yet).
+    func expireWaiters() {
+        let now = loop.now(.monotonic)
+        for token in waiting.keys where waiting[token]!.contains(where: { $0.deadline <= now }) {
+            let (expired, rest) = (waiting[token]!.filter { $0.deadline <= now }, waiting[token]!.filter { $0.deadline > now })
+            waiting[token] = expired
+            answerWaiters(token: token)
+            if !rest.isEmpty { waiting[token] = rest }
+        }
+        armWaitTimer()
+    }
+
+    func armWaitTimer() {
+        guard let earliest = waiting.values.flatMap({ $0.map(\.deadline) }).min() else {
+            try? waitTimer?.disarm()
+            return
+        }
+        do { try waitTimer?.arm(atMicroseconds: earliest) } catch {
+            host.log(.error, "cannot arm the registration timer: \(error)")
+        }
+    }
+
+    /// Emits `EndpointChanged(app, registration)`.
+    func announceEndpoint(_ record: PushRegistrationRecord) {
+        let text = record.json(state: state(of: record)).serialized()
+        emit("EndpointChanged", record.app, text)
+    }
+
+    func emit(_ member: String, _ first: String, _ second: String) {
+        do {
+            try bus.emitSignal(path: host.objectPath, interface: Self.interface, member: member) { m throws(BusError) in
+                try m.append(first)
+                try m.append(second)
+            }
+        } catch {
+            host.log(.warning, "cannot send the \(member) signal: \(error)")
+        }
+    }
+
+    /// Runs a store call, turning its failure into `.storage`.
+    func storage<T>(_ body: () throws(StoreError) -> T) throws(PushConnectorError) -> T {
+        do { return try body() } catch { throw PushConnectorError(.storage, error.message) }
+    }
+}

@@ -1,0 +1,146 @@
+import ScheddBus
+import Scheduler
+
+/// Distributors: which are on the bus, registering with one, following them as they come and go.
+extension PushConnector {
+    static let busDriver = BusMethod(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                     interface: "org.freedesktop.DBus", member: "ListNames")
+
+    /// Asks the bus which distributors run and which it can start; then re-registers every stored
+    /// registration (at start, with the same token: the spec's "On Application Startup").
+    func listDistributors() throws(BusError) {
+        var activatableMethod = Self.busDriver
+        activatableMethod.member = "ListActivatableNames"
+        try bus.callAsync(activatableMethod, timeoutMicroseconds: 10_000_000, { _ throws(BusError) in }) {
+            [weak self] result in
+            guard let self else { return }
+            if case .success(let reply) = result, let names = try? reply.readStrings() {
+                activatable = names.filter(DistributorChoice.isDistributorName)
+            }
+        }
+        try bus.callAsync(Self.busDriver, timeoutMicroseconds: 10_000_000, { _ throws(BusError) in }) {
+            [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let reply):
+                for name in ((try? reply.readStrings()) ?? []) where DistributorChoice.isDistributorName(name) {
+                    running[name] = running[name] ?? ""
+                }
+            case .failure(let error):
+                host.log(.warning, "cannot list the distributors on the bus: \(error)")
+            }
+            reregisterAll(reason: "start")
+        }
+    }
+
+    /// Registers every stored registration again with the same token.
+    func reregisterAll(reason: String) {
+        let records: [PushRegistrationRecord]
+        do { records = try store.pushRegistrations() } catch {
+            host.log(.error, "cannot read the push registrations: \(error.message)")
+            return
+        }
+        if !records.isEmpty { host.log(.info, "registering \(records.count) app(s) for pushes again (\(reason))") }
+        for record in records { register(record) }
+    }
+
+    /// `NameOwnerChanged(name, old, new)` for a distributor name.
+    func nameOwnerChanged(_ signal: BusMessage) {
+        guard let name = try? signal.readString(), let old = try? signal.readString(),
+              let new = try? signal.readString(), DistributorChoice.isDistributorName(name) else { return }
+        let records = (try? store.pushRegistrations()) ?? []
+        if new.isEmpty {
+            running[name] = nil
+            host.log(.info, "the distributor \(name) left the bus")
+            // Its apps move to another distributor when there is one (never past an override).
+            for record in records where record.distributor == name {
+                if case .success(let other) = choice(for: nil), other != name { register(record) } else {
+                    states[record.app] = .noDistributor("the distributor \(name) left the bus")
+                }
+            }
+            return
+        }
+        running[name] = new
+        host.log(.info, old.isEmpty ? "the distributor \(name) appeared" : "the distributor \(name) restarted")
+        for record in records {
+            let waitingForOne: Bool = switch states[record.app] {
+            case .noDistributor?, .failed?: true
+            default: false
+            }
+            // Its own apps register again to fetch their endpoint; apps without a usable distributor
+            // register with whatever the rule now chooses.
+            if record.distributor == name || waitingForOne || record.distributor.map({ running[$0] == nil }) ?? true {
+                register(record)
+            }
+        }
+    }
+
+    /// The distributor the rule picks now (DistributorChoice), given the registration's current one.
+    func choice(for current: String?) -> Result<String, PushConnectorError> {
+        DistributorChoice.choose(running: Array(running.keys), activatable: activatable,
+                                 override: host.preferredDistributor, current: current)
+    }
+
+    /// Sends Register for `record` to the distributor the rule picks (saving that choice first), and
+    /// answers the app calls waiting on this token when the distributor answers.
+    func register(_ original: PushRegistrationRecord) {
+        var record = original
+        let target: String
+        switch choice(for: record.distributor) {
+        case .success(let name): target = name
+        case .failure(let error):
+            states[record.app] = .noDistributor(error.message)
+            host.log(.warning, "cannot register \(record.app) for pushes: \(error.message)")
+            answerWaiters(token: record.token)
+            return
+        }
+        if record.distributor != target {
+            if record.distributor != nil { record.endpoint = nil }
+            record.distributor = target
+            record.updated = host.now()
+            do { try store.savePushRegistration(record) } catch {
+                states[record.app] = .failed("cannot store the registration: \(error.message)")
+                answerWaiters(token: record.token)
+                return
+            }
+        }
+        states[record.app] = .registering
+        let method = BusMethod(destination: target, path: Self.distributorPath, interface: Self.distributor2,
+                               member: "Register")
+        let arguments: [(key: String, value: BusVariant)] = [
+            ("service", .string(host.serviceName)), ("token", .string(record.token)),
+            ("description", .string(record.description.isEmpty ? record.app : record.description)),
+        ]
+        do {
+            try bus.callAsync(method, timeoutMicroseconds: Self.distributorCallMicroseconds,
+                              { m throws(BusError) in try m.append(variants: arguments) }) {
+                [weak self] result in self?.registerAnswered(app: record.app, token: record.token, distributor: target, result)
+            }
+        } catch {
+            states[record.app] = .failed("cannot call \(target): \(error)")
+            answerWaiters(token: record.token)
+        }
+    }
+
+    /// The distributor answered Register (`{success, reason}`) or the call failed.
+    func registerAnswered(app: String, token: String, distributor: String, _ result: Result<BusMessage, BusError>) {
+        switch result {
+        case .success(let reply):
+            let answer = (try? reply.readVariantDictionary()) ?? [:]
+            let success = answer["success"]?.string ?? ""
+            if success == "REGISTRATION_SUCCEEDED" {
+                let known = (try? store.pushRegistration(token: token))?.endpoint != nil
+                states[app] = known ? .registered : .registering
+                host.log(.info, "\(distributor) registered \(app) for pushes")
+                if known { answerWaiters(token: token) }
+                return
+            }
+            let reason = answer["reason"]?.string ?? "no reason given"
+            states[app] = .failed("\(distributor) refused the registration: \(success.isEmpty ? "no answer" : success) (\(reason))")
+        case .failure(let error):
+            states[app] = .failed("Register on \(distributor) failed: \(error.detail)")
+        }
+        host.log(.warning, "cannot register \(app) for pushes: \(states[app]?.reason ?? "")")
+        answerWaiters(token: token)
+    }
+}

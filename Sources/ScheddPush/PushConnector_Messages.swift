@@ -1,0 +1,166 @@
+import ScheddBus
+import Scheduler
+
+/// org.unifiedpush.Connector2 / Connector1: what a distributor calls.
+extension PushConnector {
+    func handleConnector(_ message: BusMessage, version: Int) -> BusMethodResult {
+        if let denial = host.refusal(message) {
+            return .failed(name: "org.freedesktop.DBus.Error.AccessDenied", message: denial)
+        }
+        do throws(PushConnectorError) {
+            let arguments: [String: BusVariant]
+            if version == 2 {
+                do { arguments = try message.readVariantDictionary() } catch {
+                    throw PushConnectorError(.invalidArgument, "\(message.member): \(error)")
+                }
+            } else {
+                arguments = try legacyArguments(message)
+            }
+            switch message.member {
+            case "Message":
+                return try deliver(ConnectorArguments.message(arguments), call: message, version: version)
+            case "NewEndpoint":
+                try newEndpoint(token: ConnectorArguments.token(arguments, member: "NewEndpoint"),
+                                endpoint: ConnectorArguments.endpoint(arguments), sender: message.sender)
+            case "Unregistered":
+                try unregistered(token: ConnectorArguments.token(arguments, member: "Unregistered"), sender: message.sender)
+            default:
+                throw PushConnectorError(.invalidArgument, "unknown method \(message.member)")
+            }
+            try? message.reply { _ throws(BusError) in }
+            return .replied
+        } catch {
+            host.log(.warning, "ignored \(message.member) from \(message.sender ?? "?"): \(error.message)")
+            return .failed(name: error.busName, message: error.message)
+        }
+    }
+
+    /// Connector1's positional arguments as the a{sv} of Connector2.
+    private func legacyArguments(_ message: BusMessage) throws(PushConnectorError) -> [String: BusVariant] {
+        do throws(BusError) {
+            switch message.member {
+            case "Message":
+                let token = try message.readString()
+                let body = try message.readBytes()
+                let id = try message.readString()
+                return ["token": .string(token), "message": .bytes(body), "id": .string(id)]
+            case "NewEndpoint":
+                return ["token": .string(try message.readString()), "endpoint": .string(try message.readString())]
+            default:
+                return ["token": .string(try message.readString())]
+            }
+        } catch {
+            throw PushConnectorError(.invalidArgument, "\(message.member): \(error)")
+        }
+    }
+
+    /// `Message`: decrypts with the token's keys and applies the push for its app; replies `{id}` only
+    /// once the push is durable. A body that does not decrypt or is not a valid push is logged, counted
+    /// on the registration and acknowledged (the same bytes can never succeed, so the push server should
+    /// drop them); a storage failure is not acknowledged, so the distributor delivers it again.
+    func deliver(_ message: ConnectorArguments.Message, call: BusMessage, version: Int) throws(PushConnectorError) -> BusMethodResult {
+        guard let record = try storage({ () throws(StoreError) in try store.pushRegistration(token: message.token) }) else {
+            // The spec: a request with a token the connector does not know is ignored.
+            host.log(.warning, "ignored a push with an unknown token from \(call.sender ?? "?")")
+            return acknowledge(call, id: nil, version: version)
+        }
+        let label = "push for \(record.app)" + (message.id.isEmpty ? "" : " (message \(message.id))")
+        let plaintext: [UInt8]
+        do {
+            let keys = try WebPushKeys(privateKey: Base64URL.decode(record.privateKey) ?? [],
+                                       publicKey: Base64URL.decode(record.publicKey) ?? [],
+                                       authSecret: Base64URL.decode(record.authSecret) ?? [])
+            plaintext = try WebPush.decrypt(message.body, keys: keys)
+        } catch {
+            try reject(record, message, "\(label) does not decrypt: \(error.message)")
+            return acknowledge(call, id: message.id, version: version)
+        }
+        switch host.apply(record.app, plaintext) {
+        case .applied(let outcomes):
+            host.log(.info, "\(label) applied: \(outcomes)")
+            return acknowledge(call, id: message.id, version: version)
+        case .rejected(let reason):
+            try reject(record, message, "\(label) is not a valid push: \(reason)")
+            return acknowledge(call, id: message.id, version: version)
+        case .failed(let reason):
+            host.log(.error, "\(label) not applied (the distributor will deliver it again): \(reason)")
+            throw PushConnectorError(.storage, reason)
+        }
+    }
+
+    private func reject(_ record: PushRegistrationRecord, _ message: ConnectorArguments.Message,
+                        _ reason: String) throws(PushConnectorError) {
+        host.log(.warning, "rejected a \(reason)")
+        let rejection = PushRejection(at: host.now(), messageID: message.id, reason: reason)
+        try storage { () throws(StoreError) in try store.recordPushRejection(app: record.app, rejection) }
+    }
+
+    /// Replies `{id}` (Connector2; `{}` without an id) or nothing (Connector1).
+    private func acknowledge(_ call: BusMessage, id: String?, version: Int) -> BusMethodResult {
+        do {
+            try call.reply { r throws(BusError) in
+                if version == 2 { try r.append(variants: id.map { $0.isEmpty ? [] : [("id", .string($0))] } ?? []) }
+            }
+            return .replied
+        } catch {
+            host.log(.warning, "cannot acknowledge a push: \(error)")
+            return .replied
+        }
+    }
+
+    /// `NewEndpoint`: keeps the endpoint (durable), answers the app's waiting Register calls and
+    /// tells the app with `EndpointChanged` when the endpoint is new.
+    func newEndpoint(token: String, endpoint: String, sender: String?) throws(PushConnectorError) {
+        guard var record = try storage({ () throws(StoreError) in try store.pushRegistration(token: token) }) else {
+            host.log(.warning, "ignored NewEndpoint for an unknown token from \(sender ?? "?")")
+            return
+        }
+        try checkSender(sender, of: record, member: "NewEndpoint")
+        let changed = record.endpoint != endpoint
+        if changed {
+            record.endpoint = endpoint
+            record.updated = host.now()
+            let updated = record
+            try storage { () throws(StoreError) in try store.savePushRegistration(updated) }
+            host.log(.info, "new push endpoint for \(record.app) from \(record.distributor ?? "?")")
+        }
+        states[record.app] = .registered
+        answerWaiters(token: token)
+        if changed { announceEndpoint(record) }
+    }
+
+    /// `Unregistered`: a confirmation of schedd's own Unregister, or the distributor dropping the app;
+    /// then the app is told (`Unregistered` signal) and registered again with the same token.
+    func unregistered(token: String, sender: String?) throws(PushConnectorError) {
+        if unregistering.remove(token) != nil { return }
+        guard var record = try storage({ () throws(StoreError) in try store.pushRegistration(token: token) }) else {
+            host.log(.warning, "ignored Unregistered for an unknown token from \(sender ?? "?")")
+            return
+        }
+        try checkSender(sender, of: record, member: "Unregistered")
+        host.log(.warning, "\(record.distributor ?? "the distributor") unregistered \(record.app); registering it again")
+        record.endpoint = nil
+        record.updated = host.now()
+        let cleared = record
+        try storage { () throws(StoreError) in try store.savePushRegistration(cleared) }
+        states[record.app] = .registering
+        emit("Unregistered", record.app, "the distributor \(record.distributor ?? "?") unregistered the app")
+        let now = loop.now(.monotonic)
+        if let last = lastReregister[record.app], now &- last < Self.reregisterIntervalMicroseconds {
+            states[record.app] = .failed("the distributor unregistered the app twice within a minute; "
+                                         + "not registering again until the app asks or a distributor appears")
+            return
+        }
+        lastReregister[record.app] = now
+        register(record)
+    }
+
+    /// A NewEndpoint/Unregistered must come from the distributor the registration is with, when its
+    /// owner is known (any peer on the bus could otherwise redirect or drop an app's pushes).
+    private func checkSender(_ sender: String?, of record: PushRegistrationRecord, member: String) throws(PushConnectorError) {
+        guard let distributor = record.distributor, let owner = running[distributor], !owner.isEmpty,
+              let sender, sender != owner else { return }
+        throw PushConnectorError(.invalidArgument, "\(member) for \(record.app) came from \(sender), "
+                                 + "not from its distributor \(distributor) (\(owner))")
+    }
+}

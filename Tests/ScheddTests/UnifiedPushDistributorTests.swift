@@ -1,0 +1,120 @@
+import Foundation
+import Glibc
+import XCTest
+
+/// Distributors coming and going, the override, the legacy Connector1, and D-Bus activation of
+/// schedd by a distributor's Message.
+final class UnifiedPushDistributorTests: XCTestCase {
+    var harness: ScheddHarness?
+    var distributors: [TestDistributor] = []
+    var activated: pid_t?
+
+    override func tearDown() {
+        distributors.forEach { $0.stop() }
+        if let activated { kill(activated, SIGTERM) }
+        harness?.tearDown()
+    }
+
+    func start(_ name: String, _ extra: [String] = []) throws -> TestDistributor {
+        let distributor = try TestDistributor(address: harness!.bus.address, directory: harness!.directory, name: name,
+                                              extra: extra)
+        distributors.append(distributor)
+        return distributor
+    }
+
+    func testNoDistributor_registerSaysSo_thenTheRegistrationCompletesWhenOneAppears() throws {
+        harness = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z")
+        let (status, text) = try harness!.unifiedPush("Register", "ss", ["org.example.Reminders", ""])
+        XCTAssertNotEqual(status, 0)
+        XCTAssertTrue(text.contains("no UnifiedPush distributor on the bus"), text)
+        XCTAssertEqual(try harness!.pushRegistrations()["org.example.Reminders"]?["state"] as? String, "no-distributor")
+        let distributor = try start("late")
+        XCTAssertTrue(waitFor(seconds: 10) {
+            (try? self.harness!.pushRegistrations()["org.example.Reminders"]?["endpoint"] as? String) != nil
+        }, "registered once a distributor appeared")
+        XCTAssertEqual(distributor.registeredTokens().count, 1)
+        XCTAssertEqual(try harness!.pushRegistrations()["org.example.Reminders"]?["distributor"] as? String,
+                       "org.unifiedpush.Distributor.late")
+    }
+
+    func testTwoDistributors_theRulePicksTheFirstName_andTheOverrideWins() throws {
+        harness = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z")
+        let zeta = try start("zeta")
+        let alpha = try start("alpha")
+        let chosen = try harness!.registerForPushes("org.example.A")
+        XCTAssertEqual(chosen["distributor"] as? String, "org.unifiedpush.Distributor.alpha")
+        XCTAssertEqual(alpha.registeredTokens().count, 1)
+        XCTAssertEqual(zeta.registeredTokens().count, 0)
+
+        harness!.stopDaemon()
+        let overridden = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z", daemonEnvironment: [:],
+                                           notifierArguments: ["--notifier", "stdout", "--push-distributor", "zeta"])
+        defer { overridden.tearDown() }
+        let z = try TestDistributor(address: overridden.bus.address, directory: overridden.directory, name: "zeta")
+        let a = try TestDistributor(address: overridden.bus.address, directory: overridden.directory, name: "alpha")
+        defer { z.stop(); a.stop() }
+        XCTAssertEqual(try overridden.registerForPushes("org.example.A")["distributor"] as? String,
+                       "org.unifiedpush.Distributor.zeta")
+        XCTAssertEqual(a.registeredTokens().count, 0)
+    }
+
+    func testDistributorLeaves_theAppMovesToAnother_withTheSameTokenAndANewEndpoint() throws {
+        harness = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z")
+        let first = try start("alpha")
+        let second = try start("beta")
+        let before = try harness!.registerForPushes("org.example.A")
+        XCTAssertEqual(before["distributor"] as? String, "org.unifiedpush.Distributor.alpha")
+        first.stop()
+        XCTAssertTrue(waitFor(seconds: 10) {
+            (try? self.harness!.pushRegistrations()["org.example.A"]?["distributor"] as? String) == "org.unifiedpush.Distributor.beta"
+                && (try? self.harness!.pushRegistrations()["org.example.A"]?["endpoint"] as? String) != nil
+        })
+        XCTAssertEqual(second.registeredTokens(), first.registeredTokens(), "the same token")
+        let after = try XCTUnwrap(harness!.pushRegistrations()["org.example.A"])
+        XCTAssertNotEqual(after["endpoint"] as? String, before["endpoint"] as? String)
+        XCTAssertTrue(waitFor(seconds: 5) { second.signals("EndpointChanged").count >= 2 })
+        let answer = try second.send(localPush(id: "moved", at: "2026-03-01T10:05:00Z"), to: after, id: "m1")
+        XCTAssertEqual((answer["reply"] as? [String: Any])?["id"] as? String, "m1")
+        XCTAssertEqual(try harness!.list().map { $0["id"] as? String }, ["moved"])
+    }
+
+    func testLegacyConnector1_endpointAndMessage() throws {
+        harness = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z")
+        let legacy = try start("legacy", ["--connector", "1"])
+        let registration = try harness!.registerForPushes("org.example.A")
+        XCTAssertEqual(registration["endpoint"] as? String, legacy.events("NewEndpoint").last?["endpoint"] as? String)
+        _ = try legacy.send(localPush(id: "v1", at: "2026-03-01T10:05:00Z"), to: registration, id: "m1")
+        XCTAssertTrue(waitFor(seconds: 10) { ((try? self.harness!.list()) ?? []).count == 1 }, "Connector1 has no reply: poll")
+        XCTAssertEqual(try harness!.list().map { $0["id"] as? String }, ["v1"])
+    }
+
+    /// A distributor's Message starts schedd through the bus's activation file when it is not running.
+    func testMessage_activatesSchedd_whenItIsNotRunning() throws {
+        let services = try TemporaryDirectory()
+        defer { services.remove() }
+        let config = services.file("bus.conf")
+        let base = try String(contentsOfFile: Build.busConfig, encoding: .utf8)
+        try base.replacingOccurrences(of: "<auth>EXTERNAL</auth>",
+                                      with: "<auth>EXTERNAL</auth>\n  <servicedir>\(services.path)</servicedir>")
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        harness = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z", busConfig: config)
+        let h = harness!
+        let distributor = try start("test")
+        let registration = try h.registerForPushes("org.example.A")
+        h.stopDaemon()
+        // The activation file as units/org.schedd.Scheduler1.service has it, pointing at this build.
+        try """
+            [D-BUS Service]
+            Name=org.schedd.Scheduler1
+            Exec=\(Build.schedd) run --bus \(h.bus.address) --db \(h.databasePath) --notifier none --tz UTC --fake-clock 2026-03-01T10:00:00Z
+            """.write(toFile: services.file("org.schedd.Scheduler1.service"), atomically: true, encoding: .utf8)
+        let answer = try distributor.send(localPush(id: "woken", at: "2026-03-01T10:05:00Z"), to: registration, id: "m1")
+        XCTAssertEqual((answer["reply"] as? [String: Any])?["id"] as? String, "m1", "\(answer)")
+        let owner = try runProcess("/usr/bin/busctl", ["--address=\(h.bus.address)", "call", "org.freedesktop.DBus",
+                                                       "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                                       "GetConnectionUnixProcessID", "s", "org.schedd.Scheduler1"])
+        activated = pid_t(owner.stdout.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
+        XCTAssertNotNil(activated, owner.stdout + owner.stderr)
+        XCTAssertEqual(try h.list().map { $0["id"] as? String }, ["woken"])
+    }
+}
