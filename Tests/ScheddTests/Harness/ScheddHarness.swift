@@ -111,9 +111,13 @@ final class ScheddHarness {
         return result.lines.compactMap(parseObject)
     }
 
-    func list() throws -> [[String: Any]] { try json(["list"]) as? [[String: Any]] ?? [] }
-    func history(limit: Int = 100) throws -> [[String: Any]] {
-        try json(["history", "--limit", "\(limit)"]) as? [[String: Any]] ?? []
+    /// The pending schedules of the default app (`app`: of that app; `allApps`: of every app).
+    func list(app: String? = nil, allApps: Bool = false) throws -> [[String: Any]] {
+        try json(["list"] + (app.map { ["--app", $0] } ?? []) + (allApps ? ["--all-apps"] : [])) as? [[String: Any]] ?? []
+    }
+    /// The newest history records of the default app (`app`: of that app).
+    func history(limit: Int = 100, app: String? = nil) throws -> [[String: Any]] {
+        try json(["history", "--limit", "\(limit)"] + (app.map { ["--app", $0] } ?? [])) as? [[String: Any]] ?? []
     }
 
     /// Moves the fake clock (`clock advance SPAN`); asserts success.
