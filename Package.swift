@@ -13,6 +13,10 @@ let package = Package(
         .library(name: "Scheduler", targets: ["Scheduler"]),
         .library(name: "ScheddBus", targets: ["ScheddBus"]),
         .library(name: "ScheddApps", targets: ["ScheddApps"]),
+        // For apps: typed pushes, async calls, typed errors and signals over the D-Bus API.
+        .library(name: "ScheddClient", targets: ["ScheddClient"]),
+        // For test suites (XCTest, Swift Testing): a private fake-clock schedd per test.
+        .library(name: "ScheddTestKit", targets: ["ScheddTestKit"]),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
@@ -36,8 +40,14 @@ let package = Package(
         .target(name: "ScheddBus", dependencies: ["CSystemd", "CSchedBus"], path: "Sources/ScheddBus"),
         .target(name: "ScheddDesktop", dependencies: ["SchedCalendar", "Scheduler", "ScheddBus", "ScheddApps"],
                 path: "Sources/ScheddDesktop"),
+        // The service's calls without the bus: typed method arguments, their checks, reply bounds. Pure,
+        // so the dispatch fuzz harness (Tests/Fuzz/FuzzDispatch.swift) links it without sd-bus.
+        .target(name: "ScheddService", dependencies: ["SchedCalendar", "Scheduler"], path: "Sources/ScheddService"),
+        .target(name: "ScheddClient", dependencies: ["ScheddBus"], path: "Sources/ScheddClient"),
+        .target(name: "ScheddTestKit", dependencies: ["ScheddClient"], path: "Sources/ScheddTestKit"),
         .executableTarget(name: "schedd", dependencies: ["SchedCalendar", "Scheduler", "CSystemd", "CSchedBus",
-                                                        "ScheddBus", "ScheddDesktop", "ScheddPush", "ScheddApps"],
+                                                        "ScheddBus", "ScheddDesktop", "ScheddPush", "ScheddApps",
+                                                        "ScheddService"],
                           path: "Sources/schedd"),
         .executableTarget(name: "schedd-bench", dependencies: ["SchedCalendar", "Scheduler", "CSQLite", "SeededRandomness"],
                           path: "Benchmarks/schedd-bench"),
@@ -48,7 +58,11 @@ let package = Package(
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "CSQLite", "SeededRandomness"],
                     path: "Tests/SchedulerTests"),
         .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush", "ScheddBus"], path: "Tests/ScheddPushTests"),
-        .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler", "ScheddBus", "ScheddDesktop", "ScheddApps", "SeededRandomness"],
+        // ScheddClient and ScheddTestKit against the real daemon (and the README's Swift example).
+        .testTarget(name: "ScheddKitTests", dependencies: ["ScheddClient", "ScheddTestKit", "schedd"],
+                    path: "Tests/ScheddKitTests"),
+        .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler", "ScheddBus", "ScheddDesktop",
+                                                    "ScheddService", "ScheddApps", "SeededRandomness"],
                     path: "Tests/ScheddTests"),
     ],
     swiftLanguageModes: [.v6]

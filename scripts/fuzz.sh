@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds and runs the libFuzzer harnesses in Tests/Fuzz (docs/fuzzing.md).
 #
-#   scripts/fuzz.sh [push|calendar|tzif|all] [SECONDS]     (defaults: all, 60 s per harness)
+#   scripts/fuzz.sh [push|calendar|tzif|dispatch|all] [SECONDS]     (defaults: all, 60 s per harness)
 #
-# Each harness is linked from instrumented module objects (SchedCalendar, Scheduler) built with
+# Each harness is linked from instrumented module objects (SchedCalendar, Scheduler, ScheddService) built with
 # `swiftc -sanitize=fuzzer,address`, then run for SECONDS with the seed corpus in
 # Tests/Fuzz/corpus/<name> (read only) and a scratch corpus that collects new inputs (never in the
 # repository). Exits non-zero if any run finds a crash, hang (> 5 s per input), leak or OOM, and
@@ -21,9 +21,9 @@ BUILD=${FUZZ_BUILD:-$ROOT/.build-fuzz}
 RSS_MB=${FUZZ_RSS_MB:-2048}
 
 case "$TARGET" in
-    push|calendar|tzif) TARGETS=("$TARGET") ;;
-    all) TARGETS=(push calendar tzif) ;;
-    *) echo "usage: $0 [push|calendar|tzif|all] [SECONDS]" >&2; exit 2 ;;
+    push|calendar|tzif|dispatch) TARGETS=("$TARGET") ;;
+    all) TARGETS=(push calendar tzif dispatch) ;;
+    *) echo "usage: $0 [push|calendar|tzif|dispatch|all] [SECONDS]" >&2; exit 2 ;;
 esac
 [[ "$SECONDS_PER" =~ ^[0-9]+$ ]] || { echo "SECONDS must be a whole number" >&2; exit 2; }
 
@@ -51,6 +51,8 @@ build_harness() {
         push) source=FuzzPush.swift; objects=("$BUILD/SchedCalendar.o" "$BUILD/Scheduler.o") ;;
         calendar) source=FuzzCalendar.swift; objects=("$BUILD/SchedCalendar.o") ;;
         tzif) source=FuzzTZif.swift; objects=("$BUILD/SchedCalendar.o") ;;
+        dispatch) source=FuzzDispatch.swift
+                  objects=("$BUILD/SchedCalendar.o" "$BUILD/Scheduler.o" "$BUILD/ScheddService.o") ;;
     esac
     local bin="$BUILD/fuzz-$name" newest
     newest=$(ls -t "Tests/Fuzz/$source" "${objects[@]}" "$bin" 2>/dev/null | head -1 || true)
@@ -60,8 +62,11 @@ build_harness() {
 }
 
 build_module SchedCalendar Sources/Calendar ""
-if [[ " ${TARGETS[*]} " == *" push "* ]]; then
+if [[ " ${TARGETS[*]} " == *" push "* || " ${TARGETS[*]} " == *" dispatch "* ]]; then
     build_module Scheduler Sources/Scheduler SchedCalendar -I Sources/CSQLite
+fi
+if [[ " ${TARGETS[*]} " == *" dispatch "* ]]; then
+    build_module ScheddService Sources/ScheddService "SchedCalendar Scheduler" -I Sources/CSQLite
 fi
 for t in "${TARGETS[@]}"; do build_harness "$t"; done
 

@@ -5,7 +5,9 @@ set -euo pipefail
 PKGS=(pkg-config libsqlite3-dev sqlite3 libsystemd-dev systemd dbus-daemon dbus-bin
       python3 python3-dbus python3-gi libnotify-bin dunst xvfb tzdata
       libssl-dev python3-cryptography
-      faketime groff-base man-db zsh fish bash-completion)
+      faketime groff-base man-db zsh fish bash-completion
+      python3-jeepney python3-pytest python3-venv python3-setuptools jq
+      lintian dpkg-dev binutils adduser)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -16,6 +16,10 @@
 #   $PREFIX/share/dbus-1/services/org.schedd.Scheduler1.service   session-bus activation
 #   /etc/dbus-1/system.d/org.schedd.Scheduler1.conf    system-bus policy ($PREFIX/share/dbus-1/system.d
 #                                                      when PREFIX=/usr: dbus-daemon reads only those two)
+#   $PREFIX/share/man/man1/schedd.1, man5/schedd-push.5          manual pages
+#   $PREFIX/share/bash-completion/completions/schedd             bash completion
+#   $PREFIX/share/zsh/site-functions/_schedd                     zsh completion
+#   $PREFIX/share/fish/vendor_completions.d/schedd.fish          fish completion
 # Afterwards: `systemctl daemon-reload; systemctl --user daemon-reload` (see docs/units.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,7 +40,7 @@ for arg in "$@"; do
     SYSTEM_GROUP=*) SYSTEM_GROUP="${arg#SYSTEM_GROUP=}" ;;
     --create-user) create_user=yes ;;
     --no-build) build=no ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -83,6 +87,18 @@ put units/schedd.service "$PREFIX/lib/systemd/user/schedd.service" 0644
 put units/schedd-system.service "$PREFIX/lib/systemd/system/schedd-system.service" 0644
 put units/org.schedd.Scheduler1.service "$PREFIX/share/dbus-1/services/org.schedd.Scheduler1.service" 0644
 put units/org.schedd.Scheduler1.conf "$policydir/org.schedd.Scheduler1.conf" 0644
+
+# Manual pages and shell completions, generated from the command table (scripts/generate-cli-docs.sh).
+copy() {  # copy SOURCE-FILE DEST-PATH (as is)
+  install -d -m 0755 "$DESTDIR$(dirname "$2")"
+  install -m 0644 "$1" "$DESTDIR$2"
+  echo "installed $DESTDIR$2"
+}
+copy man/schedd.1 "$PREFIX/share/man/man1/schedd.1"
+copy man/schedd-push.5 "$PREFIX/share/man/man5/schedd-push.5"
+copy completions/schedd.bash "$PREFIX/share/bash-completion/completions/schedd"
+copy completions/_schedd "$PREFIX/share/zsh/site-functions/_schedd"
+copy completions/schedd.fish "$PREFIX/share/fish/vendor_completions.d/schedd.fish"
 
 if [ "$create_user" = yes ]; then
   if [ -n "$DESTDIR" ]; then echo "install.sh: --create-user ignored with DESTDIR (a package creates it)" >&2; exit 0; fi

@@ -14,9 +14,20 @@ export PATH="/opt/swift/usr/bin:$PATH"
 start=$(date +%s)
 echo "== build (warnings are errors)"
 swift build --build-tests -Xswiftc -warnings-as-errors 2>&1 | tail -n 20
+echo "== manual pages (groff -ww, man --warnings: no warning allowed)"
+for page in man/*.[15]; do
+  out=$( { groff -ww -z -man "$page" && MANPAGER=cat man --warnings -l "$page" >/dev/null; } 2>&1 )
+  [ -z "$out" ] || { echo "$page: $out"; exit 1; }
+done
 echo "== tests"
 swift test --skip-build "$@"
 [ "$quick" = 1 ] && exit 0
+echo "== Python client and pytest plugin (pip install ./clients/python, its suite against the real daemon)"
+bash scripts/test-python.sh
+echo "== README quick-start examples (shell testbed, Swift ScheddTestKit, Python fixture), as they stand"
+bash scripts/readme-examples.sh
+echo "== Debian package (build, lintian, dpkg -i, D-Bus activation, purge)"
+bash Tests/Support/deb/test-deb.sh
 echo "== fuzz smoke (60 s per harness)"
 bash scripts/fuzz.sh all "${FUZZ_SECONDS:-60}"
 echo "== unit tests under AddressSanitizer"

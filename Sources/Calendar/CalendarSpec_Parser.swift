@@ -16,7 +16,7 @@ struct CalendarParser {
     /// systemd's `CALENDARSPEC_COMPONENTS_MAX`: longer chains are refused (they would only be slow).
     static let maxComponents = 240
 
-    static func parse(_ text: String) throws(CalendarParseError)
+    static func parse(_ text: String, zones: any ZoneResolver) throws(CalendarParseError)
         -> (fields: CalendarFields, zoneName: String?, zone: TimeZoneRules?) {
         var bytes = Array(text.utf8)
         var fields = CalendarFields()
@@ -27,7 +27,7 @@ struct CalendarParser {
             bytes.removeLast(4)
         } else if let space = bytes.lastIndex(of: UInt8(ascii: " ")) {
             let candidate = String(decoding: bytes[(space + 1)...], as: UTF8.self)
-            if isPlausibleZoneName(candidate), let rules = try? ZoneDatabase.shared.zone(named: candidate) {
+            if isPlausibleZoneName(candidate), let rules = try? zones.zone(named: candidate) {
                 zoneName = candidate
                 zone = rules
                 bytes.removeSubrange(space...)

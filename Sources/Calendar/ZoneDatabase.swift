@@ -12,7 +12,7 @@ public final class ZoneDatabase: Sendable {
 
     /// The root directory of the database, without a trailing slash.
     public let directory: String
-    private let cache = Mutex<[String: TimeZoneRules]>([:])
+    let cache = Mutex<[String: TimeZoneRules]>([:])
 
     /// A database rooted at `directory`; nil → `TZDIR` when set and non-empty, else `/usr/share/zoneinfo`.
     public init(directory: String? = nil) {

@@ -44,7 +44,9 @@ public final class Engine {
 
     let store: any ScheduleStore
     let notifier: any Notifier
-    let zones: ZoneDatabase
+    let zones: any ZoneResolver
+    /// Parsed calendar expressions by text (pinned zones resolved at parse): one parse per expression.
+    var specCache: [String: CalendarSpec] = [:]
     let defaultGraceSeconds: Int64
     /// The quota: pending schedules per app (CONTRACT §8). A push that would exceed it is rejected.
     public let maxPendingPerApp: Int
@@ -67,7 +69,7 @@ public final class Engine {
     /// every pending schedule. `deviceZone` is the zone floating schedules are resolved in.
     /// `zones` resolves pinned zone names (`timeZone`, calendar zone suffixes).
     public convenience init(databasePath: String, notifier: any Notifier, deviceZone: TimeZoneRules,
-                            defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds, zones: ZoneDatabase = .shared,
+                            defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds, zones: any ZoneResolver = ZoneDatabase.shared,
                             retention: HistoryRetention = .standard,
                             maxPendingPerApp: Int = Engine.defaultMaxPendingPerApp, now: Instant) throws(EngineError) {
         let store: SQLiteScheduleStore
@@ -85,7 +87,7 @@ public final class Engine {
     /// floating schedules are re-resolved as by `deviceZoneChanged`. A recorded zone that no longer loads
     /// is skipped: the catch-up then happens in the new zone, at the caller's first `advance`.
     public init(store: any ScheduleStore, notifier: any Notifier, deviceZone: TimeZoneRules,
-                zones: ZoneDatabase = .shared, defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds,
+                zones: any ZoneResolver = ZoneDatabase.shared, defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds,
                 retention: HistoryRetention = .standard,
                 maxPendingPerApp: Int = Engine.defaultMaxPendingPerApp, now: Instant) throws(EngineError) {
         guard defaultGraceSeconds >= 0 else { throw EngineError(.invalidArgument, "default grace must be ≥ 0") }
@@ -114,6 +116,8 @@ public final class Engine {
         } else if recorded != deviceZone.name {
             try deviceZoneChanged(to: deviceZone, now: now)
         }
+        // tzdata updated while the daemon was down: re-resolve what the new rules move.
+        _ = try recheckZoneRules(now: now, flush: false)
         refreshSnoozeDue()
         try maintenanceStep(now: now)
     }
@@ -153,6 +157,15 @@ public final class Engine {
     public func listPage(app: String? = Engine.defaultApp, after cursor: PendingCursor?, limit: Int) throws(EngineError)
         -> [(cursor: PendingCursor, schedule: PendingSchedule)] {
         let rows = try storage { () throws(StoreError) in try store.schedulesByNext(app: app, after: cursor, limit: limit) }
+        return rows.map { ($0.cursor, pendingSchedule($0)) }
+    }
+
+    /// At most `limit` pending schedules of `app` (nil: of every app) by (next due, key) after skipping
+    /// `offset` of them, each with its cursor: where a client asked to start at a row number.
+    /// O(offset + limit), once; the following pages continue from the last row's cursor.
+    public func listPage(app: String? = Engine.defaultApp, skipping offset: Int, limit: Int) throws(EngineError)
+        -> [(cursor: PendingCursor, schedule: PendingSchedule)] {
+        let rows = try storage { () throws(StoreError) in try store.schedulesByNext(app: app, limit: limit, offset: offset) }
         return rows.map { ($0.cursor, pendingSchedule($0)) }
     }
 
@@ -236,7 +249,7 @@ public final class Engine {
         case .floatingAt:
             trigger = "at " + (s.wall.map { $0.iso8601(withOffset: nil) } ?? "?")
         case .calendar:
-            let normalized = (try? CalendarSpec(parsing: s.spec ?? "").normalized) ?? s.spec ?? ""
+            let normalized = (try? calendarSpec(s).normalized) ?? s.spec ?? ""
             trigger = "calendar " + normalized
         }
         let zone = s.kind == .fixedAt ? "UTC" : (s.zone ?? deviceZone.name)

@@ -20,8 +20,17 @@ extension Engine {
         return try zone(named: name)
     }
 
+    /// The parsed expression of a calendar schedule, parsed once per expression text (cached until the
+    /// zone files change: a pinned zone's rules are part of the parsed value). O(1) once cached.
     func calendarSpec(_ s: StoredSchedule) throws(EngineError) -> CalendarSpec {
-        do { return try CalendarSpec(parsing: s.spec ?? "") } catch {
+        let text = s.spec ?? ""
+        if let cached = specCache[text] { return cached }
+        do {
+            let spec = try CalendarSpec(parsing: text, zones: zones)
+            if specCache.count >= 10_000 { specCache.removeAll(keepingCapacity: true) }
+            specCache[text] = spec
+            return spec
+        } catch {
             throw EngineError(.invalidArgument, "bk.local.calendar: \(error.message)")
         }
     }
@@ -49,9 +58,14 @@ extension Engine {
     }
 
     /// The first calendar elapse strictly after `instant` that is not after `until`; nil when none.
-    func nextElapse(_ s: StoredSchedule, after instant: Instant) throws(EngineError) -> Instant? {
+    /// `first`: the first elapse of a new schedule, found as a fresh `systemd-analyze calendar
+    /// --base-time` finds it (glibc's mktime state starts at 0); later elapses continue the series.
+    func nextElapse(_ s: StoredSchedule, after instant: Instant, first: Bool = false) throws(EngineError) -> Instant? {
         let spec = try calendarSpec(s)
-        guard let next = spec.nextElapse(after: instant, in: try evaluationZone(s)) else { return nil }
+        var state = MktimeState()
+        let found = first ? spec.nextElapse(after: instant, in: try evaluationZone(s), state: &state)
+            : spec.nextElapse(after: instant, in: try evaluationZone(s))
+        guard let next = found else { return nil }
         if let until = try untilInstant(s), next > until { return nil }
         return next
     }
@@ -92,7 +106,7 @@ extension Engine {
         }
         let next: Instant?
         if s.kind == .calendar {
-            next = try nextElapse(s, after: now)
+            next = try nextElapse(s, after: now, first: true)
         } else {
             next = try oneShotDue(s)
         }

@@ -137,6 +137,16 @@ public final class InMemoryScheduleStore: ScheduleStore {
         return state.schedules.values.filter(\.floating).sorted { $0.key < $1.key }
     }
 
+    public func pinnedSchedules(zone name: String) throws(StoreError) -> [StoredSchedule] {
+        try checkOpen()
+        return state.schedules.values.filter { $0.zone == name || $0.untilZone == name }.sorted { $0.key < $1.key }
+    }
+
+    public func pinnedZoneNames() throws(StoreError) -> Set<String> {
+        try checkOpen()
+        return Set(state.schedules.values.flatMap { [$0.zone, $0.untilZone].compactMap { $0 } })
+    }
+
     public func schedules(app: String, run: String) throws(StoreError) -> [StoredSchedule] {
         try checkOpen()
         return sortedByNext(state.schedules.values.filter { $0.app == app && $0.runId == run })

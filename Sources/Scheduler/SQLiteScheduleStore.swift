@@ -315,6 +315,23 @@ public final class SQLiteScheduleStore: ScheduleStore {
         try select("WHERE kind != \(StoredTriggerKind.fixedAt.rawValue) AND zone IS NULL") { _ in }
     }
 
+    public func pinnedSchedules(zone name: String) throws(StoreError) -> [StoredSchedule] {
+        try select("WHERE zone = ?1 OR until_zone = ?1 ORDER BY key") { $0.bind(1, name) }
+    }
+
+    public func pinnedZoneNames() throws(StoreError) -> Set<String> {
+        try sql { () throws(SQLiteError) -> Set<String> in
+            let st = try db.statement("""
+                SELECT zone FROM schedules WHERE zone IS NOT NULL
+                UNION SELECT until_zone FROM schedules WHERE until_zone IS NOT NULL
+                """)
+            defer { st.reset() }
+            var names = Set<String>()
+            while try st.step() { names.insert(st.string(0)) }
+            return names
+        }
+    }
+
     public func schedules(app: String, run: String) throws(StoreError) -> [StoredSchedule] {
         // Run R covers the id R and every id starting with "R:" — under SQLite's BINARY collation exactly
         // the ids in ["R:", "R;") since ';' follows ':'. A run id never holds ':', so such a run covers nothing.

@@ -167,6 +167,10 @@ public protocol ScheduleStore: AnyObject {
     func schedulesByNext(app: String?, after cursor: PendingCursor?, limit: Int) throws(StoreError) -> [StoredSchedule]
     /// Number of pending schedules of `app` (the quota, CONTRACT §8). O(log n + count) by the app index.
     func pendingCount(app: String) throws(StoreError) -> Int
+    /// Pending schedules pinned to zone `name` (by `timeZone`/suffix or their `until`'s zone). O(n).
+    func pinnedSchedules(zone name: String) throws(StoreError) -> [StoredSchedule]
+    /// Every zone name pending schedules are pinned to (their zone or `until` zone). O(n).
+    func pinnedZoneNames() throws(StoreError) -> Set<String>
 
     // Applied pushes (CONTRACT §1: a push applied once is `duplicate` whatever came after it)
     func recordApplied(app: String, id: String, digest: String, at: Instant) throws(StoreError)

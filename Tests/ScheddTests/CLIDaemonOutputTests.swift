@@ -39,6 +39,10 @@ final class CLIDaemonOutputTests: XCTestCase {
         XCTAssertEqual(try addJSON(h, ["Wall", "--at", "2026-03-10T08:00", "--urgency", "critical", "--grace", "5min",
                                        "--action", "ok=Got it", "--body", "text"])["next"] as? String, "2026-03-10T12:00:00Z")
         XCTAssertEqual(try addJSON(h, ["Utc", "--at", "2026-03-10 08:00 UTC"])["next"] as? String, "2026-03-10T08:00:00Z")
+        // RFC 3339 with a space for the T still floats (sent in the push's T form).
+        XCTAssertEqual(try addJSON(h, ["Space", "--at", "2026-03-10 08:00", "--id", "space"])["next"] as? String,
+                       "2026-03-10T12:00:00Z")
+        XCTAssertEqual(try h.list().first { $0["id"] as? String == "space" }?["floating"] as? Bool, true)
         let standup = try h.list().first { $0["id"] as? String == "standup" }
         XCTAssertEqual(standup?["cancelOn"] as? [String], ["vacation", "sick"])
 

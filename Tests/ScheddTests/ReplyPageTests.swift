@@ -1,6 +1,7 @@
 @testable import schedd
 import SchedCalendar
 import Scheduler
+import ScheddService
 import XCTest
 
 /// The pure parts of paging (issue 9 item 5): how many rows fit a page, the ListPage cursor text, and
@@ -32,13 +33,20 @@ final class ReplyPageTests: XCTestCase {
         XCTAssertEqual(try ListCursorText.decode("v1:1772946000000000:42"), cursor)
         XCTAssertEqual(try ListCursorText.decode("v1:-5:0"), PendingCursor(next: Instant(microseconds: -5), key: 0))
         XCTAssertNil(try ListCursorText.decode(""))
+        XCTAssertEqual(try ListCursorText.start(""), .first)
+        XCTAssertEqual(try ListCursorText.start("+0"), .skipping(0))
+        XCTAssertEqual(try ListCursorText.start("+500000"), .skipping(500_000))
+        XCTAssertEqual(try ListCursorText.start("v1:5:6"), .after(PendingCursor(next: Instant(microseconds: 5), key: 6)))
+        for bad in ["+", "+-1", "+x", "++1", "+99999999999", "+１"] {
+            XCTAssertThrowsError(try ListCursorText.start(bad), bad)
+        }
+        XCTAssertThrowsError(try ListCursorText.decode("+5"), "decode is for cursors only")
         for bad in ["v2:1:2", "v1:1", "v1:1:2:3", "v1::2", "v1:x:2", "v1:99999999999999999999:1", "1:2",
                     String(repeating: "v", count: 1 << 20)] {
             XCTAssertThrowsError(try ListCursorText.decode(bad)) { error in
-                let failure = error as? ServiceFailure
-                XCTAssertEqual(failure?.name, .invalidArgument)
-                XCTAssertTrue(failure?.message.hasPrefix("ListPage: after must be") == true, "\(String(describing: failure))")
-                XCTAssertLessThan(failure?.message.utf8.count ?? .max, 300, "the message quotes a bounded prefix")
+                let rejection = error as? ArgumentRejection
+                XCTAssertTrue(rejection?.message.hasPrefix("ListPage: after must be") == true, "\(String(describing: rejection))")
+                XCTAssertLessThan(rejection?.message.utf8.count ?? .max, 300, "the message quotes a bounded prefix")
             }
         }
     }

@@ -1,5 +1,6 @@
 @testable import schedd
 import SchedCalendar
+import ScheddService
 import XCTest
 
 /// Edit distance, time spans and the systemd-style relative wording.

@@ -63,14 +63,19 @@ final class EngineHarness {
     var zone: TimeZoneRules
     var engine: Engine?
 
-    init(zone: TimeZoneRules = .utc, now: Instant) throws {
+    /// The zone resolver the engine uses (the process-wide database unless a test gives its own).
+    let zones: any ZoneResolver
+
+    init(zone: TimeZoneRules = .utc, zones: any ZoneResolver = ZoneDatabase.shared, now: Instant) throws {
         self.zone = zone
-        engine = try Engine(databasePath: path, notifier: notifier, deviceZone: zone, now: now)
+        self.zones = zones
+        engine = try Engine(databasePath: path, notifier: notifier, deviceZone: zone, zones: zones, now: now)
     }
 
     /// An engine over an `InMemoryScheduleStore` (cannot be restarted).
     init(inMemoryWithZone zone: TimeZoneRules, now: Instant) throws {
         self.zone = zone
+        self.zones = ZoneDatabase.shared
         engine = try Engine(store: InMemoryScheduleStore(), notifier: notifier, deviceZone: zone, now: now)
     }
 
@@ -86,13 +91,13 @@ final class EngineHarness {
         engine?.close()
         engine = nil
         if let zone { self.zone = zone }
-        engine = try Engine(databasePath: path, notifier: notifier, deviceZone: self.zone, now: now)
+        engine = try Engine(databasePath: path, notifier: notifier, deviceZone: self.zone, zones: zones, now: now)
     }
 
     /// Drops the engine without closing it cleanly (what a `kill -9` leaves: only committed data).
     func crashAndReopen(now: Instant) throws {
         engine = nil
-        engine = try Engine(databasePath: path, notifier: notifier, deviceZone: zone, now: now)
+        engine = try Engine(databasePath: path, notifier: notifier, deviceZone: zone, zones: zones, now: now)
     }
 
     func history(_ limit: Int = 1000) throws -> [HistoryRecord] { try e.history(limit: limit) }

@@ -2,7 +2,8 @@
 # 1,000,000 pending schedules (80% one-shots spread over a year, 20% calendar expressions), loaded
 # through the bulk path (NDJSON `schedd push FILE` → PushBatch of 1000 → Engine.pushBatch, one group
 # commit per batch). Then, on a restart: daemon start to READY=1 (own NOTIFY_SOCKET), VmRSS, and
-# `schedd list --limit 20` latency (whole CLI process, 50 runs; and the bare D-Bus call).
+# `schedd list --limit 20` latency (whole CLI process, 50 runs; and the bare D-Bus call), and the cost of
+# a ListPage at depth 0, 500,000 and 999,980 against List with OFFSET (the baseline, same run).
 # Usage: scripts/bench/million.sh [COUNT]     (SKIP_BUILD=1 to reuse the release build, KEEP=1 keeps files)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -59,6 +60,33 @@ for limit, offset in ((20, 0), (20, 500000), (20, 999980)):
     print("D-Bus List(limit %d, offset %d): p50 %.3f ms, max %.3f ms (50 calls)" % (limit, offset, ms[25], ms[-1]))
 PYEOF
 
+# Keyset paging (ListPage) at the same depths, against the OFFSET-based List above as the baseline in
+# this run. The cursors are those a client holds after reading 500,000 and 999,980 rows: the (next_due,
+# key) of the row before that depth, read with the sqlite3 CLI (the daemon's own cursor text, v1:NEXT:KEY).
+c500=$(sqlite3 "$db" 'SELECT next_due || ":" || key FROM schedules ORDER BY next_due, key LIMIT 1 OFFSET 499999')
+c999=$(sqlite3 "$db" 'SELECT next_due || ":" || key FROM schedules ORDER BY next_due, key LIMIT 1 OFFSET 999979')
+"$PY" - "$BUS_ADDR" "v1:$c500" "v1:$c999" > "$BENCH_DIR/paging.out" <<'PYEOF'
+import sys, time, dbus
+conn = dbus.bus.BusConnection(sys.argv[1])
+def timed(method, sig, args):
+    t = time.monotonic()
+    reply = conn.call_blocking("org.schedd.Scheduler1", "/org/schedd/Scheduler1", "org.schedd.Scheduler1", method,
+                               sig, args, timeout=60)
+    return (time.monotonic() - t) * 1000, reply
+for depth, cursor, offset in ((0, "", 0), (500000, sys.argv[2], 500000), (999980, sys.argv[3], 999980)):
+    page = sorted(timed("ListPage", "su", [cursor, 20])[0] for _ in range(50))
+    base = sorted(timed("List", "uu", [20, offset])[0] for _ in range(50))
+    # The same rows either way: the page at the cursor is the OFFSET page.
+    same = timed("ListPage", "su", [cursor, 20])[1][0] == timed("List", "uu", [20, offset])[1]
+    print("ListPage(limit 20) at depth %d: p50 %.3f ms, max %.3f ms; List(limit 20, offset %d): p50 %.3f ms, "
+          "max %.3f ms (50 calls each; same rows: %s)" % (depth, page[25], page[-1], offset, base[25], base[-1], same))
+    print("PAGE %d %.3f %.3f" % (depth, page[25], base[25]))
+PYEOF
+grep -v '^PAGE' "$BENCH_DIR/paging.out"
+while read -r _ depth ours base; do
+    result "million_listpage_depth${depth}_p50" "$ours" "$base" ms lower
+done < <(grep '^PAGE' "$BENCH_DIR/paging.out")
+
 : > "$BENCH_DIR/list.ms"
 for i in $(seq 50); do
     echo "scale=3; $(timed "$SCHEDD" list --limit 20 --bus "$BUS_ADDR") * 1000 / 1" | bc >> "$BENCH_DIR/list.ms"
@@ -71,7 +99,7 @@ done
 read -r jp50 _ jmax _ < <(percentiles "$BENCH_DIR/listj.ms")
 help_ms=$(echo "scale=3; $(timed "$SCHEDD" --help) * 1000 / 1" | bc)
 echo "list --limit 20: p50 $lp50 ms, p99 $lp99 ms, max $lmax ms (50 runs, whole CLI process; 'schedd --help' alone: $help_ms ms)"
-echo "list --limit 20 --offset 500000 --json: p50 $jp50 ms, max $jmax ms"
+echo "list --limit 20 --offset 500000 --json: p50 $jp50 ms, max $jmax ms (the CLI reads and skips 500 pages of 1,000)"
 rss=$(rss_kb "$DAEMON_PID")
 echo "VmRSS after the list calls: $rss kB"
 best_ready=$(printf '%s\n' "${ready[@]}" | sort -g | head -1)

@@ -31,7 +31,9 @@ func runCommandLine(_ arguments: [String]) -> ExitCode {
 private func runCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
     switch args.command {
     case "help":
-        if let name = args.positionals.first {
+        if args.has("man") {
+            Console.writeAll(1, manPage())
+        } else if let name = args.positionals.first {
             guard let spec = commandSpec(named: name) else {
                 let hint = closestMatch(to: name, among: commandTable.map(\.name)).map { "; did you mean '\($0)'?" }
                 throw .usage("unknown command '\(name)'\(hint ?? "")")
@@ -41,6 +43,12 @@ private func runCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitC
             Console.out(overallHelp())
         }
     case "version": Console.out("schedd 0.1")
+    case "completion":
+        guard let shell = CompletionShell(rawValue: args.positionals[0]) else {
+            throw .usage("completion needs one of \(CompletionShell.allCases.map(\.rawValue).joined(separator: ", ")), "
+                         + "not '\(args.positionals[0])'")
+        }
+        Console.writeAll(1, completionScript(for: shell))
     case "run": return try runDaemonCommand(args)
     case "add": return try runAddCommand(args)
     case "calendar": return try runCalendarCommand(args, now: SystemClock().now)

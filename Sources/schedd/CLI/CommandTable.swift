@@ -169,8 +169,12 @@ let commandTable: [CommandSpec] = [
         .value("base-time", "TIME", "Read relative timestamps (now, +5min, tomorrow) from TIME instead of now"),
     ], details: ["Like 'systemd-analyze timestamp', line for line. Example: schedd timestamp 'tomorrow 18:00' @1767225600"]),
     testbedCommandSpec,
+    CommandSpec(name: "completion", arguments: "bash|zsh|fish", summary: "Print the shell completion script for bash, zsh or fish",
+                positionalCount: 1...1, options: [], details: [
+        "Installed by scripts/install.sh; or: source <(schedd completion bash)",
+    ]),
     CommandSpec(name: "help", arguments: "[COMMAND]", summary: "Show help for schedd or one command",
-                positionalCount: 0...1, options: []),
+                positionalCount: 0...1, options: [.flag("man", "Print the manual page schedd(1) as roff")]),
 ]
 
 /// Looks a subcommand up by exact name.

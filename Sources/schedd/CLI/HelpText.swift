@@ -22,7 +22,8 @@ func overallHelp() -> String {
 
 /// The synopsis line of a command: `schedd NAME ARGUMENTS [OPTIONS]`.
 func commandSynopsis(_ spec: CommandSpec) -> String {
-    "schedd \(spec.name)\(spec.arguments.isEmpty ? "" : " " + spec.arguments) [OPTIONS]"
+    "schedd \(spec.name)\(spec.arguments.isEmpty ? "" : " " + spec.arguments)"
+        + (spec.arguments.contains("[OPTIONS]") ? "" : " [OPTIONS]")
 }
 
 /// The label of an option in help and the man page: `--name VALUE`.

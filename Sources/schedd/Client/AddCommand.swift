@@ -1,3 +1,4 @@
+import ScheddService
 import ScheddBus
 import SchedCalendar
 import Scheduler
@@ -84,12 +85,17 @@ func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
 /// WHEN as the text of a push's `at`/`until` (see `runAddCommand`); rejected (exit 1) when no form reads it.
 private func whenText(_ when: String, option: String,
                       clock: () throws(CommandFailure) -> DaemonClock) throws(CommandFailure) -> String {
-    if parseTimeText(when) != nil { return when }
+    // A push's `at` is written with a `T`; the CLI also reads a space there, and sends the `T` form.
+    switch parseTimeText(when) {
+    case .floating(let civil, _)?: return when.contains(" ") ? civil.iso8601(withOffset: nil) : when
+    case .fixed(let instant, _)?: return when.contains(" ") ? instant.rfc3339 : when
+    case nil: break
+    }
     let clock = try clock()
     if let instant = instant(fromTimeArgument: when, now: clock.now, in: clock.zone) { return instant.rfc3339 }
     let words = when.split(separator: " ", maxSplits: 1)
     if words.count == 2, let days = ["yesterday": -1, "today": 0, "tomorrow": 1][String(words[0])] {
-        let date = clock.zone.localDateTime(at: clock.now.adding(seconds: 0))
+        let date = clock.zone.localDateTime(at: clock.now)
         let day = civilFromDays(date.daysSinceEpoch + Int64(days))
         let dated = "\(day.year)-\(twoDigits(day.month))-\(twoDigits(day.day)) \(words[1])"
         if let instant = instant(fromTimeArgument: dated, now: clock.now, in: clock.zone) { return instant.rfc3339 }

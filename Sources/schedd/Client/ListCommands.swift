@@ -1,5 +1,6 @@
 import ScheddBus
 import SchedCalendar
+import ScheddService
 import Scheduler
 
 /// `schedd list [--limit N] [--offset N] [--app ID | --all-apps]`: pending notifications of the app,

@@ -1,4 +1,5 @@
 import Scheduler
+import ScheddService
 import ScheddBus
 
 /// The CLI reads `list` and `history` page by page (CONTRACT §6 and §9): every reply stays bounded
@@ -9,24 +10,21 @@ private let rowsPerPage = UInt32(ReplyBounds.maxRows)
 
 /// The pending schedules by next due, `offset` rows skipped and at most `limit` kept (every one when
 /// nil), as the texts of the page arrays in order (`mergedJSONArray` joins them). The rows of a page
-/// are counted only when `offset` or `limit` needs it.
+/// are counted only when `limit` needs it.
 /// `allApps`: every app's (`ListAllAppsPage`, `list --all-apps`), else the caller's app's (`ListPage`).
 func readPendingPages(_ client: SchedulerClient, offset: Int = 0, limit: Int? = nil,
                       allApps: Bool = false) throws(CommandFailure) -> [String] {
     let method = allApps ? "ListAllAppsPage" : "ListPage"
     var pages: [String] = []
-    var cursor = "", skip = offset, remaining = limit ?? Int.max
+    // The daemon skips the first `offset` rows itself (`+N`), then every page follows the previous one's cursor.
+    var cursor = offset > 0 ? "+\(offset)" : "", remaining = limit ?? Int.max
     while remaining > 0 {
-        let want = UInt32(min(Int(rowsPerPage), skip > 0 ? skip : remaining))
+        let want = UInt32(min(Int(rowsPerPage), remaining))
         let after = cursor
         let (text, next) = try client.call(method, { m throws(BusError) in try m.append(after); try m.append(want) },
                                            read: { m throws(BusError) in (try m.readString(), try m.readString()) })
-        if skip > 0 || limit != nil {
-            let count = try SchedulerClient.json(text, method).arrayValue?.count ?? 0
-            if skip > 0 { skip -= count } else { remaining -= count; pages.append(text) }
-        } else {
-            pages.append(text)
-        }
+        pages.append(text)
+        if limit != nil { remaining -= try SchedulerClient.json(text, method).arrayValue?.count ?? remaining }
         if next.isEmpty { break }
         cursor = next
     }

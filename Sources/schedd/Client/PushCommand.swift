@@ -1,5 +1,6 @@
 import ScheddBus
 import SchedCalendar
+import ScheddService
 import Scheduler
 
 /// How many NDJSON pushes go in one PushBatch call at most: large enough to amortize the group commit.

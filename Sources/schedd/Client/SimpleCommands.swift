@@ -1,3 +1,4 @@
+import ScheddService
 import ScheddBus
 import Scheduler
 

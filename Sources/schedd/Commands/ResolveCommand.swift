@@ -1,4 +1,5 @@
 import SchedCalendar
+import ScheddService
 import Scheduler
 
 /// `schedd resolve [--tz ZONE] WALL...`: how wall-clock times map to instants in a zone

@@ -41,6 +41,8 @@ final class Daemon {
     var storageHealth = StorageHealth()
     private var clockWatch: ClockChangeWatch?
     private var zoneWatch: ZoneChangeWatch?
+    /// The zone files in use, for tzdata updates (CONTRACT §2).
+    var tzdataWatch: TzdataWatch?
     /// The store under the engine, also holding the UnifiedPush registrations.
     let store: SQLiteScheduleStore
     /// schedd as a UnifiedPush connector (docs/receiving-pushes.md); set by `start`.
@@ -156,6 +158,18 @@ final class Daemon {
                     }
                 }
             }
+            let tzdata = try TzdataWatch(database: ZoneDatabase.shared)
+            tzdataWatch = tzdata
+            do { try tzdata.sync(engine.zoneNamesInUse) } catch {
+                logger.warning("cannot watch a zone file in use for tzdata updates: \(error)")
+            }
+            try loop.addReadable(fd: tzdata.fd) { [unowned self] in
+                do {
+                    if try tzdata.consumeChange() { zoneFilesChanged() }
+                } catch {
+                    fatal("tzdata-update detection failed (\(error)): zone file updates would go unnoticed")
+                }
+            }
             if try loop.enableWatchdog() { logger.info("feeding the service manager's watchdog from the event loop") }
         } catch {
             throw .failure(error.description)
@@ -211,6 +225,10 @@ final class Daemon {
     private func deviceZoneFileChanged() {
         do {
             let zone = try ZoneDatabase().deviceZone(tz: environment("TZ"))
+            if zone.name == engine.deviceZone.name {
+                zoneFilesChanged()  // the same zone, its file replaced: a tzdata update
+                return
+            }
             logger.info("the device zone is now \(zone.name)")
             _ = try engine.deviceZoneChanged(to: zone, now: clock.now)
         } catch let error as ZoneError {

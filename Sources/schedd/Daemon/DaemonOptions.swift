@@ -2,6 +2,7 @@ import ScheddBus
 import Glibc
 import SchedCalendar
 import Scheduler
+import ScheddService
 
 /// `schedd run` options, checked before anything starts.
 struct DaemonOptions {

@@ -1,5 +1,6 @@
 import SchedCalendar
 import Scheduler
+import ScheddService
 
 /// The fake-clock methods (CONTRACT §7): ClockShow, ClockSet, ClockAdvance, ClockNext, ClockZone.
 extension Daemon {
@@ -22,13 +23,8 @@ extension Daemon {
     /// A wall-clock step to `text` (like `date -s`): what it jumps over is late; back fires nothing.
     func clockSet(_ text: String) throws(ServiceFailure) {
         let fake = try requireFakeClock("set")
-        guard let target = instant(fromTimeText: text, in: engine.deviceZone) else {
-            throw ServiceFailure(.invalidArgument,
-                                 "clock set: expected YYYY-MM-DDTHH:MM[:SS] with optional Z or ±HH:MM, not '\(text)'")
-        }
-        guard target.isSupported else {
-            throw ServiceFailure(.invalidArgument, "clock set: \(target.rfc3339) is outside the supported range "
-                                 + Instant.supportedRangeDescription)
+        let target = try ServiceFailure.rejecting { () throws(ArgumentRejection) in
+            try ClockArguments.setTarget(instant(fromTimeText: text, in: engine.deviceZone), text: text)
         }
         fake.set(target)
         logger.info("fake clock set to \(target.rfc3339)")
@@ -43,13 +39,8 @@ extension Daemon {
     /// clock is left where it was), not an overflow.
     func clockAdvance(microseconds: UInt64) throws(ServiceFailure) {
         let fake = try requireFakeClock("advance")
-        let limit = Instant.supportedRange.upperBound
-        guard microseconds <= UInt64(Int64.max), let target = fake.now.checkedAdding(microseconds: Int64(microseconds)),
-              target <= limit else {
-            let room = UInt64(max(0, limit.microseconds - fake.now.microseconds))
-            throw ServiceFailure(.invalidArgument, "clock advance: a span of \(microseconds) µs from \(fake.now.rfc3339) "
-                                 + "passes the end of the supported range \(Instant.supportedRangeDescription) "
-                                 + "(at most \(room) µs from now)")
+        let target = try ServiceFailure.rejecting { () throws(ArgumentRejection) in
+            try ClockArguments.advanceTarget(from: fake.now, microseconds: microseconds)
         }
         fake.set(target)
         _ = try engineCall { now throws(EngineError) in try engine.advance(to: now, mode: .timePassing) }
@@ -60,6 +51,11 @@ extension Daemon {
     func clockNext() throws(ServiceFailure) {
         let fake = try requireFakeClock("next")
         guard let due = engine.nextDue else { return }
+        // A floating wall time late in 9999 resolved in a zone west of UTC can fall past the range.
+        guard due.isSupported else {
+            throw ServiceFailure(.invalidArgument, "clock next: the next due instant \(due.rfc3339) is outside the "
+                                 + "supported range \(Instant.supportedRangeDescription)")
+        }
         if due > fake.now { fake.set(due) }
         _ = try engineCall { now throws(EngineError) in try engine.advance(to: now, mode: .timePassing) }
     }

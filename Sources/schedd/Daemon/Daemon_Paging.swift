@@ -1,19 +1,27 @@
 import SchedCalendar
 import Scheduler
+import ScheddService
 
 /// The paged read methods (CONTRACT §6 and §9; README, D-Bus API): `ListPage`, `HistoryPage`, and the
 /// v1 `List`/`History`, which answer from one bounded page and fail rather than truncate.
 extension Daemon {
     /// `ListPage(s after, u limit) → (s pending, s next)`: at most `limit` pending schedules (0 or more
-    /// than `ReplyBounds.maxRows`: that many) after cursor `after` ("" = from the first), by next due,
+    /// than `ReplyBounds.maxRows`: that many) after cursor `after` ("" = from the first, `+N` = after N
+    /// rows, O(N) once), by next due,
     /// cut to `ReplyBounds.maxBytes`; `next` is the cursor of the following page, "" after the last.
     /// One keyset seek: the cost does not grow with the page's depth.
     /// Of `app` (nil: of every app, `ListAllAppsPage`).
     func listPage(app: String?, after text: String, limit: UInt32) throws(ServiceFailure) -> (pending: String, next: String) {
-        let cursor = try ListCursorText.decode(text)
+        let start = try ServiceFailure.rejecting { () throws(ArgumentRejection) in try ListCursorText.start(text) }
         let rows = Self.pageRows(limit)
         // One row more than fits says whether another page follows.
-        let found = try engineCall { _ throws(EngineError) in try engine.listPage(app: app, after: cursor, limit: rows + 1) }
+        let found = try engineCall { _ throws(EngineError) in
+            switch start {
+            case .first: try engine.listPage(app: app, after: nil, limit: rows + 1)
+            case .after(let cursor): try engine.listPage(app: app, after: cursor, limit: rows + 1)
+            case .skipping(let offset): try engine.listPage(app: app, skipping: offset, limit: rows + 1)
+            }
+        }
         let serialized = found.prefix(rows).map { JSONValue(pending: $0.schedule).serialized() }
         let count = rowsFittingOnePage(serialized)
         let more = count < found.count

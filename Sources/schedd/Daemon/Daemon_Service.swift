@@ -2,6 +2,7 @@ import ScheddBus
 import Glibc
 import SchedCalendar
 import Scheduler
+import ScheddService
 
 /// A failed method call: the D-Bus error name and the message the CLI prints.
 struct ServiceFailure: Error {
@@ -21,6 +22,11 @@ struct ServiceFailure: Error {
         case .quotaExceeded: name = .quotaExceeded
         }
         message = error.message
+    }
+
+    /// Runs `body`, turning an argument it rejects into `InvalidArgument` with the rejection's message.
+    static func rejecting<T>(_ body: () throws(ArgumentRejection) -> T) throws(ServiceFailure) -> T {
+        do { return try body() } catch { throw ServiceFailure(.invalidArgument, error.message) }
     }
 }
 

@@ -1,5 +1,6 @@
 import SchedCalendar
 import Scheduler
+import ScheddService
 
 /// Storage failures (CONTRACT §9; `StorageHealth` holds the rules): a failed call answers with the
 /// Storage error and the engine's transaction is rolled back, so nothing is half-applied; a failed
@@ -7,9 +8,7 @@ import Scheduler
 /// now and then, and the recovery, which comes by itself with the first write that succeeds again.
 extension Daemon {
     /// Members that write to the database: their success proves the storage works again.
-    static let writingMembers: Set<String> = [
-        "Push", "PushBatch", "Track", "Cancel", "CancelRun", "ClockSet", "ClockAdvance", "ClockZone",
-    ]
+    static var writingMembers: Set<String> { SchedulerCall.writingMethods }
 
     /// The STATUS= of a daemon that serves normally.
     var servingStatus: String { "Serving \(BusNames.service) on \(options.bus)" }
@@ -35,6 +34,29 @@ extension Daemon {
         } catch {
             storageFailed("maintenance", error.message, backOff: true)
         }
+        do {
+            try tzdataWatch?.sync(engine.zoneNamesInUse)
+        } catch {
+            logger.warning("cannot watch a zone file in use for tzdata updates: \(error)")
+        }
+    }
+
+    /// The files of zones in use changed (a tzdata update): re-resolves what the new rules move, logs it,
+    /// and watches zones that came into use since.
+    func zoneFilesChanged() {
+        do {
+            for change in try engine.zoneFilesChanged(now: clock.now) {
+                logger.info("the rules of \(change.zone) changed: \(change.moved.count) schedule(s) moved")
+                for moved in change.moved.prefix(100) {
+                    logger.info("re-resolved after a tzdata update: \(moved.from.rfc3339) -> \(moved.to.rfc3339)",
+                                id: moved.id, run: Scheduler.runId(of: moved.id))
+                }
+            }
+            storageSucceeded()
+        } catch {
+            storageFailed("re-resolving after a tzdata update", error.message, backOff: false)
+        }
+        settle()
     }
 
     /// When the due timer should wake for `nextDue`: not before the back-off ends.

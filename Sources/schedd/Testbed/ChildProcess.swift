@@ -28,9 +28,13 @@ final class ChildProcess {
     /// action in the child. `ownGroup` puts it in a process group of its own, so a terminal's ^C
     /// (sent to the foreground group) does not reach it; `newSession` detaches it from the terminal.
     /// `extra` maps a descriptor of the child to one of the testbed's (`--print-address=3`).
+    ///
+    /// Unless `inheritDescriptors`, the child gets no descriptor of the testbed's but its three
+    /// streams and `extra`: a caller's descriptors (Foundation's `Process` watches a socket it hands
+    /// its child, and waits until every copy is closed) must not live on in the bus or the daemon.
     init(name: String, _ argv: [String], environment: [String], stdin: Stream = .null, stdout: Stream = .inherit,
          stderr: Stream = .inherit, extra: [(child: Int32, parent: Int32)] = [], ownGroup: Bool = false,
-         newSession: Bool = false) throws(CommandFailure) {
+         newSession: Bool = false, inheritDescriptors: Bool = false) throws(CommandFailure) {
         self.name = name
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -45,6 +49,10 @@ final class ChildProcess {
             }
         }
         for (child, parent) in extra { posix_spawn_file_actions_adddup2(&actions, parent, child) }
+        if !inheritDescriptors {
+            let kept = Set([0, 1, 2] + extra.map(\.child))
+            for fd in openDescriptors() where !kept.contains(fd) { posix_spawn_file_actions_addclose(&actions, fd) }
+        }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -137,6 +145,21 @@ final class ChildProcess {
         let signal = raw & 0x7f
         return signal == 0 ? "exited with status \((raw >> 8) & 0xff)" : "was killed by signal \(signal)"
     }
+}
+
+/// The descriptors open in this process (from /proc/self/fd), the listing's own excepted.
+func openDescriptors() -> [Int32] {
+    guard let directory = opendir("/proc/self/fd") else { return [] }
+    defer { closedir(directory) }
+    let own = dirfd(directory)
+    var result: [Int32] = []
+    while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        if let fd = Int32(name), fd != own { result.append(fd) }
+    }
+    return result
 }
 
 /// glibc's `POSIX_SPAWN_SETSID` (2.26+), which Swift does not import without `_GNU_SOURCE`.

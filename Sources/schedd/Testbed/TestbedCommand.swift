@@ -35,7 +35,8 @@ func runTestbedCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCo
     let command: ChildProcess
     do {
         command = try ChildProcess(name: "COMMAND", options.command,
-                                   environment: testbed.childEnvironment(adding: testbed.variables), stdin: .inherit)
+                                   environment: testbed.childEnvironment(adding: testbed.variables), stdin: .inherit,
+                                   inheritDescriptors: true)
     } catch {
         testbed.tearDown()
         throw error

@@ -1,5 +1,6 @@
 import Glibc
 import SchedCalendar
+import ScheddService
 
 /// `schedd testbed` options, checked before anything starts.
 struct TestbedOptions {

@@ -1,0 +1,68 @@
+/// Where zone names come from: the engine, the calendar parser and the push decoder resolve every zone
+/// through one of these (ARCHITECTURE: `SchedCalendar` reads no file but through a resolver it is given),
+/// so an injected database — a test's TZDIR copy, the daemon's — is the one used everywhere.
+public protocol ZoneResolver: AnyObject, Sendable {
+    /// The zone named `name`, or why not (`unknown time zone 'Mars/Olympus': …`).
+    func zone(named name: String) throws(ZoneError) -> TimeZoneRules
+    /// Forgets every cached zone, so the next lookups read the zone files again (a tzdata update).
+    func flush()
+    /// The tzdata release of the files behind this resolver (`2026a`), when known.
+    var tzdataVersion: String? { get }
+}
+
+extension ZoneDatabase: ZoneResolver {
+    public func flush() { cache.withLock { $0.removeAll() } }
+
+    /// The release named by `tzdata.zi` (`# version 2026a`) or `+VERSION` in `directory`, else nil.
+    public var tzdataVersion: String? {
+        for file in ["tzdata.zi", "+VERSION"] {
+            guard let bytes = try? ZoneFileReader.read(directory + "/" + file) else { continue }
+            let head = String(decoding: bytes.prefix(200), as: UTF8.self)
+            guard let line = head.split(separator: "\n").first else { continue }
+            let text = line.hasPrefix("# version ") ? line.dropFirst("# version ".count) : line
+            let version = text.trimmingCharacters(in: " \t\r")
+            if !version.isEmpty, version.utf8.count <= 32 { return version }
+        }
+        return nil
+    }
+
+    /// The zone file path of `name` (for watching it), or nil when the name is not a plain zone name.
+    public func filePath(of name: String) -> String? {
+        ZoneDatabase.nameProblem(name) == nil ? directory + "/" + name : nil
+    }
+}
+
+extension TimeZoneRules {
+    /// A SHA-256 of the rules (every transition, offset, DST flag, abbreviation and the POSIX footer):
+    /// equal for equal rules, whatever file they came from; different when a tzdata update changed them.
+    /// O(transitions).
+    public var contentDigest: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(transitions.count * 16 + 64)
+        func append(_ value: Int64) { for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> Int64(shift))) } }
+        func append(_ offset: ZoneOffset) {
+            append(Int64(offset.utcOffsetSeconds))
+            bytes.append(offset.isDST ? 1 : 0)
+            bytes += Array(offset.abbreviation.utf8)
+            bytes.append(0)
+        }
+        for (t, o) in zip(transitions, offsets) {
+            append(t)
+            append(o)
+        }
+        if let footer {
+            append(footer.std)
+            if let dst = footer.dst { bytes += Array(String(describing: dst).utf8) }
+        }
+        return SHA256.hex(bytes)
+    }
+}
+
+private extension Substring {
+    func trimmingCharacters(in set: String) -> String {
+        var s = self
+        while let c = s.first, set.contains(c) { s.removeFirst() }
+        while let c = s.last, set.contains(c) { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import ScheddBus
+
+// The methods of org.schedd.Scheduler1 (README, "D-Bus API"), typed.
+extension ScheddClient {
+    // MARK: Pushes, events, cancels
+
+    /// Applies one push; one outcome per schedule (a `bk.cancel` answers first). A push that breaks a
+    /// rule throws `.invalidPush` naming the member, and nothing is stored.
+    public func push(_ push: Push) async throws(ScheddError) -> [PushOutcome] {
+        try await self.push(json: push.json())
+    }
+
+    /// Applies one push given as JSON text.
+    public func push(json text: String) async throws(ScheddError) -> [PushOutcome] {
+        try await callJSON("Push", as: [PushOutcome].self) { m throws(BusError) in try m.append(text) }
+    }
+
+    /// Applies many pushes in one group commit: one result per push, in order (a rejected push is a
+    /// `.failure(.invalidPush)`; the others still apply).
+    public func pushBatch(_ pushes: [Push]) async throws(ScheddError) -> [Result<[PushOutcome], ScheddError>] {
+        let texts = pushes.map { $0.json() }
+        let answers = try await call("PushBatch", { m throws(BusError) in try m.append(texts) },
+                                     read: { m throws(BusError) in try m.readStrings() })
+        return answers.map { answer in
+            if let outcomes = try? JSONDecoder().decode([PushOutcome].self, from: Data(answer.utf8)) {
+                return .success(outcomes)
+            }
+            let message = (try? JSONDecoder().decode([String: String].self, from: Data(answer.utf8)))?["error"] ?? answer
+            return .failure(ScheddError(.invalidPush, message, dbusName: ScheddError.prefix + "InvalidPush"))
+        }
+    }
+
+    /// Reports an event: cancels every pending schedule whose `cancelOn` holds it; returns their ids.
+    public func track(_ event: String, data: JSONValue? = nil) async throws(ScheddError) -> [String] {
+        let dataText: String
+        if let data {
+            dataText = String(decoding: (try? JSONEncoder().encode(data)) ?? Data(), as: UTF8.self)
+        } else {
+            dataText = ""
+        }
+        return try await call("Track", { m throws(BusError) in try m.append(event); try m.append(dataText) },
+                              read: { m throws(BusError) in try m.readStrings() })
+    }
+
+    /// Cancels one schedule (and leaves a tombstone); returns the ids cancelled.
+    public func cancel(id: String) async throws(ScheddError) -> [String] {
+        try await call("Cancel", { m throws(BusError) in try m.append(id) }, read: { m throws(BusError) in try m.readStrings() })
+    }
+
+    /// Cancels every schedule of a run; returns the ids cancelled.
+    public func cancel(run: String) async throws(ScheddError) -> [String] {
+        try await call("CancelRun", { m throws(BusError) in try m.append(run) },
+                       read: { m throws(BusError) in try m.readStrings() })
+    }
+
+    // MARK: Reading
+
+    /// Every pending schedule, soonest first (then in the order they were stored), page by page.
+    public func pending() async throws(ScheddError) -> [PendingSchedule] {
+        var result: [PendingSchedule] = []
+        var after = ""
+        repeat {
+            let cursor = after
+            let (text, next) = try await call("ListPage", { m throws(BusError) in try m.append(cursor); try m.append(UInt32(1000)) },
+                                              read: { m throws(BusError) in (try m.readString(), try m.readString()) })
+            result += try decode([PendingSchedule].self, text, "ListPage")
+            after = next
+        } while !after.isEmpty
+        return result
+    }
+
+    /// How many schedules are pending (the fake-timer libraries' `countTimers`).
+    public func pendingCount() async throws(ScheddError) -> Int { try await pending().count }
+
+    /// History, oldest first: all of it, or the newest `limit` records; page by page.
+    public func history(limit: Int? = nil) async throws(ScheddError) -> [HistoryRecord] {
+        var pages: [[HistoryRecord]] = []
+        var before: UInt64 = 0
+        var count = 0
+        while limit.map({ count < $0 }) ?? true {
+            let want = UInt32(min(1000, (limit ?? Int.max) - count))
+            let cursor = before
+            let (text, next) = try await call("HistoryPage", { m throws(BusError) in try m.append(cursor); try m.append(want) },
+                                              read: { m throws(BusError) in (try m.readString(), try m.readUInt64()) })
+            let page = try decode([HistoryRecord].self, text, "HistoryPage")
+            pages.append(page)
+            count += page.count
+            before = next
+            if next == 0 || page.isEmpty { break }
+        }
+        let records = pages.reversed().flatMap { $0 }
+        return limit.map { Array(records.suffix($0)) } ?? records
+    }
+
+    // MARK: The clock
+
+    /// `{"now","zone","fake"}`; works on the real clock too.
+    public func clock() async throws(ScheddError) -> ClockState {
+        try await callJSON("ClockShow", as: ClockState.self)
+    }
+
+    /// A wall-clock step to `time` (RFC 3339, or a wall time in the device zone), like `date -s`: what it
+    /// jumps over is late — shown at once within its grace, else missed. Fake clock only.
+    @discardableResult
+    public func setClock(to time: String) async throws(ScheddError) -> ClockState {
+        try await callJSON("ClockSet", as: ClockState.self, timeoutMicroseconds: Self.clockTimeoutMicroseconds) {
+            m throws(BusError) in try m.append(time)
+        }
+    }
+
+    /// Time passing: everything due in `span` fires on time, in due order; returns after all of it was
+    /// delivered and recorded. Fake clock only (`.notFakeClock` otherwise).
+    @discardableResult
+    public func advanceClock(by span: Duration) async throws(ScheddError) -> ClockState {
+        let (seconds, attoseconds) = span.components
+        guard seconds >= 0, attoseconds >= 0 else { throw ScheddError(.invalidArgument, "advanceClock: negative span \(span)") }
+        let microseconds = UInt64(seconds) &* 1_000_000 &+ UInt64(attoseconds / 1_000_000_000_000)
+        return try await callJSON("ClockAdvance", as: ClockState.self, timeoutMicroseconds: Self.clockTimeoutMicroseconds) {
+            m throws(BusError) in try m.append(microseconds)
+        }
+    }
+
+    /// Time passing up to the next due instant, delivering what is due then (nothing when nothing is
+    /// pending). Fake clock only.
+    @discardableResult
+    public func advanceClockToNext() async throws(ScheddError) -> ClockState {
+        try await callJSON("ClockNext", as: ClockState.self, timeoutMicroseconds: Self.clockTimeoutMicroseconds)
+    }
+
+    /// A device-zone change, as a new /etc/localtime: floating schedules keep their wall time.
+    @discardableResult
+    public func setZone(_ zone: String) async throws(ScheddError) -> ClockState {
+        try await callJSON("ClockZone", as: ClockState.self) { m throws(BusError) in try m.append(zone) }
+    }
+
+    /// Moves the clock from due instant to due instant until nothing is pending; returns the steps
+    /// taken. Throws `.runawayTimers` after `limit` steps with schedules still pending (a repeating
+    /// schedule never goes idle) — sinon's `runAll` with its `loopLimit`.
+    @discardableResult
+    public func runUntilIdle(limit: Int = 1000) async throws(ScheddError) -> Int {
+        var steps = 0
+        while try await pendingCount() > 0 {
+            if steps >= limit {
+                throw ScheddError(.runawayTimers, "runUntilIdle: still \(try await pendingCount()) pending after \(limit) "
+                                  + "steps (a repeating schedule never goes idle; raise the limit or advance by a span)")
+            }
+            try await advanceClockToNext()
+            steps += 1
+        }
+        return steps
+    }
+}

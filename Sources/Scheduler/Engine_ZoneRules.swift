@@ -1,0 +1,128 @@
+import SchedCalendar
+
+/// What a tzdata update moved: one zone whose rules changed, and the schedules it re-resolved.
+public struct ZoneRulesChange: Sendable, Hashable {
+    public struct Moved: Sendable, Hashable {
+        public var id: String
+        public var from: Instant
+        public var to: Instant
+    }
+    public var zone: String
+    public var moved: [Moved]
+}
+
+// tzdata updates (CONTRACT §2): the content digest of every zone in use is recorded in the store; when a
+// zone's rules change (a package update replaces its file), every pending schedule in it is resolved again
+// from its wall time, without restart — and at start when the files changed while the daemon was down.
+extension Engine {
+    /// The zones this engine evaluates schedules in: the device zone and every pinned zone it resolved.
+    /// What the daemon watches (the files behind these names).
+    public var zoneNamesInUse: [String] {
+        Array(Set(zoneCache.keys).union([deviceZone.name])).sorted()
+    }
+
+    /// The zone files may have changed (an inotify event on them, or a start): flushes every zone cache
+    /// (the resolver's process-wide one included), reloads the zones in use and re-resolves the pending
+    /// schedules of each zone whose rules changed. What was due before the change is delivered first,
+    /// under the rules it was scheduled by. Returns what moved (for the log). O(pending schedules of the
+    /// changed zones) plus one reload per zone in use.
+    @discardableResult
+    public func zoneFilesChanged(now: Instant) throws(EngineError) -> [ZoneRulesChange] {
+        try advance(to: now, mode: .wallClock)
+        return try recheckZoneRules(now: now, flush: true)
+    }
+
+    /// Compares the digests of the zones in use with the recorded ones; re-resolves what changed.
+    /// `flush`: forget cached rules first (a running process; at start nothing is cached yet).
+    func recheckZoneRules(now: Instant, flush: Bool) throws(EngineError) -> [ZoneRulesChange] {
+        var names = Set(zoneCache.keys).union([deviceZone.name])
+        names.formUnion(try storage { () throws(StoreError) in try store.pinnedZoneNames() })
+        let previous = zoneCache.merging([deviceZone.name: deviceZone]) { _, device in device }
+        if flush {
+            zones.flush()
+            zoneCache.removeAll(keepingCapacity: true)
+            specCache.removeAll(keepingCapacity: true)
+        }
+        var current: [String: TimeZoneRules] = [:]
+        for name in names {
+            if let rules = try? zones.zone(named: name) {
+                current[name] = rules
+            } else if name == deviceZone.name {
+                current[name] = deviceZone  // a TZ string or /etc/localtime file: not reloadable by name
+            }
+        }
+        if let device = current[deviceZone.name] { deviceZone = device }
+        for (name, rules) in current { zoneCache[name] = rules }
+        let recorded = try storage { () throws(StoreError) in try store.zoneHashes() }
+        var changes: [ZoneRulesChange] = []
+        try storage { () throws(StoreError) in
+            try store.transaction { () throws(StoreError) in
+                for name in current.keys.sorted() {
+                    guard let rules = current[name] else { continue }
+                    let digest = rules.contentDigest
+                    if let known = recorded[name], known != digest {
+                        let moved = try wrap { () throws(EngineError) in
+                            try reresolve(zone: name, old: previous[name], new: rules, now: now)
+                        }
+                        changes.append(ZoneRulesChange(zone: name, moved: moved))
+                    }
+                    if recorded[name] != digest { try store.setZoneHash(name, digest) }
+                }
+                if let version = zones.tzdataVersion, try store.metadata("tzdata_version") != version {
+                    try store.setMetadata("tzdata_version", version)
+                }
+            }
+        }
+        return changes
+    }
+
+    /// Within a transaction: every pending schedule evaluated in `zone` gets its due again from its wall time
+    /// under `new`. A one-shot takes its wall time's instant (late if that has passed: the grace rule
+    /// applies at the next advance). A calendar continues after its last occurrence, mapped to the new
+    /// rules through its wall time when the old rules are known (so nothing that fired fires again; an
+    /// occurrence the new rules put in the past is late, like a one-shot's); one whose `until` leaves it
+    /// nothing is `expired`.
+    private func reresolve(zone name: String, old: TimeZoneRules?, new: TimeZoneRules, now: Instant)
+        throws(EngineError) -> [ZoneRulesChange.Moved] {
+        let affected = try storage { () throws(StoreError) -> [StoredSchedule] in
+            var rows = try store.pinnedSchedules(zone: name)
+            if name == deviceZone.name { rows += try store.floatingSchedules().filter { $0.zone == nil } }
+            return rows
+        }
+        var moved: [ZoneRulesChange.Moved] = []
+        var seen = Set<Int64>()
+        for var s in affected where s.kind != .fixedAt && seen.insert(s.key).inserted {
+            let next: Instant?
+            do throws(EngineError) {
+                if s.kind == .calendar {
+                    // After the last occurrence's wall time under the new rules; without the old rules (at
+                    // start) after the last occurrence and `now`, so nothing fires twice either way.
+                    var base = s.storedAt
+                    if let last = s.lastDue {
+                        if let old, try evaluationZone(s).name == name {
+                            base = max(last, new.resolve(old.localDateTime(at: last)).instant)
+                        } else {
+                            base = max(last, now)
+                        }
+                    }
+                    next = try nextElapse(s, after: base)
+                } else {
+                    next = try oneShotDue(s)
+                }
+            } catch {
+                continue  // cannot be evaluated any more: keeps its due; `advance` ends it
+            }
+            guard let next else {
+                wheel.cancel(key: s.key)
+                try storage { () throws(StoreError) in try expire(s, now: now) }
+                continue
+            }
+            guard next != s.next else { continue }
+            moved.append(ZoneRulesChange.Moved(id: s.id, from: s.next, to: next))
+            s.next = next
+            try storage { () throws(StoreError) in try store.updateNext(key: s.key, next: next, lastDue: s.lastDue) }
+            wheel.insert(key: s.key, due: next)
+        }
+        return moved
+    }
+}

@@ -1,0 +1,157 @@
+@testable import schedd
+@testable import Scheduler
+import Foundation
+import XCTest
+
+/// schedd(1), schedd-push(5) and the bash/zsh/fish completions: generated from the command table
+/// that `--help` and the parser use (the checked-in files must equal the generator's output), free
+/// of groff warnings, and — run in each real shell — completing subcommands, options, option values
+/// and `clock` actions.
+final class ManPageAndCompletionTests: XCTestCase {
+    private var root: URL { URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent() }
+    private func file(_ path: String) throws -> String { try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8) }
+    private let regenerate = "regenerate with scripts/generate-cli-docs.sh"
+
+    /// `man -l PATH` as plain text (overstrike bold and underline removed, as `col -b` does).
+    private func plainText(_ page: String) throws -> String {
+        let out = try runProcess("/usr/bin/man", ["-l", root.appendingPathComponent(page).path],
+                                 environment: ["MANWIDTH": "200", "MANPAGER": "cat"]).stdout
+        var plain: [Character] = []
+        for c in out {
+            if c == "\u{8}" { _ = plain.popLast() } else { plain.append(c) }
+        }
+        return String(plain)
+    }
+
+    func testCheckedInFiles_areWhatTheCommandTableGenerates() throws {
+        XCTAssertEqual(try file("man/schedd.1"), manPage(), "man/schedd.1 is stale: \(regenerate)")
+        XCTAssertEqual(try file("completions/schedd.bash"), completionScript(for: .bash), "\(regenerate)")
+        XCTAssertEqual(try file("completions/_schedd"), completionScript(for: .zsh), "\(regenerate)")
+        XCTAssertEqual(try file("completions/schedd.fish"), completionScript(for: .fish), "\(regenerate)")
+        let printed = try runProcess(Build.schedd, ["help", "--man"])
+        XCTAssertEqual(printed.stdout, manPage())
+        for shell in CompletionShell.allCases {
+            XCTAssertEqual(try runProcess(Build.schedd, ["completion", shell.rawValue]).stdout, completionScript(for: shell))
+        }
+        XCTAssertEqual(try runProcess(Build.schedd, ["completion", "tcsh"]).status, 2)
+    }
+
+    func testManPages_haveNoGroffWarnings_andDocumentEveryCommandOptionAndPushMember() throws {
+        for page in ["man/schedd.1", "man/schedd-push.5"] {
+            let path = root.appendingPathComponent(page).path
+            let groff = try runProcess("/usr/bin/groff", ["-ww", "-z", "-man", path])
+            XCTAssertEqual(groff.status, 0, groff.stderr)
+            XCTAssertEqual(groff.stderr, "", "\(page): \(groff.stderr)")
+            let man = try runProcess("/usr/bin/man", ["--warnings", "-l", path], environment: ["MANWIDTH": "80", "MANPAGER": "cat"])
+            XCTAssertEqual(man.status, 0, man.stderr)
+            XCTAssertEqual(man.stderr, "", "\(page): \(man.stderr)")
+        }
+        let rendered = try plainText("man/schedd.1")
+        for spec in commandTable {
+            XCTAssertTrue(rendered.contains(commandSynopsis(spec)), "schedd(1) lacks '\(commandSynopsis(spec))'")
+            for option in spec.options + commonOptions {
+                XCTAssertTrue(rendered.contains("--" + option.name), "schedd(1) lacks --\(option.name) of \(spec.name)")
+                // What --help says of it, the manual says too.
+                XCTAssertTrue(commandHelp(spec).contains(option.help))
+            }
+            for action in spec.actions { XCTAssertTrue(rendered.contains(action.name), "schedd(1) lacks \(spec.name) \(action.name)") }
+        }
+        let push = try plainText("man/schedd-push.5")
+        for member in PushDecoder.localMembers.sorted() {
+            XCTAssertTrue(push.contains("       \(member)") || push.contains(", \(member)\n"), "schedd-push(5) lacks bk.local.\(member)")
+        }
+        for member in ["messageId", "deepLink", "action", "image", "bk.cancel"] {
+            XCTAssertTrue(push.contains(member), "schedd-push(5) lacks \(member)")
+        }
+        for limit in [PushDecoder.maxPushBytes, PushDecoder.maxIdBytes, PushDecoder.maxTitleBytes, PushDecoder.maxBodyBytes,
+                      PushDecoder.maxDataBytes, PushDecoder.maxCancelOnEvents, PushDecoder.maxEventNameBytes,
+                      PushDecoder.maxActions, PushDecoder.maxHintBytes, PushDecoder.maxSnoozes] {
+            XCTAssertTrue(push.contains(String(limit)), "schedd-push(5) lacks the limit \(limit)")
+        }
+    }
+
+    // MARK: - Completions, in the real shells
+
+    private func bash(_ words: [String]) throws -> [String] {
+        let script = """
+        source "$1"; shift
+        COMP_WORDS=("$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); COMPREPLY=()
+        _schedd
+        printf '%s\\n' "${COMPREPLY[@]}"
+        """
+        let result = try runProcess("/bin/bash", ["--norc", "-c", script, "bash", root.appendingPathComponent("completions/schedd.bash").path] + words)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return result.lines
+    }
+
+    private func zsh(_ words: [String]) throws -> [String] {
+        // Outside a completion widget zsh has no compadd/_describe: stand-ins print what the script offers.
+        let script = """
+        compadd() { while (( $# )) && [[ $1 != -- ]]; do shift; done; shift; print -l -- "$@"; }
+        _describe() { local __name=${@[-1]}; local -a __items; __items=("${(@P)__name}"); print -l -- "${__items[@]%%:*}"; }
+        _files() { print -- '<files>'; }
+        _message() { print -- "<$1>"; }
+        file=$1; shift
+        words=("$@"); CURRENT=$#
+        source $file
+        """
+        let result = try runProcess("/usr/bin/zsh", ["-f", "-c", script, "zsh", root.appendingPathComponent("completions/_schedd").path] + words)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return result.lines.map { $0.replacingOccurrences(of: "\\:", with: ":") }
+    }
+
+    private func fish(_ line: String) throws -> [String] {
+        let result = try runProcess("/usr/bin/fish", ["--no-config", "-c",
+                                                      "source $argv[1]; complete -C $argv[2]",
+                                                      root.appendingPathComponent("completions/schedd.fish").path, line])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return result.lines.map { String($0.split(separator: "\t").first ?? "") }
+    }
+
+    func testEachShell_completesSubcommandsOptionsValuesAndActions() throws {
+        let commands = commandTable.map(\.name)
+        XCTAssertEqual(Set(try bash(["schedd", ""])), Set(commands + ["--help", "--version"]))
+        XCTAssertEqual(Set(try zsh(["schedd", ""])), Set(commands))
+        XCTAssertEqual(Set(try fish("schedd ")), Set(commands))
+        XCTAssertEqual(try bash(["schedd", "li"]), ["list"])
+        XCTAssertEqual(try fish("schedd hi"), ["history"])
+        for spec in commandTable {
+            let options = Set((spec.options + commonOptions).map { "--" + $0.name })
+            XCTAssertEqual(Set(try bash(["schedd", spec.name, "--"])), options, spec.name)
+            XCTAssertEqual(Set(try zsh(["schedd", spec.name, "--"])), options, spec.name)
+            XCTAssertEqual(Set(try fish("schedd \(spec.name) --")), options, spec.name)
+        }
+        XCTAssertEqual(try bash(["schedd", "add", "T", "--urgency", ""]), ["low", "normal", "critical"])
+        XCTAssertEqual(try zsh(["schedd", "add", "T", "--urgency", ""]), ["low", "normal", "critical"])
+        XCTAssertEqual(Set(try fish("schedd add T --urgency ")), ["low", "normal", "critical"])
+        XCTAssertEqual(try bash(["schedd", "list", "--bus", "s"]), ["session", "system"])
+        XCTAssertEqual(Set(try fish("schedd run --notifier ")), ["desktop", "stdout", "none"])
+        let actions = Set(commandSpec(named: "clock")!.actions.map(\.name))
+        XCTAssertEqual(Set(try bash(["schedd", "clock", ""])), actions)
+        XCTAssertEqual(Set(try zsh(["schedd", "clock", ""])), actions)
+        XCTAssertEqual(Set(try fish("schedd clock ")), actions)
+        XCTAssertEqual(try bash(["schedd", "clock", "advance", ""]), [], "after the action comes its argument")
+        XCTAssertEqual(try zsh(["schedd", "push", ""]), ["<files>"])
+        XCTAssertEqual(try bash(["schedd", "add", "T", "--at", ""]), [], "free-form values offer nothing")
+    }
+
+    func testInstallScript_installsTheManPagesAndCompletionsWhereToolsLook() throws {
+        let stage = NSTemporaryDirectory() + "schedd-install-docs-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: stage) }
+        let result = try runProcess("/bin/bash", [root.appendingPathComponent("scripts/install.sh").path, "PREFIX=/usr/local",
+                                                  "DESTDIR=\(stage)", "BINARY=/bin/true", "--no-build"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let installed = ["man/schedd.1": "/usr/local/share/man/man1/schedd.1",
+                         "man/schedd-push.5": "/usr/local/share/man/man5/schedd-push.5",
+                         "completions/schedd.bash": "/usr/local/share/bash-completion/completions/schedd",
+                         "completions/_schedd": "/usr/local/share/zsh/site-functions/_schedd",
+                         "completions/schedd.fish": "/usr/local/share/fish/vendor_completions.d/schedd.fish"]
+        for (source, destination) in installed {
+            XCTAssertEqual(try? String(contentsOfFile: stage + destination, encoding: .utf8), try file(source), destination)
+        }
+        // man finds the installed page through a MANPATH of the staged tree.
+        let man = try runProcess("/usr/bin/man", ["-w", "schedd-push"], environment: ["MANPATH": stage + "/usr/local/share/man"])
+        XCTAssertEqual(man.stdout.trimmingCharacters(in: .whitespacesAndNewlines), stage + "/usr/local/share/man/man5/schedd-push.5")
+    }
+}
