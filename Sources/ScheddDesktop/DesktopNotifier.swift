@@ -1,5 +1,6 @@
 import Glibc
 import SchedCalendar
+import ScheddApps
 import ScheddBus
 import Scheduler
 
@@ -12,7 +13,8 @@ import Scheduler
 //
 //     let notifier = try DesktopNotifier(address: notifyBusAddress)   // nil = the user's session bus
 //     try notifier.attach(to: loop)                                    // the loop drives its connection
-//     notifier.onInteraction = { id, event, reason in … }              // .opened "action:KEY" / .dismissed
+//     notifier.onInteraction = { i in … }                              // .opened "action:KEY" / .dismissed
+//     notifier.onSnooze = { notification, seconds in … }               // → Engine.snooze
 //     notifier.onDeliveryFailed = { notification, reason in … }        // → Engine.deliveryFailed (later!)
 //     notifier.onServerAppeared = { … }                                // → Engine.retryFailed
 //
@@ -31,22 +33,26 @@ import Scheduler
 //   `serverPresent` tells whether org.freedesktop.Notifications is owned right now (D-Bus activation
 //   of an installed server is not counted: it starts on the first Notify).
 // - Kiosk (system daemon, notifications on a user's session bus): `DesktopNotifier(address:
-//   "unix:path=/run/user/UID/bus", waitForBus: true)` — see docs/units.md; the daemon offers
-//   `--notify-bus ADDRESS` for it. A lost notification bus is reconnected every 5 s, never lingered on.
+//   "unix:path=/run/user/UID/bus", waitForBus: true)` — see docs/units.md; the daemon should offer
+//   `--notify-bus ADDRESS` for it.
 
 /// Shows due notifications on the freedesktop notification server of a D-Bus session.
 ///
 /// State, per server instance (a new owner of org.freedesktop.Notifications is a new instance):
 /// - `capabilities`: read with GetCapabilities before the first Notify, cached until the owner changes.
-/// - the circuit: open (fail fast) after a call timed out, closed again when the owner changes.
 /// - the id map schedd id ↔ server id of notifications this notifier believes are on screen; an entry
 ///   goes when the server reports the notification closed, when `close(id:)` closes it, or (the whole
 ///   map) when the server goes away — a new server's ids mean nothing for the old one's.
 ///
+/// Notifications are shown as their app (`AppPresentation`, from the app's desktop file found by
+/// `appDirectory`), and the map is keyed by (app, schedule id): two apps may both show `run_1:a`.
+///
 /// Interactions (`onInteraction`), from the spec's signals for ids in the map:
 /// | signal | recorded |
 /// |---|---|
-/// | `ActionInvoked(id, KEY)` | `.opened`, reason `action:KEY` (`default` = the body was clicked) |
+/// | `ActivationToken(id, TOKEN)` | nothing yet: kept for the `ActionInvoked` that follows |
+/// | `ActionInvoked(id, KEY)` | `.opened`, reason `action:KEY` (`default` = the body was clicked), after opening the app (`AppActivation`: `ran`, `ok`) |
+/// | `ActionInvoked(id, schedd-snooze-S)` | `onSnooze(notification, S)`; the notification is closed (hidden) |
 /// | `NotificationClosed(id, 2)` dismissed by the user | `.dismissed` — unless an action was invoked first (servers close a notification after its action: that is `opened` only) |
 /// | `NotificationClosed(id, 1)` expired | nothing: the person did nothing with it (the id is forgotten) |
 /// | `NotificationClosed(id, 3)` closed by CloseNotification | nothing: schedd (a cancel) closed it |
@@ -54,10 +60,6 @@ import Scheduler
 public final class DesktopNotifier: Notifier {
     /// Fixed choices of the Notify call; the defaults are what schedd uses.
     public struct Configuration: Sendable, Hashable {
-        /// `app_name` of every Notify call.
-        public var appName = "schedd"
-        /// The `desktop-entry` hint: the basename of schedd's .desktop file.
-        public var desktopEntry = "schedd"
         public var expireTimeouts = ExpireTimeouts()
         /// Upper bound of each call to the server (sd-bus's reply timeout): 2 s. A call that runs out opens
         /// the circuit (see the type's documentation).
@@ -68,8 +70,27 @@ public final class DesktopNotifier: Notifier {
         public init() {}
     }
 
-    /// Called for `.opened` (reason `action:KEY`) and `.dismissed` (reason nil) with the schedd id.
-    public var onInteraction: ((_ scheddId: String, _ event: HistoryRecord.Event, _ reason: String?) -> Void)?
+    /// What the person did with a notification of `app`: `.opened` (reason `action:KEY`, `ran`/`ok`: what
+    /// opening ran for the app and whether it worked) or `.dismissed` (reason nil).
+    public struct Interaction: Sendable, Hashable {
+        public var app: String
+        public var id: String
+        public var event: HistoryRecord.Event
+        public var reason: String?
+        public var ran: String?
+        public var ok: Bool?
+        public init(app: String, id: String, event: HistoryRecord.Event, reason: String?, ran: String? = nil,
+                    ok: Bool? = nil) {
+            self.app = app; self.id = id; self.event = event; self.reason = reason; self.ran = ran; self.ok = ok
+        }
+    }
+
+    public var onInteraction: ((Interaction) -> Void)?
+    /// A snooze button was pressed on `notification` (as shown): the daemon stores it for `seconds`.
+    public var onSnooze: ((_ notification: DueNotification, _ seconds: Int64) -> Void)?
+    /// Where apps' desktop files are looked up (the daemon's XDG data dirs, Flatpak exports included).
+    public var appDirectory = AppDirectory.fromEnvironment()
+    let activator = AppActivator()
     /// Called when a notification server takes the name org.freedesktop.Notifications (first start or
     /// restart): the daemon retries failed deliveries (`Engine.retryFailed`).
     public var onServerAppeared: (() -> Void)?
@@ -98,19 +119,24 @@ public final class DesktopNotifier: Notifier {
     private var reconnectTimer: EventTimer?
     /// The unique bus name of the server our ids belong to (signals from anyone else are ignored).
     private var serverOwner: String?
-    /// Counts server instances: a late answer of an earlier instance must not touch the current one.
-    private var generation = 0
-    private var serverIds: [String: UInt32] = [:]
-    private var scheddIds: [UInt32: String] = [:]
+    /// (app, schedule id) of a notification.
+    struct Key: Hashable { var app: String; var id: String }
+    private var serverIds: [Key: UInt32] = [:]
+    /// What is on screen under each server id, as shown (for snooze and opening).
+    private var shown: [UInt32: DueNotification] = [:]
     /// Server ids whose action was invoked: their later close (reason 2) is not a dismissal.
     private var actionInvoked: Set<UInt32> = []
+    /// Activation tokens the server sent for a server id, waiting for its `ActionInvoked`.
+    private var tokens: [UInt32: String] = [:]
+    /// Counts server instances: a late answer of an earlier instance must not touch the current one.
+    private var generation = 0
     /// Notifications waiting for the first GetCapabilities answer of this server instance.
     private var waitingForCapabilities: [DueNotification] = []
     private var capabilitiesRequested = false
 
     /// Connects to `address` (e.g. `unix:path=/run/user/1000/bus`), or to the user's session bus when
     /// nil, and subscribes to the server's signals and NameOwnerChanged. A missing notification server
-    /// is not an error here (deliveries report it). When the bus itself cannot be reached, init throws —
+    /// is not an error here (`show` reports it). When the bus itself cannot be reached, init throws —
     /// unless `waitForBus` is true: then it starts unconnected, `show` fails with the reason, and once
     /// attached to an event loop it retries every `reconnectIntervalMicroseconds`, calling
     /// `onServerAppeared` when it gets a bus with a notification server (a kiosk user's session bus
@@ -143,8 +169,8 @@ public final class DesktopNotifier: Notifier {
     /// in flight, plus notifications waiting for the capabilities).
     public var callsInFlight: Int { (connection?.connection.callsInFlight ?? 0) + waitingForCapabilities.count }
 
-    /// Lets the daemon's event loop drive this connection's signals, replies and the reconnect timer.
-    /// Survives reconnects: a replacement connection is attached to the same loop.
+    /// Lets the daemon's event loop drive this connection's signals, replies and the reconnect timer. Survives
+    /// reconnects: a replacement connection is attached to the same loop.
     public func attach(to loop: EventLoop) throws(BusError) {
         try connection?.attach(to: loop)
         attachedLoop = loop
@@ -159,14 +185,16 @@ public final class DesktopNotifier: Notifier {
         attachedLoop = nil
     }
 
-    /// Without an event loop: dispatches what arrived, waiting up to `seconds` for more. Tests and one-shot
+    /// Without sd-event: dispatches what arrived, waiting up to `seconds` for more. Tests and one-shot
     /// tools use this; the daemon attaches instead.
     public func process(waitingUpTo seconds: Double) {
         if connection?.process(waitingUpTo: UInt64(max(0, seconds) * 1_000_000)) == false { dropConnection() }
     }
 
-    /// The server id of the notification of schedule `id` believed on screen, nil when none.
-    public func serverId(forSchedule id: String) -> UInt32? { serverIds[id] }
+    /// The server id of the notification of schedule `id` of `app` believed on screen, nil when none.
+    public func serverId(forSchedule id: String, app: String = Engine.defaultApp) -> UInt32? {
+        serverIds[Key(app: app, id: id)]
+    }
 
     // MARK: - Notifier
 
@@ -195,22 +223,32 @@ public final class DesktopNotifier: Notifier {
         return .pending
     }
 
-    /// Closes the notification of schedule `id` when the server still shows it (it has not sent
+    /// Closes the notification of schedule `id` of `app` when the server still shows it (it has not sent
     /// `NotificationClosed` for it); returns whether it did. Never waits: CloseNotification is sent
     /// asynchronously; a failure is ignored (a server that went away took its notifications with it),
     /// except that a timeout opens the circuit.
     @discardableResult
-    public func close(id: String) -> Bool {
-        guard let serverId = serverIds.removeValue(forKey: id) else { return false }
-        scheddIds[serverId] = nil
-        actionInvoked.remove(serverId)
-        guard circuitReason == nil, let connection, connection.isOpen else { return true }
+    public func close(app: String, id: String) -> Bool {
+        guard let serverId = serverIds.removeValue(forKey: Key(app: app, id: id)) else { return false }
+        forget(serverId)
+        closeOnServer(serverId)
+        return true
+    }
+
+    /// CloseNotification, asynchronously (skipped while the circuit is open).
+    private func closeOnServer(_ serverId: UInt32) {
+        guard circuitReason == nil, let connection, connection.isOpen else { return }
         let sentTo = generation
         try? connection.closeNotification(serverId) { [weak self] error in
             guard let self, let error, error.isTimeout, sentTo == generation else { return }
             openCircuit(error)
         }
-        return true
+    }
+
+    private func forget(_ serverId: UInt32) {
+        shown[serverId] = nil
+        actionInvoked.remove(serverId)
+        tokens[serverId] = nil
     }
 
     // MARK: - Internals
@@ -224,11 +262,12 @@ public final class DesktopNotifier: Notifier {
         if error.isDisconnected { return "notification bus lost: \(error.detail)" }
         return "notification server unreachable: \(error)"
     }
-
     private func send(_ notification: DueNotification, capabilities: Set<String>, on bus: NotificationsBus)
         -> DeliveryResult {
         let request = NotifyRequest(notification: notification, capabilities: capabilities,
-                                    replacesId: serverIds[notification.id] ?? 0, configuration: configuration)
+                                    replacesId: serverIds[Key(app: notification.app, id: notification.id)] ?? 0,
+                                    configuration: configuration,
+                                    presentation: appDirectory.presentation(for: notification.app))
         let sentTo = generation
         do throws(BusError) {
             try bus.notify(request) { [weak self] result in self?.notifyAnswered(notification, result, sentTo: sentTo) }
@@ -244,10 +283,12 @@ public final class DesktopNotifier: Notifier {
         case .success(let (serverId, sender)):
             if sentTo == generation {
                 if let sender, sender != serverOwner { adoptServer(sender) }
-                if let old = serverIds[notification.id], old != serverId { scheddIds[old] = nil }
-                serverIds[notification.id] = serverId
-                scheddIds[serverId] = notification.id
+                let key = Key(app: notification.app, id: notification.id)
+                if let old = serverIds[key], old != serverId { shown[old] = nil }
+                serverIds[key] = serverId
+                shown[serverId] = notification
                 actionInvoked.remove(serverId)
+                tokens[serverId] = nil
             }
             onDelivered?(notification)
         case .failure(let error):
@@ -307,6 +348,7 @@ public final class DesktopNotifier: Notifier {
         onProblem?("the notification server \(serverOwner ?? "") is not answering (\(error.operation) timed out): "
                    + "deliveries fail at once until org.freedesktop.Notifications changes owner")
     }
+
 
     private func makeConnection() throws(BusError) -> NotificationsBus {
         let bus = try NotificationsBus(address: address, callTimeoutMicroseconds: configuration.callTimeoutMicroseconds) {
@@ -368,8 +410,9 @@ public final class DesktopNotifier: Notifier {
         circuitReason = nil
         serverOwner = nil
         serverIds.removeAll()
-        scheddIds.removeAll()
+        shown.removeAll()
         actionInvoked.removeAll()
+        tokens.removeAll()
     }
 
     /// A Notify reply came from `owner`: if that is not the server we knew, its NameOwnerChanged is
@@ -398,15 +441,47 @@ public final class DesktopNotifier: Notifier {
                 }
             }
             if !newOwner.isEmpty { onServerAppeared?() }
+        case .activationToken(let sender, let serverId, let token):
+            guard isCurrentServer(sender), shown[serverId] != nil, !token.isEmpty else { return }
+            tokens[serverId] = token
         case .actionInvoked(let sender, let serverId, let key):
-            guard isCurrentServer(sender), let scheddId = scheddIds[serverId] else { return }
+            guard isCurrentServer(sender), let notification = shown[serverId] else { return }
             actionInvoked.insert(serverId)
-            onInteraction?(scheddId, .opened, "action:\(key)")
+            if let seconds = NotifyRequest.snoozeSeconds(ofKey: key), notification.extras.snoozeSeconds.contains(seconds) {
+                // Hide it; it comes back from the engine after `seconds`.
+                serverIds[Key(app: notification.app, id: notification.id)] = nil
+                forget(serverId)
+                closeOnServer(serverId)
+                onSnooze?(notification, seconds)
+                return
+            }
+            open(notification, key: key, token: tokens.removeValue(forKey: serverId))
         case .notificationClosed(let sender, let serverId, let reason):
-            guard isCurrentServer(sender), let scheddId = scheddIds.removeValue(forKey: serverId) else { return }
-            serverIds[scheddId] = nil
-            let hadAction = actionInvoked.remove(serverId) != nil
-            if reason == Self.closedReasonDismissed && !hadAction { onInteraction?(scheddId, .dismissed, nil) }
+            guard isCurrentServer(sender), let notification = shown[serverId] else { return }
+            serverIds[Key(app: notification.app, id: notification.id)] = nil
+            let hadAction = actionInvoked.contains(serverId)
+            forget(serverId)
+            if reason == Self.closedReasonDismissed && !hadAction {
+                onInteraction?(Interaction(app: notification.app, id: notification.id, event: .dismissed, reason: nil))
+            }
+        }
+    }
+
+    /// Opens `notification`'s app for action `key` (`default`: the notification itself) and reports
+    /// `.opened` with what ran once it is known (CONTRACT §8 "Opening it opens the app").
+    private func open(_ notification: DueNotification, key: String, token: String?) {
+        let plan: AppActivation.Plan
+        if let app = try? AppID(validating: notification.app) {
+            plan = AppActivation.plan(
+                app: app, entry: appDirectory.entry(for: notification.app),
+                invocation: key == "default" ? .body : .button(key), deepLink: notification.extras.deepLink,
+                action: notification.extras.action.map { ($0.name, $0.dataJSON) }, activationToken: token)
+        } else {
+            plan = .nothing(reason: "\(notification.app) is not a valid app id")
+        }
+        let app = notification.app, id = notification.id
+        activator.run(plan, on: connection?.connection) { [weak self] ran, ok in
+            self?.onInteraction?(Interaction(app: app, id: id, event: .opened, reason: "action:\(key)", ran: ran, ok: ok))
         }
     }
 

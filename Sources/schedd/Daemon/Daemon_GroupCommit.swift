@@ -16,6 +16,8 @@ struct PendingWrite {
         case cancelRun(run: String)
     }
     var operation: Operation
+    /// The caller's app (CONTRACT §8), attributed when the call was taken off the bus.
+    var app: String
     var call: BusDeferredCall
 }
 
@@ -32,10 +34,15 @@ extension Daemon {
     /// At most this many calls per group: bounds a group's transaction and the latency of its first call.
     static let maxGroup = 256
 
+    /// The write methods that wait for the group commit.
+    static let groupedMembers: Set<String> = ["Push", "PushBatch", "Track", "Cancel", "CancelRun"]
+
     /// Queues `message` when it is a write call; returns false for any other member. Arguments are
     /// decoded now: a rejected push or malformed data is answered at once, without waiting.
     func queueWrite(_ m: BusMessage) throws(ServiceFailure) -> Bool {
         let operation: PendingWrite.Operation
+        guard Self.groupedMembers.contains(m.member) else { return false }
+        let app = try callerApp(m).id.rawValue
         switch m.member {
         case "Push":
             operation = .push(try Self.decodePush(m.readStringOrEmpty()))
@@ -59,9 +66,9 @@ extension Daemon {
             operation = .track(event: event, data: data.isEmpty ? nil : data)
         case "Cancel": operation = .cancel(id: m.readStringOrEmpty())
         case "CancelRun": operation = .cancelRun(run: m.readStringOrEmpty())
-        default: return false
+        default: return false  // not reached: groupedMembers
         }
-        pendingWrites.append(PendingWrite(operation: operation, call: m.deferReply()))
+        pendingWrites.append(PendingWrite(operation: operation, app: app, call: m.deferReply()))
         if pendingWrites.count >= Self.maxGroup {
             flushWrites()
         } else {
@@ -94,7 +101,7 @@ extension Daemon {
         do throws(EngineError) {
             try engine.group { () throws(EngineError) in
                 let now = clock.now
-                for write in writes { results.append(apply(write.operation, now: now)) }
+                for write in writes { results.append(apply(write.operation, app: write.app, now: now)) }
             }
             storageSucceeded()
         } catch {
@@ -106,7 +113,7 @@ extension Daemon {
             do throws(BusError) {
                 switch result {
                 case .success(let answer):
-                    announce(answer)
+                    announce(answer, app: write.app)
                     try write.call.reply { r throws(BusError) in
                         switch answer.value {
                         case .string(let text): try r.append(text)
@@ -126,28 +133,36 @@ extension Daemon {
     }
 
     /// One operation inside the group; its own failure is undone alone (a savepoint) and answered.
-    private func apply(_ operation: PendingWrite.Operation, now: Instant) -> Result<WriteAnswer, ServiceFailure> {
+    private func apply(_ operation: PendingWrite.Operation, app: String, now: Instant)
+        -> Result<WriteAnswer, ServiceFailure> {
         do throws(EngineError) {
             switch operation {
             case .push(let push):
-                let outcomes = try engine.push(push, now: now)
+                let outcomes = try engine.push(push, app: app, now: now)
                 return .success(WriteAnswer(value: .string(JSONValue.array(outcomes.map(JSONValue.init(outcome:))).serialized()),
                                             pushOutcomes: outcomes))
             case .pushBatch(let valid, var answers):
-                let outcomes = try engine.pushBatch(valid.map(\.push), now: now)
-                for (item, result) in zip(valid, outcomes) {
-                    answers[item.index] = JSONValue.array(result.map(JSONValue.init(outcome:))).serialized()
+                // Each push on its own: one the engine rejects (over the quota) changes nothing, the others apply.
+                var applied: [PushOutcome] = []
+                for (item, result) in zip(valid, try engine.pushEach(valid.map(\.push), app: app, now: now)) {
+                    switch result {
+                    case .success(let outcomes):
+                        applied += outcomes
+                        answers[item.index] = JSONValue.array(outcomes.map(JSONValue.init(outcome:))).serialized()
+                    case .failure(let error):
+                        answers[item.index] = JSONValue.object([JSONMember("error", .string(error.message))]).serialized()
+                    }
                 }
                 let texts = answers.map { $0 ?? JSONValue.object([JSONMember("error", .string("not processed"))]).serialized() }
-                return .success(WriteAnswer(value: .strings(texts), pushOutcomes: outcomes.flatMap { $0 }))
+                return .success(WriteAnswer(value: .strings(texts), pushOutcomes: applied))
             case .track(let event, let data):
-                let ids = try engine.track(event: event, dataJSON: data, now: now)
+                let ids = try engine.track(event: event, app: app, dataJSON: data, now: now)
                 return .success(WriteAnswer(value: .strings(ids), cancelled: ids, reason: "event:\(event)"))
             case .cancel(let id):
-                let ids = try engine.cancel(id: id, now: now)
+                let ids = try engine.cancel(id: id, app: app, now: now)
                 return .success(WriteAnswer(value: .strings(ids), cancelled: ids, reason: "cli"))
             case .cancelRun(let run):
-                let ids = try engine.cancel(run: run, now: now)
+                let ids = try engine.cancel(run: run, app: app, now: now)
                 return .success(WriteAnswer(value: .strings(ids), cancelled: ids, reason: "run"))
             }
         } catch {
@@ -155,9 +170,9 @@ extension Daemon {
         }
     }
 
-    private func announce(_ answer: WriteAnswer) {
-        for outcome in answer.pushOutcomes { if let ids = outcome.cancelled { announceCancelled(ids, reason: "push") } }
-        if !answer.cancelled.isEmpty { announceCancelled(answer.cancelled, reason: answer.reason) }
+    private func announce(_ answer: WriteAnswer, app: String) {
+        announceCancellations(in: answer.pushOutcomes, app: app)
+        if !answer.cancelled.isEmpty { announceCancelled(answer.cancelled, reason: answer.reason, app: app) }
     }
 }
 

@@ -8,6 +8,10 @@ import ScheddService
 struct ServiceFailure: Error {
     var name: BusErrorName
     var message: String
+    /// Reply org.freedesktop.DBus.Error.AccessDenied instead of `name` (an app-identity refusal).
+    var accessDenied = false
+    /// The D-Bus error name of the reply.
+    var replyName: String { accessDenied ? accessDeniedErrorName : name.rawValue }
     init(_ name: BusErrorName, _ message: String) { self.name = name; self.message = message }
 
     init(_ error: EngineError) {
@@ -15,6 +19,7 @@ struct ServiceFailure: Error {
         case .storage: name = .storage
         case .invalidArgument: name = .invalidArgument
         case .notFound: name = .notFound
+        case .quotaExceeded: name = .quotaExceeded
         }
         message = error.message
     }
@@ -40,8 +45,8 @@ extension Daemon {
             if Self.writingMembers.contains(message.member) { storageSucceeded() }
             return result
         } catch {
-            if error.name == .storage { storageFailed(message.member, error.message, backOff: false) }
-            return .failed(name: error.name.rawValue, message: error.message)
+            if error.name == .storage && !error.accessDenied { storageFailed(message.member, error.message, backOff: false) }
+            return .failed(name: error.replyName, message: error.message)
         }
     }
 
@@ -71,29 +76,40 @@ extension Daemon {
         do {
             switch m.member {
             case "CancelReport", "CancelRunReport":
+                let app = try callerApp(m).id.rawValue
                 let byRun = m.member == "CancelRunReport"
                 let name = m.readStringOrEmpty()
                 let result = try engineCall { now throws(EngineError) in
-                    byRun ? try engine.cancelReporting(run: name, now: now) : try engine.cancelReporting(id: name, now: now)
+                    byRun ? try engine.cancelReporting(run: name, app: app, now: now)
+                        : try engine.cancelReporting(id: name, app: app, now: now)
                 }
-                announceCancelled(result.cancelled, reason: byRun ? "run" : "cli")
+                announceCancelled(result.cancelled, reason: byRun ? "run" : "cli", app: app)
                 let text = JSONValue(cancel: result, name: name, byRun: byRun).serialized()
                 try m.reply { r throws(BusError) in try r.append(text) }
             case "List":
+                let app = try callerApp(m).id.rawValue
                 let limit = try m.readUInt32(), offset = try m.readUInt32()
-                let text = try legacyList(limit: limit, offset: offset)
+                let text = try legacyList(app: app, limit: limit, offset: offset)
                 try m.reply { r throws(BusError) in try r.append(text) }
-            case "ListPage":
+            case "ListPage", "ListAllAppsPage":
+                let caller = try callerApp(m)
+                if m.member == "ListAllAppsPage" { try requireUnsandboxed(caller, for: "listing every app's schedules") }
+                let app: String? = m.member == "ListAllAppsPage" ? nil : caller.id.rawValue
                 let after = try m.readString(), limit = try m.readUInt32()
-                let page = try listPage(after: after, limit: limit)
+                let page = try listPage(app: app, after: after, limit: limit)
                 try m.reply { r throws(BusError) in try r.append(page.pending); try r.append(page.next) }
             case "History":
-                let text = try legacyHistory(limit: m.readUInt32())
+                let app = try callerApp(m).id.rawValue
+                let text = try legacyHistory(app: app, limit: m.readUInt32())
                 try m.reply { r throws(BusError) in try r.append(text) }
             case "HistoryPage":
+                let app = try callerApp(m).id.rawValue
                 let before = try m.readUInt64(), limit = try m.readUInt32()
-                let page = try historyPage(before: before, limit: limit)
+                let page = try historyPage(app: app, before: before, limit: limit)
                 try m.reply { r throws(BusError) in try r.append(page.records); try r.append(page.next) }
+            case "DeclareApp":
+                let text = try declareApp(m, m.readString())
+                try m.reply { r throws(BusError) in try r.append(text) }
             case "ClockShow":
                 let text = clockJSON()
                 try m.reply { r throws(BusError) in try r.append(text) }
@@ -136,22 +152,23 @@ extension Daemon {
         return result
     }
 
-    /// One push given as bytes (the Push method's text, or a decrypted UnifiedPush message): decoded,
-    /// applied, durable; returns the outcome array as JSON.
-    func push(bytes: [UInt8]) throws(ServiceFailure) -> String {
+    /// One push of `app` given as bytes (a decrypted UnifiedPush message): decoded, applied in the app's
+    /// namespace, durable; returns the outcome array as JSON. (The Push method goes through the group
+    /// commit instead: Daemon_GroupCommit.swift.)
+    func push(bytes: [UInt8], app: String) throws(ServiceFailure) -> String {
         let decoded: Push
         do {
             decoded = try PushDecoder.decode(bytes)
         } catch {
             throw ServiceFailure(.invalidPush, error.message)
         }
-        let outcomes = try engineCall { now throws(EngineError) in try engine.push(decoded, now: now) }
-        announceCancellations(in: outcomes)
+        let outcomes = try engineCall { now throws(EngineError) in try engine.push(decoded, app: app, now: now) }
+        announceCancellations(in: outcomes, app: app)
         return JSONValue.array(outcomes.map(JSONValue.init(outcome:))).serialized()
     }
 
-    func announceCancellations(in outcomes: [PushOutcome]) {
-        for outcome in outcomes { if let ids = outcome.cancelled { announceCancelled(ids, reason: "push") } }
+    func announceCancellations(in outcomes: [PushOutcome], app: String) {
+        for outcome in outcomes { if let ids = outcome.cancelled { announceCancelled(ids, reason: "push", app: app) } }
     }
 }
 
