@@ -24,13 +24,17 @@ public enum SchedulerCall: Sendable, Equatable {
     case clockAdvance(microseconds: UInt64)
     case clockNext
     case clockZone(String)
+    /// `DeclareApp(s app)`: the calls that follow on the connection act for `app` (docs/apps.md).
+    case declareApp(String)
+    /// `ListAllAppsPage(s after, u limit)`: `ListPage` over every app.
+    case listAllAppsPage(after: String, limit: UInt32)
 
     /// Every method with its D-Bus input signature, as the vtable (Sources/CSchedBus/vtable.c) declares it.
     public static let methods: [(name: String, signature: String)] = [
         ("Push", "s"), ("PushBatch", "as"), ("Track", "ss"), ("Cancel", "s"), ("CancelRun", "s"),
         ("CancelReport", "s"), ("CancelRunReport", "s"), ("List", "uu"), ("ListPage", "su"), ("History", "u"),
         ("HistoryPage", "tu"), ("ClockShow", ""), ("ClockSet", "s"), ("ClockAdvance", "t"), ("ClockNext", ""),
-        ("ClockZone", "s"),
+        ("ClockZone", "s"), ("DeclareApp", "s"), ("ListAllAppsPage", "su"),
     ]
 
     /// Reads the arguments of `member` from `arguments`; throws for an unknown member or arguments
@@ -61,6 +65,10 @@ public enum SchedulerCall: Sendable, Equatable {
         case "ClockAdvance": self = .clockAdvance(microseconds: try a.readUInt64())
         case "ClockNext": self = .clockNext
         case "ClockZone": self = .clockZone(try a.readString())
+        case "DeclareApp": self = .declareApp(try a.readString())
+        case "ListAllAppsPage":
+            let after = try a.readString(), limit = try a.readUInt32()
+            self = .listAllAppsPage(after: after, limit: limit)
         default: throw CallArgumentError("unknown method \(member)")
         }
         guard a.isAtEnd else { throw CallArgumentError("\(member): more arguments than its signature has") }
@@ -88,6 +96,8 @@ public enum SchedulerCall: Sendable, Equatable {
         case .clockAdvance: "ClockAdvance"
         case .clockNext: "ClockNext"
         case .clockZone: "ClockZone"
+        case .declareApp: "DeclareApp"
+        case .listAllAppsPage: "ListAllAppsPage"
         }
     }
 

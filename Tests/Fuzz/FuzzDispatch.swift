@@ -111,6 +111,20 @@ final class FuzzWorld {
         case .clockZone(let name):
             guard let zone = try? ZoneDatabase.shared.zone(named: name) else { return unchanged(before, "ClockZone") }
             _ = try? engine.deviceZoneChanged(to: zone, now: now)
+        case .declareApp:
+            // Connection state in the daemon (the caller's app), nothing in the engine.
+            unchanged(before, "DeclareApp")
+        case .listAllAppsPage(let after, let limit):
+            guard let start = try? ListCursorText.start(after) else { return unchanged(before, "ListAllAppsPage cursor") }
+            let rows = limit == 0 ? ReplyBounds.maxRows : min(Int(limit), ReplyBounds.maxRows)
+            let page: [(cursor: PendingCursor, schedule: PendingSchedule)]
+            switch start {
+            case .first: page = (try? engine.listPage(app: nil, after: nil, limit: rows + 1)) ?? []
+            case .after(let cursor): page = (try? engine.listPage(app: nil, after: cursor, limit: rows + 1)) ?? []
+            case .skipping(let offset): page = (try? engine.listPage(app: nil, skipping: offset, limit: rows + 1)) ?? []
+            }
+            check(zip(page, page.dropFirst()).allSatisfy { $1.cursor.isAfter($0.cursor) }, "ListAllAppsPage out of order")
+            unchanged(before, "ListAllAppsPage")
         }
         check(now.isSupported, "the fake clock left the supported range: \(now.microseconds)")
     }
