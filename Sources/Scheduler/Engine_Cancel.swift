@@ -141,7 +141,7 @@ extension Engine {
     /// Removes a pending schedule with history `cancelled`; a calendar that already fired may be on screen.
     func cancelPending(_ s: StoredSchedule, reason: String, now: Instant, closes: inout [String]) throws(StoreError) {
         try store.delete(s)
-        wheel.cancel(key: s.key)
+        cancelTimer(key: s.key)
         try store.removeFailedDeliveries(id: s.id)
         try store.appendHistory(HistoryRecord(
             id: s.id, event: .cancelled, at: now, due: s.next, reason: reason, lateSeconds: nil, title: s.title,

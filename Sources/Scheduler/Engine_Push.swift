@@ -102,7 +102,7 @@ extension Engine {
             var status = PushOutcome.Status.scheduled
             if let pending, let old = try store.schedule(key: pending.key) {
                 try store.delete(old)
-                wheel.cancel(key: old.key)
+                cancelTimer(key: old.key)
                 try store.appendHistory(HistoryRecord(
                     id: old.id, event: .replaced, at: now, due: old.next, reason: nil, lateSeconds: nil,
                     title: old.title, messageId: old.messageId, dataJSON: old.dataJSON))
@@ -124,7 +124,7 @@ extension Engine {
             }
             schedule.next = due
             schedule.key = try store.insert(schedule)
-            wheel.insert(key: schedule.key, due: due)
+            scheduleTimer(key: schedule.key, due: due)
             return PushOutcome(id: local.id, status: status, next: due)
         }
     }
