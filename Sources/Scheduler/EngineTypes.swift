@@ -34,6 +34,8 @@ public struct CancelResult: Sendable, Hashable {
 
 /// One pending schedule as `schedd list` shows it.
 public struct PendingSchedule: Sendable, Hashable {
+    /// The app it belongs to.
+    public var app: String
     public var id: String
     public var next: Instant
     public var title: String
@@ -44,9 +46,9 @@ public struct PendingSchedule: Sendable, Hashable {
     public var floating: Bool
     public var cancelOn: [String]
 
-    public init(id: String, next: Instant, title: String, trigger: String, zone: String, floating: Bool,
-                cancelOn: [String]) {
-        self.id = id; self.next = next; self.title = title; self.trigger = trigger; self.zone = zone
+    public init(app: String = Engine.defaultApp, id: String, next: Instant, title: String, trigger: String,
+                zone: String, floating: Bool, cancelOn: [String]) {
+        self.app = app; self.id = id; self.next = next; self.title = title; self.trigger = trigger; self.zone = zone
         self.floating = floating; self.cancelOn = cancelOn
     }
 }
@@ -60,10 +62,14 @@ public struct HistoryRecord: Sendable, Hashable {
         case unconfirmed
         /// A repeating schedule whose `until` leaves it no further occurrence (e.g. after a zone change).
         case expired
+        /// The person pressed a "Snooze" button: shown again after `reason`'s duration (`snooze:SECONDS`).
+        case snoozed
         /// A shown notification still on screen was closed because its schedule was cancelled;
         /// `reason` is the cancel's (`push`, `cli`, `run`, `event:NAME`).
         case closed
     }
+    /// The app the schedule belongs to (CONTRACT §8).
+    public var app: String
     public var id: String
     public var event: Event
     /// When it happened.
@@ -77,10 +83,14 @@ public struct HistoryRecord: Sendable, Hashable {
     public var title: String?
     public var messageId: String?
     public var dataJSON: String?
+    /// For `opened`: what opening ran for the app (`Open(["myapp://item/42"])`, `launch …`, `nothing: …`).
+    public var ran: String?
+    /// For `opened`: whether what ran worked (the call succeeded, the program started).
+    public var ok: Bool?
 
-    public init(id: String, event: Event, at: Instant, due: Instant?, reason: String?, lateSeconds: Double?,
-                title: String?, messageId: String?, dataJSON: String?) {
-        self.id = id; self.event = event; self.at = at; self.due = due; self.reason = reason
+    public init(app: String, id: String, event: Event, at: Instant, due: Instant?, reason: String?,
+                lateSeconds: Double?, title: String?, messageId: String?, dataJSON: String?) {
+        self.app = app; self.id = id; self.event = event; self.at = at; self.due = due; self.reason = reason
         self.lateSeconds = lateSeconds; self.title = title; self.messageId = messageId; self.dataJSON = dataJSON
     }
 }
@@ -98,7 +108,11 @@ public enum AdvanceMode: Sendable, Hashable {
 
 /// A failure of the engine: storage (SQLite) or a rejected operation.
 public struct EngineError: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable, Hashable { case storage, invalidArgument, notFound }
+    public enum Kind: Sendable, Hashable {
+        case storage, invalidArgument, notFound
+        /// A push would take its app over `Engine.maxPendingPerApp` (CONTRACT §8 "Quota"); nothing was stored.
+        case quotaExceeded
+    }
     public var kind: Kind
     public var message: String
     public init(_ kind: Kind, _ message: String) { self.kind = kind; self.message = message }

@@ -54,6 +54,7 @@ extension Engine {
             // Between batches, at the instant reached so far: a long span keeps its history bounded as it goes.
             try maintainIfDue(now: mode == .wallClock ? now : min(now, firings.last?.notification.at ?? now))
         }
+        delivered += try deliverSnoozed(now: now)
         try maintainIfDue(now: now)
         return delivered
     }
@@ -117,7 +118,7 @@ extension Engine {
         let lateness = Self.seconds(from: occurrence, to: at)
         try storage { () throws(StoreError) in
             try store.appendHistory(HistoryRecord(
-                id: s.id, event: shown ? .fired : .missed, at: at, due: occurrence, reason: reason,
+                app: s.app, id: s.id, event: shown ? .fired : .missed, at: at, due: occurrence, reason: reason,
                 lateSeconds: lateness, title: s.title, messageId: s.messageId, dataJSON: s.dataJSON),
                 awaitingHandOver: shown)
             if let next {
@@ -140,15 +141,17 @@ extension Engine {
             }
         }
         guard shown else { return }
-        firings.append(Firing(notification: DueNotification(
-            id: s.id, runId: s.runId, title: s.title, body: s.body, urgency: s.urgency, icon: s.icon,
+        var notification = DueNotification(
+            app: s.app, id: s.id, runId: s.runId, title: s.title, body: s.body, urgency: s.urgency, icon: s.icon,
             category: s.category, actions: s.actions, dataJSON: s.dataJSON, messageId: s.messageId,
-            due: occurrence, at: at, lateSeconds: lateness), graceSeconds: s.graceSeconds))
+            due: occurrence, at: at, lateSeconds: lateness)
+        notification.extras = s.extras
+        firings.append(Firing(notification: notification, graceSeconds: s.graceSeconds))
     }
 
     /// Hands recorded firings to the notifier in order; failures are recorded (history `failed`) and queued
     /// for `retryFailed` in one transaction. Returns everything handed over.
-    private func deliver(_ firings: [Firing], now: Instant) throws(EngineError) -> [DueNotification] {
+    func deliver(_ firings: [Firing], now: Instant) throws(EngineError) -> [DueNotification] {
         var failures: [(Firing, String)] = []
         for firing in firings {
             if case .failed(let reason) = notifier.show(firing.notification) { failures.append((firing, reason)) }
@@ -160,7 +163,7 @@ extension Engine {
                     for (firing, reason) in failures {
                         let n = firing.notification
                         try store.appendHistory(HistoryRecord(
-                            id: n.id, event: .failed, at: n.at, due: n.due, reason: reason, lateSeconds: n.lateSeconds,
+                            app: n.app, id: n.id, event: .failed, at: n.at, due: n.due, reason: reason, lateSeconds: n.lateSeconds,
                             title: n.title, messageId: n.messageId, dataJSON: n.dataJSON))
                         let expires = StoreCoding.graceEnd(due: n.due, graceSeconds: firing.graceSeconds ?? defaultGraceSeconds)
                         try store.addFailedDelivery(n, graceSeconds: firing.graceSeconds,
@@ -189,7 +192,7 @@ extension Engine {
                                                    graceSeconds: failed.graceSeconds ?? defaultGraceSeconds)
                     try store.removeFailedDelivery(seq: failed.seq)
                     try store.appendHistory(HistoryRecord(
-                        id: n.id, event: shown ? .fired : .missed, at: now, due: n.due, reason: "retry",
+                        app: n.app, id: n.id, event: shown ? .fired : .missed, at: now, due: n.due, reason: "retry",
                         lateSeconds: n.lateSeconds, title: n.title, messageId: n.messageId, dataJSON: n.dataJSON),
                         awaitingHandOver: shown)
                     if shown { firings.append(Firing(notification: n, graceSeconds: failed.graceSeconds)) }

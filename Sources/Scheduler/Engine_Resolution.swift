@@ -71,14 +71,16 @@ extension Engine {
     }
 
     /// A new stored schedule from a push (key 0, `next` = the first due; nil `next` means no occurrence).
-    func makeSchedule(_ local: LocalSchedule, messageId: String?, now: Instant)
+    func makeSchedule(_ local: LocalSchedule, app: String = Engine.defaultApp, messageId: String?,
+                      extras: NotificationExtras = NotificationExtras(), now: Instant)
         throws(EngineError) -> (StoredSchedule, Instant?) {
         var s = StoredSchedule(
-            key: 0, id: local.id, kind: .fixedAt, spec: nil, atInstant: nil, atOffset: nil, wall: nil, zone: nil,
+            key: 0, app: app, id: local.id, kind: .fixedAt, spec: nil, atInstant: nil, atOffset: nil, wall: nil, zone: nil,
             untilInstant: nil, untilWall: nil, untilZone: nil, next: now, lastDue: nil, title: local.title,
             body: local.body, dataJSON: local.dataJSON, cancelOn: local.cancelOn, graceSeconds: local.graceSeconds,
             urgency: local.urgency, icon: local.icon, category: local.category, actions: local.actions,
             messageId: messageId, fingerprint: local.digest, storedAt: now)
+        s.extras = extras
         switch local.trigger {
         case .at(.fixed(let instant, let offset)):
             s.kind = .fixedAt
@@ -169,7 +171,7 @@ extension Engine {
     func expire(_ s: StoredSchedule, now: Instant, reason: String? = nil) throws(StoreError) {
         try store.delete(s)
         try store.appendHistory(HistoryRecord(
-            id: s.id, event: .expired, at: now, due: s.lastDue, reason: reason ?? (s.untilInstant != nil
+            app: s.app, id: s.id, event: .expired, at: now, due: s.lastDue, reason: reason ?? (s.untilInstant != nil
                 || s.untilWall != nil ? "until" : "no occurrence"),
             lateSeconds: nil, title: s.title, messageId: s.messageId, dataJSON: s.dataJSON))
         try recordFinished(s, outcome: s.lastDue == nil ? .missed : .fired, due: s.lastDue, now: now)
@@ -184,7 +186,7 @@ extension Engine {
             if graceEnd > keepUntil { keepUntil = graceEnd }
         }
         try store.recordFinished(FinishedSchedule(
-            id: s.id, fingerprint: s.fingerprint, outcome: outcome, due: due, finishedAt: now, keepUntil: keepUntil,
+            app: s.app, id: s.id, fingerprint: s.fingerprint, outcome: outcome, due: due, finishedAt: now, keepUntil: keepUntil,
             title: s.title, messageId: s.messageId, dataJSON: s.dataJSON))
     }
 }

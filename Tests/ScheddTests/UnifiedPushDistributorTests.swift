@@ -97,7 +97,7 @@ final class UnifiedPushDistributorTests: XCTestCase {
         XCTAssertTrue(waitFor(seconds: 5) { second.signals("EndpointChanged").count >= 2 })
         let answer = try second.send(localPush(id: "moved", at: "2026-03-01T10:05:00Z"), to: after, id: "m1")
         XCTAssertEqual((answer["reply"] as? [String: Any])?["id"] as? String, "m1")
-        XCTAssertEqual(try harness!.list().map { $0["id"] as? String }, ["moved"])
+        XCTAssertEqual(try harness!.pending(app: "org.example.A").map { $0["id"] as? String }, ["moved"])
     }
 
     func testDistributorRefuses_registerFailsWithItsReason() throws {
@@ -132,8 +132,8 @@ final class UnifiedPushDistributorTests: XCTestCase {
         let registration = try harness!.registerForPushes("org.example.A")
         XCTAssertEqual(registration["endpoint"] as? String, legacy.events("NewEndpoint").last?["endpoint"] as? String)
         _ = try legacy.send(localPush(id: "v1", at: "2026-03-01T10:05:00Z"), to: registration, id: "m1")
-        XCTAssertTrue(waitFor(seconds: 10) { ((try? self.harness!.list()) ?? []).count == 1 }, "Connector1 has no reply: poll")
-        XCTAssertEqual(try harness!.list().map { $0["id"] as? String }, ["v1"])
+        XCTAssertTrue(waitFor(seconds: 10) { ((try? self.harness!.pending(app: "org.example.A")) ?? []).count == 1 }, "Connector1 has no reply: poll")
+        XCTAssertEqual(try harness!.pending(app: "org.example.A").map { $0["id"] as? String }, ["v1"])
     }
 
     /// A distributor's Message starts schedd through the bus's activation file when it is not running.
@@ -163,6 +163,6 @@ final class UnifiedPushDistributorTests: XCTestCase {
                                                        "GetConnectionUnixProcessID", "s", "org.schedd.Scheduler1"])
         activated = pid_t(owner.stdout.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
         XCTAssertNotNil(activated, owner.stdout + owner.stderr)
-        XCTAssertEqual(try h.list().map { $0["id"] as? String }, ["woken"])
+        XCTAssertEqual(try h.pending(app: "org.example.A").map { $0["id"] as? String }, ["woken"])
     }
 }

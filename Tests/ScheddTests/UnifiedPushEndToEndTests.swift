@@ -28,7 +28,7 @@ final class UnifiedPushEndToEndTests: XCTestCase {
         let shown = server.notifyArgs()
         XCTAssertEqual(shown.map { $0["summary"] as? String }, ["Time for your lesson"])
         XCTAssertEqual(shown.first?["body"] as? String, "Ten minutes of Spanish")
-        let fired = try XCTUnwrap(try h.history().first { $0["event"] as? String == "fired" })
+        let fired = try XCTUnwrap(try h.history(app: "org.example.Lessons").first { $0["event"] as? String == "fired" })
         XCTAssertEqual(fired["id"] as? String, "run_7:lesson")
         XCTAssertEqual(fired["messageId"] as? String, "srv-7")
         print("end to end: Message answered in \(answer["elapsed_ns"] ?? "?") ns; Notify: \(shown)")

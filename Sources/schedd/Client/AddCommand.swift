@@ -21,7 +21,7 @@ func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
         throw .usage("add needs exactly one of --at WHEN, --in SPAN and --calendar SPEC"
                      + (triggers.isEmpty ? "" : ", not " + triggers.map { "--" + $0 }.joined(separator: " and ")))
     }
-    let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
+    let client = try SchedulerClient(args)
     var clock: DaemonClock?
     func daemonClock() throws(CommandFailure) -> DaemonClock {
         if let clock { return clock }

@@ -3,7 +3,8 @@ import SchedCalendar
 import ScheddService
 import Scheduler
 
-/// `schedd list [--limit N] [--offset N]`: pending notifications, soonest first.
+/// `schedd list [--limit N] [--offset N] [--app ID | --all-apps]`: pending notifications of the app,
+/// soonest first (`--all-apps`: of every app, `ListAllAppsPage`, with an APP column).
 ///
 /// JSON: the daemon's `List` page as it is. Human: a table like `systemctl list-timers` — NEXT and
 /// LEFT (by the daemon's clock), LAST and PASSED (its latest firing, `n/a` when none among the
@@ -15,12 +16,15 @@ import Scheduler
 func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let limit = try args.count("limit", default: 0) ?? 0
     let offset = try args.count("offset", default: 0) ?? 0
-    let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
+    let allApps = args.has("all-apps")
+    if allApps && args.value("app") != nil { throw .usage("--all-apps and --app exclude each other") }
+    let client = try SchedulerClient(args)
     if args.json {
-        Console.out(mergedJSONArray(try readPendingPages(client, offset: offset, limit: limit == 0 ? nil : limit)))
+        Console.out(mergedJSONArray(try readPendingPages(client, offset: offset, limit: limit == 0 ? nil : limit,
+                                                         allApps: allApps)))
         return
     }
-    let all = try SchedulerClient.json(mergedJSONArray(try readPendingPages(client)), "List").arrayValue ?? []
+    let all = try SchedulerClient.json(mergedJSONArray(try readPendingPages(client, allApps: allApps)), "List").arrayValue ?? []
     let shown = Array(all.dropFirst(offset).prefix(limit == 0 ? Int.max : limit))
     if all.isEmpty {
         Console.out("No pending notifications.")
@@ -28,7 +32,7 @@ func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
     }
     let clock = try DaemonClock.read(client)
     let last = try lastFirings(client)
-    var rows = [["NEXT", "LEFT", "LAST", "PASSED", "REPEAT", "ID", "TITLE"]]
+    var rows = [(allApps ? ["APP"] : []) + ["NEXT", "LEFT", "LAST", "PASSED", "REPEAT", "ID", "TITLE"]]
     for item in shown {
         let id = item[member: "id"]?.stringValue ?? ""
         var next = "n/a", left = "n/a", lastText = "n/a", passed = "n/a"
@@ -43,8 +47,9 @@ func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
         }
         let trigger = item[member: "trigger"]?.stringValue ?? ""
         let repeats = trigger.hasPrefix("calendar ") ? String(trigger.dropFirst("calendar ".count)) : "-"
-        rows.append([next, left, lastText, passed, tableCell(repeats), tableCell(id),
-                     tableCell(item[member: "title"]?.stringValue ?? "")])
+        rows.append((allApps ? [tableCell(item[member: "app"]?.stringValue ?? "")] : [])
+                    + [next, left, lastText, passed, tableCell(repeats), tableCell(id),
+                       tableCell(item[member: "title"]?.stringValue ?? "")])
     }
     Console.out(formatTable(rows))
     if shown.count == all.count {
@@ -76,7 +81,7 @@ private func lastFirings(_ client: SchedulerClient) throws(CommandFailure) -> [S
 /// Read page by page (`HistoryPage`).
 func runHistoryCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let limit = try args.count("limit", default: 100) ?? 100
-    let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
+    let client = try SchedulerClient(args)
     let text = mergedJSONArray(try readHistoryPages(client, limit: limit == 0 ? Int.max : limit))
     if args.json {
         Console.out(text)
