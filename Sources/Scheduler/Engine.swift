@@ -276,6 +276,6 @@ public final class Engine {
         }
         let zone = s.kind == .fixedAt ? "UTC" : (s.zone ?? deviceZone.name)
         return PendingSchedule(app: s.app, id: s.id, next: s.next, title: s.title, trigger: trigger, zone: zone,
-                               floating: s.floating, cancelOn: s.cancelOn)
+                               floating: s.floating, cancelOn: s.cancelOn, last: s.lastDue)
     }
 }

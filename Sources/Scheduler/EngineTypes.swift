@@ -45,11 +45,13 @@ public struct PendingSchedule: Sendable, Hashable {
     public var zone: String
     public var floating: Bool
     public var cancelOn: [String]
+    /// A repeating schedule's latest occurrence that came due (fired or missed); nil before its first.
+    public var last: Instant?
 
     public init(app: String = Engine.defaultApp, id: String, next: Instant, title: String, trigger: String,
-                zone: String, floating: Bool, cancelOn: [String]) {
+                zone: String, floating: Bool, cancelOn: [String], last: Instant? = nil) {
         self.app = app; self.id = id; self.next = next; self.title = title; self.trigger = trigger; self.zone = zone
-        self.floating = floating; self.cancelOn = cancelOn
+        self.floating = floating; self.cancelOn = cancelOn; self.last = last
     }
 }
 
