@@ -117,6 +117,10 @@ public struct EngineError: Error, Sendable, CustomStringConvertible {
     }
     public var kind: Kind
     public var message: String
-    public init(_ kind: Kind, _ message: String) { self.kind = kind; self.message = message }
+    /// The store failure behind a `.storage` error (disk full, I/O error…), for callers that tell them apart.
+    public var cause: StoreError?
+    public init(_ kind: Kind, _ message: String, cause: StoreError? = nil) {
+        self.kind = kind; self.message = message; self.cause = cause
+    }
     public var description: String { message }
 }
