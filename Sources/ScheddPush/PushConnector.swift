@@ -53,6 +53,9 @@ public final class PushConnector {
         case rejected(String)
         /// The store failed: the distributor must retry (no acknowledgement).
         case failed(String)
+        /// The app is at its quota of pending schedules: not applied and not acknowledged, so the
+        /// push server keeps it and it applies once the app has room.
+        case overQuota(String)
     }
 
     public enum PushLogLevel: Sendable { case info, warning, error }

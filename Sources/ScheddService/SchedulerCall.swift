@@ -17,6 +17,8 @@ public enum SchedulerCall: Sendable, Equatable {
     case cancelRunReport(run: String)
     case list(limit: UInt32, offset: UInt32)
     case listPage(after: String, limit: UInt32)
+    /// `ListAllAppsPage`: `ListPage` over every app's schedules (unsandboxed callers only).
+    case listAllAppsPage(after: String, limit: UInt32)
     case history(limit: UInt32)
     case historyPage(before: UInt64, limit: UInt32)
     case clockShow
@@ -24,13 +26,15 @@ public enum SchedulerCall: Sendable, Equatable {
     case clockAdvance(microseconds: UInt64)
     case clockNext
     case clockZone(String)
+    /// `DeclareApp(s app)`: the calls that follow on the connection act for `app` (docs/apps.md).
+    case declareApp(String)
 
     /// Every method with its D-Bus input signature, as the vtable (Sources/CSchedBus/vtable.c) declares it.
     public static let methods: [(name: String, signature: String)] = [
         ("Push", "s"), ("PushBatch", "as"), ("Track", "ss"), ("Cancel", "s"), ("CancelRun", "s"),
         ("CancelReport", "s"), ("CancelRunReport", "s"), ("List", "uu"), ("ListPage", "su"), ("History", "u"),
         ("HistoryPage", "tu"), ("ClockShow", ""), ("ClockSet", "s"), ("ClockAdvance", "t"), ("ClockNext", ""),
-        ("ClockZone", "s"),
+        ("ClockZone", "s"), ("DeclareApp", "s"), ("ListAllAppsPage", "su"),
     ]
 
     /// Reads the arguments of `member` from `arguments`; throws for an unknown member or arguments
@@ -52,6 +56,9 @@ public enum SchedulerCall: Sendable, Equatable {
         case "ListPage":
             let after = try a.readString(), limit = try a.readUInt32()
             self = .listPage(after: after, limit: limit)
+        case "ListAllAppsPage":
+            let after = try a.readString(), limit = try a.readUInt32()
+            self = .listAllAppsPage(after: after, limit: limit)
         case "History": self = .history(limit: try a.readUInt32())
         case "HistoryPage":
             let before = try a.readUInt64(), limit = try a.readUInt32()
@@ -61,6 +68,7 @@ public enum SchedulerCall: Sendable, Equatable {
         case "ClockAdvance": self = .clockAdvance(microseconds: try a.readUInt64())
         case "ClockNext": self = .clockNext
         case "ClockZone": self = .clockZone(try a.readString())
+        case "DeclareApp": self = .declareApp(try a.readString())
         default: throw CallArgumentError("unknown method \(member)")
         }
         guard a.isAtEnd else { throw CallArgumentError("\(member): more arguments than its signature has") }
@@ -81,6 +89,7 @@ public enum SchedulerCall: Sendable, Equatable {
         case .cancelRunReport: "CancelRunReport"
         case .list: "List"
         case .listPage: "ListPage"
+        case .listAllAppsPage: "ListAllAppsPage"
         case .history: "History"
         case .historyPage: "HistoryPage"
         case .clockShow: "ClockShow"
@@ -88,6 +97,7 @@ public enum SchedulerCall: Sendable, Equatable {
         case .clockAdvance: "ClockAdvance"
         case .clockNext: "ClockNext"
         case .clockZone: "ClockZone"
+        case .declareApp: "DeclareApp"
         }
     }
 

@@ -53,6 +53,9 @@ public final class Engine {
     var wheel: TimerWheel
     var zoneCache: [String: TimeZoneRules] = [:]
     var lastMaintenance: Instant
+    /// Wheel changes of the open `storage` call, applied after its commit (see `storage`).
+    var wheelLog: [(key: Int64, due: Instant?)] = []
+    var storageDepth = 0
     /// Whether the last maintenance step hit a limit (more to purge or reclaim).
     var maintenanceBacklog = true
     /// How much history is kept.
@@ -110,7 +113,7 @@ public final class Engine {
         zoneCache[deviceZone.name] = deviceZone
         try storage { () throws(StoreError) in
             unconfirmedAtStart = try store.markUnconfirmed()
-            for entry in try store.pendingDeadlines() { wheel.insert(key: entry.key, due: entry.due) }
+            for entry in try store.pendingDeadlines() { scheduleTimer(key: entry.key, due: entry.due) }
         }
         let recorded = try storage { () throws(StoreError) in try store.metadata("device_zone") }
         if let recorded, recorded != deviceZone.name, let old = try? zone(named: recorded) {
@@ -212,21 +215,40 @@ public final class Engine {
 
     // MARK: Internals shared by the Engine_* files
 
-    /// Runs store calls, mapping failures to `EngineError.storage`. After a failure the wheel is rebuilt from
-    /// the store, since the failed transaction was rolled back and in-memory changes made inside it are void.
+    /// Runs store calls, mapping failures to `EngineError.storage` (the store's error is kept as `cause`).
+    ///
+    /// Wheel changes made inside (`scheduleTimer`, `cancelTimer`) are logged and applied only when the
+    /// outermost `storage` call returns — after its transaction committed; when it fails they are dropped,
+    /// since the transaction was rolled back. So a failure costs nothing in the wheel (no O(n) rebuild).
     func storage<R>(_ body: () throws(StoreError) -> R) throws(EngineError) -> R {
-        do { return try body() } catch {
-            rebuildWheel()
-            throw EngineError(error.engineKind ?? .storage, error.message)
+        storageDepth += 1
+        defer { storageDepth -= 1 }
+        do {
+            let result = try body()
+            if storageDepth == 1 { applyWheelLog() }
+            return result
+        } catch {
+            if storageDepth == 1 { wheelLog.removeAll(keepingCapacity: true) }
+            throw EngineError(error.engineKind ?? .storage, error.message, cause: error.engineKind == nil ? error : nil)
         }
     }
 
-    /// Reloads the wheel from the store (best effort: on failure the old wheel stays).
-    func rebuildWheel() {
-        guard let entries = try? store.pendingDeadlines() else { return }
-        var fresh = TimerWheel(now: wheel.now)
-        for entry in entries { fresh.insert(key: entry.key, due: entry.due) }
-        wheel = fresh
+    /// Inside `storage`: (re)arms `key` at `due` once the transaction commits.
+    func scheduleTimer(key: Int64, due: Instant) {
+        if storageDepth > 0 { wheelLog.append((key, due)) } else { wheel.insert(key: key, due: due) }
+    }
+
+    /// Inside `storage`: disarms `key` once the transaction commits.
+    func cancelTimer(key: Int64) {
+        if storageDepth > 0 { wheelLog.append((key, nil)) } else { wheel.cancel(key: key) }
+    }
+
+    /// Applies the logged wheel changes in order. O(changes).
+    private func applyWheelLog() {
+        for (key, due) in wheelLog {
+            if let due { wheel.insert(key: key, due: due) } else { wheel.cancel(key: key) }
+        }
+        wheelLog.removeAll(keepingCapacity: true)
     }
 
     func grace(of schedule: StoredSchedule) -> Int64 { schedule.graceSeconds ?? defaultGraceSeconds }
@@ -259,6 +281,6 @@ public final class Engine {
         }
         let zone = s.kind == .fixedAt ? "UTC" : (s.zone ?? deviceZone.name)
         return PendingSchedule(app: s.app, id: s.id, next: s.next, title: s.title, trigger: trigger, zone: zone,
-                               floating: s.floating, cancelOn: s.cancelOn)
+                               floating: s.floating, cancelOn: s.cancelOn, last: s.lastDue)
     }
 }

@@ -45,11 +45,13 @@ public struct PendingSchedule: Sendable, Hashable {
     public var zone: String
     public var floating: Bool
     public var cancelOn: [String]
+    /// A repeating schedule's latest occurrence that came due (fired or missed); nil before its first.
+    public var last: Instant?
 
     public init(app: String = Engine.defaultApp, id: String, next: Instant, title: String, trigger: String,
-                zone: String, floating: Bool, cancelOn: [String]) {
+                zone: String, floating: Bool, cancelOn: [String], last: Instant? = nil) {
         self.app = app; self.id = id; self.next = next; self.title = title; self.trigger = trigger; self.zone = zone
-        self.floating = floating; self.cancelOn = cancelOn
+        self.floating = floating; self.cancelOn = cancelOn; self.last = last
     }
 }
 
@@ -115,6 +117,10 @@ public struct EngineError: Error, Sendable, CustomStringConvertible {
     }
     public var kind: Kind
     public var message: String
-    public init(_ kind: Kind, _ message: String) { self.kind = kind; self.message = message }
+    /// The store failure behind a `.storage` error (disk full, I/O error…), for callers that tell them apart.
+    public var cause: StoreError?
+    public init(_ kind: Kind, _ message: String, cause: StoreError? = nil) {
+        self.kind = kind; self.message = message; self.cause = cause
+    }
     public var description: String { message }
 }

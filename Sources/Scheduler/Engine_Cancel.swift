@@ -150,7 +150,7 @@ extension Engine {
     /// Removes a pending schedule with history `cancelled`; a calendar that already fired may be on screen.
     func cancelPending(_ s: StoredSchedule, reason: String, now: Instant, closes: inout [String]) throws(StoreError) {
         try store.delete(s)
-        wheel.cancel(key: s.key)
+        cancelTimer(key: s.key)
         try store.removeFailedDeliveries(app: s.app, id: s.id)
         let snoozed = try store.removeSnoozed(app: s.app, id: s.id) > 0
         try store.appendHistory(HistoryRecord(

@@ -49,11 +49,11 @@ extension Engine {
         var closes: [(id: String, push: Int, outcome: Int)] = []
         var results: [Result<[PushOutcome], EngineError>] = []
         results.reserveCapacity(pushes.count)
-        var rejected = false
         try storage { () throws(StoreError) in
             try store.transaction { () throws(StoreError) in
                 for push in pushes {
                     var own: [String] = []
+                    let wheelMark = wheelLog.count
                     do throws(StoreError) {
                         let outcome = try store.savepoint { () throws(StoreError) -> [PushOutcome] in
                             try wrap { () throws(EngineError) in try apply(push, app: app, now: now, closes: &own) }
@@ -63,14 +63,13 @@ extension Engine {
                         closes += own.map { ($0, results.count - 1, 0) }
                     } catch {
                         guard let kind = error.engineKind, !allOrNothing else { throw error }
-                        rejected = true
+                        // Rolled back to its savepoint: so are the wheel changes it logged.
+                        wheelLog.removeSubrange(wheelMark...)
                         results.append(.failure(EngineError(kind, error.message)))
                     }
                 }
             }
         }
-        // A rejected push was rolled back to its savepoint, the wheel changes it made with it.
-        if rejected { rebuildWheel() }
         if !closes.isEmpty { refreshSnoozeDue() }
         // After the commit: close what was on screen; each cancel line says what it closed.
         let closed = Set(try closeShown(closes.map(\.id), app: app, reason: "push", now: now))
@@ -150,7 +149,7 @@ extension Engine {
             var status = PushOutcome.Status.scheduled
             if let pending, let old = try store.schedule(key: pending.key) {
                 try store.delete(old)
-                wheel.cancel(key: old.key)
+                cancelTimer(key: old.key)
                 try store.appendHistory(HistoryRecord(
                     app: app, id: old.id, event: .replaced, at: now, due: old.next, reason: nil, lateSeconds: nil,
                     title: old.title, messageId: old.messageId, dataJSON: old.dataJSON))
@@ -173,7 +172,7 @@ extension Engine {
             schedule.next = due
             if pending == nil { try wrap { () throws(EngineError) in try checkQuota(app: app) } }
             schedule.key = try store.insert(schedule)
-            wheel.insert(key: schedule.key, due: due)
+            scheduleTimer(key: schedule.key, due: due)
             return PushOutcome(id: local.id, status: status, next: due)
         }
     }

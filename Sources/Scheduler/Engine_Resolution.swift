@@ -148,13 +148,13 @@ extension Engine {
                         }
                         guard let next else {
                             // A floating calendar whose `until` now lies before its next elapse: it is over.
-                            wheel.cancel(key: s.key)
+                            cancelTimer(key: s.key)
                             try expire(s, now: now)
                             continue
                         }
                         s.next = next
                         try store.updateNext(key: s.key, next: next, lastDue: s.lastDue)
-                        wheel.insert(key: s.key, due: next)
+                        scheduleTimer(key: s.key, due: next)
                     }
                     try store.setMetadata("device_zone", zone.name)
                 }

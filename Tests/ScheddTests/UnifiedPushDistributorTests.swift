@@ -59,6 +59,22 @@ final class UnifiedPushDistributorTests: XCTestCase {
         XCTAssertEqual(try harness!.pushRegistrations().count, 1000)
     }
 
+    func testAppAtItsQuota_messageIsNotAcknowledged_andAppliesOnceThereIsRoom() throws {
+        harness = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z",
+                                    notifierArguments: ["--notifier", "stdout", "--max-pending-per-app", "1"])
+        let distributor = try start("test")
+        let registration = try harness!.registerForPushes("org.example.A")
+        _ = try distributor.send(localPush(id: "one", at: "2026-03-01T10:05:00Z"), to: registration, id: "m1")
+        let full = try distributor.send(localPush(id: "two", at: "2026-03-01T10:06:00Z"), to: registration, id: "m2")
+        XCTAssertNil(full["reply"] as? [String: Any], "acknowledged although not applied: \(full)")
+        XCTAssertTrue((full["error"] as? String)?.hasPrefix("org.schedd.UnifiedPush1.Error.QuotaExceeded") == true, "\(full)")
+        XCTAssertEqual(try harness!.pushRegistrations()["org.example.A"]?["rejected"] as? Int, 0)
+        try harness!.advance("5min")  // "one" fires: room again
+        let again = try distributor.send(localPush(id: "two", at: "2026-03-01T10:06:00Z"), to: registration, id: "m2")
+        XCTAssertEqual((again["reply"] as? [String: Any])?["id"] as? String, "m2", "\(again)")
+        XCTAssertEqual(try harness!.list(app: "org.example.A").map { $0["id"] as? String }, ["two"])
+    }
+
     func testTwoDistributors_theRulePicksTheFirstName_andTheOverrideWins() throws {
         harness = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z")
         let zeta = try start("zeta")
@@ -97,7 +113,7 @@ final class UnifiedPushDistributorTests: XCTestCase {
         XCTAssertTrue(waitFor(seconds: 5) { second.signals("EndpointChanged").count >= 2 })
         let answer = try second.send(localPush(id: "moved", at: "2026-03-01T10:05:00Z"), to: after, id: "m1")
         XCTAssertEqual((answer["reply"] as? [String: Any])?["id"] as? String, "m1")
-        XCTAssertEqual(try harness!.pending(app: "org.example.A").map { $0["id"] as? String }, ["moved"])
+        XCTAssertEqual(try harness!.list(app: "org.example.A").map { $0["id"] as? String }, ["moved"])
     }
 
     func testDistributorRefuses_registerFailsWithItsReason() throws {
@@ -132,8 +148,8 @@ final class UnifiedPushDistributorTests: XCTestCase {
         let registration = try harness!.registerForPushes("org.example.A")
         XCTAssertEqual(registration["endpoint"] as? String, legacy.events("NewEndpoint").last?["endpoint"] as? String)
         _ = try legacy.send(localPush(id: "v1", at: "2026-03-01T10:05:00Z"), to: registration, id: "m1")
-        XCTAssertTrue(waitFor(seconds: 10) { ((try? self.harness!.pending(app: "org.example.A")) ?? []).count == 1 }, "Connector1 has no reply: poll")
-        XCTAssertEqual(try harness!.pending(app: "org.example.A").map { $0["id"] as? String }, ["v1"])
+        XCTAssertTrue(waitFor(seconds: 10) { ((try? self.harness!.list(app: "org.example.A")) ?? []).count == 1 }, "Connector1 has no reply: poll")
+        XCTAssertEqual(try harness!.list(app: "org.example.A").map { $0["id"] as? String }, ["v1"])
     }
 
     /// A distributor's Message starts schedd through the bus's activation file when it is not running.
@@ -163,6 +179,6 @@ final class UnifiedPushDistributorTests: XCTestCase {
                                                        "GetConnectionUnixProcessID", "s", "org.schedd.Scheduler1"])
         activated = pid_t(owner.stdout.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
         XCTAssertNotNil(activated, owner.stdout + owner.stderr)
-        XCTAssertEqual(try h.pending(app: "org.example.A").map { $0["id"] as? String }, ["woken"])
+        XCTAssertEqual(try h.list(app: "org.example.A").map { $0["id"] as? String }, ["woken"])
     }
 }

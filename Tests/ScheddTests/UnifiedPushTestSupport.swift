@@ -115,20 +115,6 @@ extension ScheddHarness {
         return try XCTUnwrap(parseObject(text), "Register answered \(text)", file: file, line: line)
     }
 
-    /// The pending schedules of `app` (`schedd list --app APP`). Pushes from the network land in their
-    /// app's namespace; a CLI without `--app` (one namespace for all) lists them all.
-    func pending(app: String) throws -> [[String: Any]] { try appScoped(["list"], app: app) }
-
-    /// The history of `app` (`schedd history --app APP`), as `pending(app:)`.
-    func history(app: String) throws -> [[String: Any]] { try appScoped(["history", "--limit", "100"], app: app) }
-
-    private func appScoped(_ arguments: [String], app: String) throws -> [[String: Any]] {
-        var result = try cli(arguments + ["--app", app, "--json"])
-        if result.status == 2 && result.stderr.contains("--app") { result = try cli(arguments + ["--json"]) }
-        XCTAssertEqual(result.status, 0, "schedd \(arguments) --app \(app): \(result.stderr)")
-        return (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [[String: Any]] ?? []
-    }
-
     /// Every registration, by app.
     func pushRegistrations() throws -> [String: [String: Any]] {
         let (status, text) = try unifiedPush("List")

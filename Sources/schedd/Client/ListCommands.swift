@@ -7,8 +7,8 @@ import Scheduler
 /// soonest first (`--all-apps`: of every app, `ListAllAppsPage`, with an APP column).
 ///
 /// JSON: the daemon's `List` page as it is. Human: a table like `systemctl list-timers` — NEXT and
-/// LEFT (by the daemon's clock), LAST and PASSED (its latest firing, `n/a` when none among the
-/// newest `lastScanLimit` history records), REPEAT (a repeating schedule's calendar expression,
+/// LEFT (by the daemon's clock), LAST and PASSED (a repeating schedule's latest occurrence, the
+/// rows' `last`; `n/a` before the first), REPEAT (a repeating schedule's calendar expression,
 /// `-` for a one-shot), ID, TITLE — with times in the daemon's device zone, columns aligned by
 /// display width (CJK titles take two columns a character), and a footer counting every pending
 /// schedule, not only the rows shown (`Showing 1 of 3 pending.`). Read page by page (`ListPage`),
@@ -31,7 +31,6 @@ func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
         return
     }
     let clock = try DaemonClock.read(client)
-    let last = try lastFirings(client)
     var rows = [(allApps ? ["APP"] : []) + ["NEXT", "LEFT", "LAST", "PASSED", "REPEAT", "ID", "TITLE"]]
     for item in shown {
         let id = item[member: "id"]?.stringValue ?? ""
@@ -41,7 +40,7 @@ func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
             let delta = instant.microseconds - clock.now.microseconds
             left = delta >= 0 ? formatRelativeSpan(microseconds: delta) : relativeToNow(delta)
         }
-        if let fired = last[id] {
+        if let text = item[member: "last"]?.stringValue, let fired = instant(fromTimeText: text, in: .utc) {
             lastText = clock.local(fired)
             passed = relativeToNow(fired.microseconds - clock.now.microseconds)
         }
@@ -59,21 +58,6 @@ func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
     } else {
         Console.out("\nShowing \(shown.count) of \(all.count) pending" + (offset > 0 ? " (from #\(offset + 1))." : "."))
     }
-}
-
-/// How many of the newest history records `list` reads to find each schedule's last firing.
-private let lastScanLimit = 1000
-
-/// The latest `fired` instant of each id among the newest `lastScanLimit` history records.
-private func lastFirings(_ client: SchedulerClient) throws(CommandFailure) -> [String: Instant] {
-    let text = mergedJSONArray(try readHistoryPages(client, limit: lastScanLimit))
-    var last: [String: Instant] = [:]
-    for record in try SchedulerClient.json(text, "History").arrayValue ?? [] where record[member: "event"] == .string("fired") {
-        guard let id = record[member: "id"]?.stringValue, let at = record[member: "at"]?.stringValue,
-              let instant = instant(fromTimeText: at, in: .utc) else { continue }
-        if instant > (last[id] ?? Instant(microseconds: Int64.min)) { last[id] = instant }
-    }
-    return last
 }
 
 /// `schedd history [--limit N]`: the newest N records (default 100; 0: all), oldest first. Human:

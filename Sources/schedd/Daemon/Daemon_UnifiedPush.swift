@@ -31,7 +31,11 @@ extension Daemon {
         do {
             return .applied(try push(bytes: plaintext, app: app))
         } catch {
-            return error.name == .storage ? .failed(error.message) : .rejected(error.message)
+            switch error.name {
+            case .storage: return .failed(error.message)
+            case .quotaExceeded: return .overQuota(error.message)
+            default: return .rejected(error.message)
+            }
         }
     }
 

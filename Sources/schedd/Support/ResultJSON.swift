@@ -39,7 +39,7 @@ extension JSONValue {
             JSONMember("title", .string(pending.title)), JSONMember("trigger", .string(pending.trigger)),
             JSONMember("zone", .string(pending.zone)), JSONMember("floating", .bool(pending.floating)),
             JSONMember("cancelOn", .array(pending.cancelOn.map(JSONValue.string))),
-            JSONMember("app", .string(pending.app)),
+            JSONMember("app", .string(pending.app)), JSONMember("last", .instant(pending.last)),
         ])
     }
 
