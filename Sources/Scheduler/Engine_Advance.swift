@@ -84,9 +84,27 @@ extension Engine {
             }
             width = width > Int64.max / 4 ? Int64.max / 2 : width * 2
         }
-        var occurrence = start
-        while let later = try nextElapse(s, after: occurrence), later <= at { occurrence = later }
-        return occurrence
+        return try latestElapse(s, from: start, through: at)
+    }
+
+    /// The latest occurrence in [`occurrence`, `at`] of the chain starting at occurrence `occurrence`
+    /// (itself ≤ `at`). Walks the chain for up to 64 steps (exact, the common case: a grace window holds
+    /// few occurrences); past that, binary-searches the instant `x` where `nextElapse(after: x)` passes
+    /// `at` — O(log(range in µs)) ≤ 64 more elapse searches instead of one per missed occurrence (a
+    /// per-second calendar down for a week would otherwise walk 600,000 of them).
+    func latestElapse(_ s: StoredSchedule, from occurrence: Instant, through at: Instant) throws(EngineError) -> Instant {
+        var latest = occurrence
+        for _ in 0..<64 {
+            guard let later = try nextElapse(s, after: latest), later <= at else { return latest }
+            latest = later
+        }
+        // Invariant: nextElapse(after: low - 1µs) ≤ at (it is `low` itself or later), nextElapse(after: high - 1µs) > at.
+        var low = latest.microseconds, high = at.microseconds &+ 1
+        while high &- low > 1 {
+            let mid = low + (high - low) / 2
+            if let e = try nextElapse(s, after: Instant(microseconds: mid - 1)), e <= at { low = mid } else { high = mid }
+        }
+        return try nextElapse(s, after: Instant(microseconds: low - 1)).flatMap { $0 <= at ? $0 : nil } ?? latest
     }
 
     /// Decides one due schedule inside the batch transaction: records history, updates or removes the row,
@@ -106,8 +124,7 @@ extension Engine {
                     // Collapse every occurrence up to `at` into one: the latest within grace, if any.
                     let windowStart = max(due, at.adding(seconds: -min(grace(of: s), Int64.max / 2_000_000)))
                     if let first = try nextElapse(s, after: windowStart.adding(microseconds: -1)), first <= at {
-                        occurrence = first
-                        while let later = try nextElapse(s, after: occurrence), later <= at { occurrence = later }
+                        occurrence = try latestElapse(s, from: first, through: at)
                     } else {
                         // None within grace: the one `missed` record names the latest missed occurrence (§3).
                         occurrence = try latestOccurrence(s, atOrBefore: at, from: due)

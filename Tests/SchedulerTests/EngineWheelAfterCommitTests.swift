@@ -54,3 +54,22 @@ final class EngineWheelAfterCommitTests: XCTestCase {
         XCTAssertEqual(Set(h.notifier.shown.map { "\($0.id)@\($0.due)" }).count, 6000)
     }
 }
+
+/// The missed-occurrence collapse finds the latest occurrence without walking every one.
+final class EngineLatestElapseTests: XCTestCase {
+    func testPerSecondCalendar_downAWeek_collapsesToTheLatestOccurrence() throws {
+        let t0 = utc(2026, 3, 1, 12)
+        let h = try EngineHarness(now: t0)
+        try h.push(makeLocal("tick", .calendar("*:*:*"), grace: 7 * 86_400), now: t0)
+        let back = t0.adding(seconds: 7 * 86_400 + 1800)
+        try h.restart(now: back)
+        try h.e.advance(to: back.adding(microseconds: 500_000), mode: .wallClock)
+        XCTAssertEqual(h.notifier.shown.map(\.due), [back], "one firing for 600,000 missed occurrences: the latest")
+        XCTAssertEqual(h.e.nextDue, back.adding(seconds: 1))
+        // Agrees with the exact walk where the walk is short.
+        let s = try XCTUnwrap(h.e.store.schedule(app: Engine.defaultApp, id: "tick"))
+        let from = back.adding(seconds: -100)
+        XCTAssertEqual(try h.e.latestElapse(s, from: from, through: back.adding(microseconds: 999_999)), back)
+        XCTAssertEqual(try h.e.latestElapse(s, from: from, through: back.adding(seconds: 200)), back.adding(seconds: 200))
+    }
+}
