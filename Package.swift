@@ -38,7 +38,7 @@ let package = Package(
         // The one sd-bus/sd-event seam (and the Linux syscall shim): connections, async calls, matches,
         // served vtables, bus-verified credentials, the event loop and loop-bound values.
         .target(name: "ScheddBus", dependencies: ["CSystemd", "CSchedBus"], path: "Sources/ScheddBus"),
-        .target(name: "ScheddDesktop", dependencies: ["SchedCalendar", "Scheduler", "ScheddBus"],
+        .target(name: "ScheddDesktop", dependencies: ["SchedCalendar", "Scheduler", "ScheddBus", "ScheddApps"],
                 path: "Sources/ScheddDesktop"),
         // The service's calls without the bus: typed method arguments, their checks, reply bounds. Pure,
         // so the dispatch fuzz harness (Tests/Fuzz/FuzzDispatch.swift) links it without sd-bus.
@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "ScheddKitTests", dependencies: ["ScheddClient", "ScheddTestKit", "schedd"],
                     path: "Tests/ScheddKitTests"),
         .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler", "ScheddBus", "ScheddDesktop",
-                                                    "ScheddService", "SeededRandomness"],
+                                                    "ScheddService", "ScheddApps", "SeededRandomness"],
                     path: "Tests/ScheddTests"),
     ],
     swiftLanguageModes: [.v6]

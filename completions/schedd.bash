@@ -18,7 +18,9 @@ _schedd() {
         run:--history-days) return 0 ;;
         run:--history-max) return 0 ;;
         run:--push-distributor) return 0 ;;
+        run:--max-pending-per-app) return 0 ;;
         add:--bus) COMPREPLY=($(compgen -W 'session system' -- "$cur")); return 0 ;;
+        add:--app) return 0 ;;
         add:--at) return 0 ;;
         add:--in) return 0 ;;
         add:--calendar) return 0 ;;
@@ -31,16 +33,22 @@ _schedd() {
         add:--until) return 0 ;;
         add:--tz) return 0 ;;
         push:--bus) COMPREPLY=($(compgen -W 'session system' -- "$cur")); return 0 ;;
+        push:--app) return 0 ;;
         track:--bus) COMPREPLY=($(compgen -W 'session system' -- "$cur")); return 0 ;;
+        track:--app) return 0 ;;
         track:--data) return 0 ;;
         cancel:--bus) COMPREPLY=($(compgen -W 'session system' -- "$cur")); return 0 ;;
+        cancel:--app) return 0 ;;
         cancel:--run) return 0 ;;
         list:--bus) COMPREPLY=($(compgen -W 'session system' -- "$cur")); return 0 ;;
+        list:--app) return 0 ;;
         list:--limit) return 0 ;;
         list:--offset) return 0 ;;
         history:--bus) COMPREPLY=($(compgen -W 'session system' -- "$cur")); return 0 ;;
+        history:--app) return 0 ;;
         history:--limit) return 0 ;;
         clock:--bus) COMPREPLY=($(compgen -W 'session system' -- "$cur")); return 0 ;;
+        clock:--app) return 0 ;;
         calendar:--tz) return 0 ;;
         calendar:--base-time) return 0 ;;
         calendar:--iterations) return 0 ;;
@@ -52,14 +60,14 @@ _schedd() {
     esac
     if [[ "$cur" == -* ]]; then
         case "$cmd" in
-            run) COMPREPLY=($(compgen -W '--bus --db --notifier --notify-bus --fake-clock --tz --allow-group --history-days --history-max --push-distributor --json --help' -- "$cur")) ;;
-            add) COMPREPLY=($(compgen -W '--bus --at --in --calendar --body --id --cancel-on --urgency --grace --action --until --tz --json --help' -- "$cur")) ;;
-            push) COMPREPLY=($(compgen -W '--bus --json --help' -- "$cur")) ;;
-            track) COMPREPLY=($(compgen -W '--bus --data --json --help' -- "$cur")) ;;
-            cancel) COMPREPLY=($(compgen -W '--bus --run --json --help' -- "$cur")) ;;
-            list) COMPREPLY=($(compgen -W '--bus --limit --offset --json --help' -- "$cur")) ;;
-            history) COMPREPLY=($(compgen -W '--bus --limit --json --help' -- "$cur")) ;;
-            clock) COMPREPLY=($(compgen -W '--bus --json --help' -- "$cur")) ;;
+            run) COMPREPLY=($(compgen -W '--bus --db --notifier --notify-bus --fake-clock --tz --allow-group --history-days --history-max --push-distributor --max-pending-per-app --json --help' -- "$cur")) ;;
+            add) COMPREPLY=($(compgen -W '--bus --app --at --in --calendar --body --id --cancel-on --urgency --grace --action --until --tz --json --help' -- "$cur")) ;;
+            push) COMPREPLY=($(compgen -W '--bus --app --json --help' -- "$cur")) ;;
+            track) COMPREPLY=($(compgen -W '--bus --app --data --json --help' -- "$cur")) ;;
+            cancel) COMPREPLY=($(compgen -W '--bus --app --run --json --help' -- "$cur")) ;;
+            list) COMPREPLY=($(compgen -W '--bus --app --all-apps --limit --offset --json --help' -- "$cur")) ;;
+            history) COMPREPLY=($(compgen -W '--bus --app --limit --json --help' -- "$cur")) ;;
+            clock) COMPREPLY=($(compgen -W '--bus --app --json --help' -- "$cur")) ;;
             calendar) COMPREPLY=($(compgen -W '--tz --base-time --iterations --json --help' -- "$cur")) ;;
             resolve) COMPREPLY=($(compgen -W '--tz --json --help' -- "$cur")) ;;
             timespan) COMPREPLY=($(compgen -W '--json --help' -- "$cur")) ;;

@@ -5,7 +5,8 @@
 /// A fair baseline, not a strawman: the heap array holds 16-byte nodes with the due inline (so
 /// sifting compares without an indirection; the key is looked up only to break a tie), entries
 /// live in a struct-of-arrays slab (free list), each entry records its heap position (so cancel
-/// and re-insert are O(log n) with no search), and a `Dictionary` maps key → slab index. Insert
+/// and re-insert are O(log n) with no search), and a `HeapKeyIndex` (an open-addressing table like
+/// the wheel's key table, not a SipHash `Dictionary`) maps key → slab index. Insert
 /// and cancel are O(log n); `nextExpiry` is O(1) (the root); expiring one timer is O(log n).
 struct HeapTimerQueue {
     struct Node {
@@ -16,7 +17,7 @@ struct HeapTimerQueue {
     private var dues: [Int64] = []
     private var position: [Int32] = []
     private var heap: [Node] = []
-    private var index: [Int64: Int32] = [:]
+    private var index = HeapKeyIndex()
     private var freeList: [Int32] = []
 
     var count: Int { heap.count }

@@ -35,10 +35,12 @@ static const sd_bus_vtable vtable[] = {
     METHOD("ClockAdvance", "t", SD_BUS_PARAM(microseconds), "s", SD_BUS_PARAM(clock)),
     METHOD("ClockNext", "", "", "s", SD_BUS_PARAM(clock)),
     METHOD("ClockZone", "s", SD_BUS_PARAM(zone), "s", SD_BUS_PARAM(clock)),
-    SD_BUS_SIGNAL_WITH_NAMES("NotificationShown", "ss", SD_BUS_PARAM(id) SD_BUS_PARAM(notification), 0),
-    SD_BUS_SIGNAL_WITH_NAMES("NotificationCancelled", "ss", SD_BUS_PARAM(id) SD_BUS_PARAM(reason), 0),
-    SD_BUS_SIGNAL_WITH_NAMES("NotificationOpened", "ss", SD_BUS_PARAM(id) SD_BUS_PARAM(action), 0),
-    SD_BUS_SIGNAL_WITH_NAMES("NotificationDismissed", "s", SD_BUS_PARAM(id), 0),
+    METHOD("DeclareApp", "s", SD_BUS_PARAM(app), "s", SD_BUS_PARAM(identity)),
+    METHOD("ListAllAppsPage", "su", SD_BUS_PARAM(after) SD_BUS_PARAM(limit), "ss", SD_BUS_PARAM(pending) SD_BUS_PARAM(next)),
+    SD_BUS_SIGNAL_WITH_NAMES("NotificationShown", "sss", SD_BUS_PARAM(id) SD_BUS_PARAM(notification) SD_BUS_PARAM(app), 0),
+    SD_BUS_SIGNAL_WITH_NAMES("NotificationCancelled", "sss", SD_BUS_PARAM(id) SD_BUS_PARAM(reason) SD_BUS_PARAM(app), 0),
+    SD_BUS_SIGNAL_WITH_NAMES("NotificationOpened", "sss", SD_BUS_PARAM(id) SD_BUS_PARAM(action) SD_BUS_PARAM(app), 0),
+    SD_BUS_SIGNAL_WITH_NAMES("NotificationDismissed", "ss", SD_BUS_PARAM(id) SD_BUS_PARAM(app), 0),
     SD_BUS_VTABLE_END
 };
 

@@ -89,10 +89,30 @@ public struct CalendarSpec: Sendable, Hashable {
     ///
     /// Cost: typically a few hundred nanoseconds in UTC; bounded by 1000 search steps (systemd's
     /// `MAX_CALENDAR_ITERATIONS`) plus one fallback search.
+    ///
+    /// This continues a series: glibc's mktime state is taken to be what finding `instant` left (as in
+    /// `systemd-analyze calendar --iterations`, iteration 2 on). A series' first search — a fresh
+    /// process — is `nextElapse(after:in:state:)` with a new `MktimeState`.
     public func nextElapse(after instant: Instant, in zone: TimeZoneRules) -> Instant? {
-        if fields.utc { return ElapseSearch.next(fields, after: instant, zone: nil) }
+        var guess: Int?
+        return search(after: instant, in: zone, guess: &guess)
+    }
+
+    /// The next elapse as the process whose glibc state is `state` finds it, updating `state` as glibc
+    /// would (`systemd-analyze calendar` threads one state through every spec and iteration, from 0).
+    /// A spec pinned to another zone is evaluated as systemd does, in a forked child: it starts from
+    /// `state` and leaves it unchanged; UTC uses `timegm`, which has no state.
+    public func nextElapse(after instant: Instant, in zone: TimeZoneRules, state: inout MktimeState) -> Instant? {
+        var guess: Int? = state.localtimeOffset
+        let found = search(after: instant, in: zone, guess: &guess)
+        if !fields.utc && pinnedZone == nil && !zone.isUTC, let guess { state.localtimeOffset = guess }
+        return found
+    }
+
+    private func search(after instant: Instant, in zone: TimeZoneRules, guess: inout Int?) -> Instant? {
+        if fields.utc { return ElapseSearch.next(fields, after: instant, zone: nil, guess: &guess) }
         let effective = pinnedZone ?? zone
-        return ElapseSearch.next(fields, after: instant, zone: effective.isUTC ? nil : effective)
+        return ElapseSearch.next(fields, after: instant, zone: effective.isUTC ? nil : effective, guess: &guess)
     }
 
     public static func == (a: CalendarSpec, b: CalendarSpec) -> Bool {
@@ -108,4 +128,14 @@ public struct CalendarSpec: Sendable, Hashable {
 extension TimeZoneRules {
     /// Whether this zone is UTC itself, for which the arithmetic fast path applies.
     var isUTC: Bool { self === TimeZoneRules.utc }
+}
+
+/// glibc's hidden `mktime` state (`localtime_offset`, the UTC offset its last call found, 0 in a new
+/// process), which decides which pass of a standard-time fold (Europe/Moscow 2014-10-26: +04 → +03,
+/// both standard time) a wall time means: `tm_isdst = -1` cannot tell the passes apart, so mktime
+/// returns the one its first guess lands on. Carry one value through a series of searches.
+public struct MktimeState: Sendable, Hashable {
+    /// Seconds east of UTC.
+    public var localtimeOffset: Int
+    public init(localtimeOffset: Int = 0) { self.localtimeOffset = localtimeOffset }
 }

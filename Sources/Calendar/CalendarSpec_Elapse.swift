@@ -12,27 +12,36 @@ enum ElapseSearch {
     static let usecPerSecond = 1_000_000
 
     /// The first elapse strictly after `instant`; `zone` nil means UTC.
-    static func next(_ f: CalendarFields, after instant: Instant, zone: TimeZoneRules?) -> Instant? {
+    ///
+    /// `guess` is glibc's `localtime_offset` when the search starts (mktime's first guess, left by the
+    /// previous `mktime` of the process); nil seeds it with the offset at `instant`, which is what glibc
+    /// holds when the previous search of the same spec found `instant`. On return it holds what the
+    /// search's last `mktime` left. It decides which pass of a standard-time fold a wall time means.
+    static func next(_ f: CalendarFields, after instant: Instant, zone: TimeZoneRules?, guess: inout Int?) -> Instant? {
         var clock = WallClock(zone: zone, honorsDSTHint: true)
-        switch search(f, after: instant, clock: &clock) {
+        let seed = guess
+        defer { guess = clock.guess }
+        switch search(f, after: instant, clock: &clock, guess: seed) {
         case .found(let elapse): return elapse
         case .never: return nil
         case .cycled:
             // systemd gives up here; without the stale DST hint the same search is exact.
             var exact = WallClock(zone: zone, honorsDSTHint: false)
-            if case .found(let elapse) = search(f, after: instant, clock: &exact) { return elapse }
+            let found = search(f, after: instant, clock: &exact, guess: seed)
+            clock.guess = exact.guess
+            if case .found(let elapse) = found { return elapse }
             return nil
         }
     }
 
     enum Outcome { case found(Instant), never, cycled }
 
-    static func search(_ f: CalendarFields, after instant: Instant, clock: inout WallClock) -> Outcome {
+    static func search(_ f: CalendarFields, after instant: Instant, clock: inout WallClock, guess: Int?) -> Outcome {
         let start = instant.microseconds + 1
         let startSecond = floorDiv(start, Int64(usecPerSecond))
         var c = clock.breakDown(startSecond)
         var usec = Int(start - startSecond * Int64(usecPerSecond))
-        clock.guess = clock.utcOffset(at: startSecond)
+        clock.guess = guess ?? clock.utcOffset(at: startSecond)
         let startTime = c, startUsec = usec
         // Once a candidate lands at or before the start (mktime moved it back, as around negative DST),
         // the search keeps the DST flag mktime reports instead of resetting it (systemd PR #36897,

@@ -17,11 +17,16 @@ import CLinuxProcess
 /// PID the bus reported was not recycled between the credentials query and step 1.
 ///
 /// A root that cannot be opened is an error, not "unsandboxed": a caller must not escape its sandbox
-/// by making itself unreadable. The only exception is a FUSE root, which Flatpak never uses (a
-/// toolbox container), treated as having no `.flatpak-info`.
+/// by making itself unreadable. Exceptions, treated as having no `.flatpak-info`:
+/// - a FUSE root, which Flatpak never uses (a toolbox container);
+/// - `EACCES`/`EPERM` for a caller of *another* user (`callerUID` ≠ the daemon's euid, the daemon not
+///   root): the kernel does not let one user look into another's processes. This happens only to a
+///   system-bus daemon running as its own user, whose callers are checked by `--allow-group` instead;
+///   the session daemon runs as its callers' user and always sees their sandbox (docs/apps.md).
 public enum ProcessInspector {
     /// Blocking: a few small reads from procfs (microseconds).
-    public static func facts(pid: Int32, pidfd givenPidfd: Int32? = nil, procRoot: String = "/proc",
+    public static func facts(pid: Int32, pidfd givenPidfd: Int32? = nil, callerUID: UInt32? = nil,
+                             procRoot: String = "/proc",
                              stillConnected: (() -> Bool)? = nil) throws(CallerIdentityError) -> ProcessFacts {
         guard pid > 0 else { throw CallerIdentityError(.unattributable, "the bus did not report the caller's process id") }
         let pidfd: Int32
@@ -35,7 +40,8 @@ public enum ProcessInspector {
         }
         defer { if ownPidfd { close(pidfd) } }
 
-        let flatpakInfo = try readFlatpakInfo(rootPath: "\(procRoot)/\(pid)/root", pid: pid)
+        let foreign = callerUID.map { $0 != geteuid() && geteuid() != 0 } ?? false
+        let flatpakInfo = try readFlatpakInfo(rootPath: "\(procRoot)/\(pid)/root", pid: pid, foreignUser: foreign)
         let cgroup = readSmallFile("\(procRoot)/\(pid)/cgroup", limit: 64 * 1024).map { String(decoding: $0, as: UTF8.self) }
 
         var poller = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
@@ -52,11 +58,12 @@ public enum ProcessInspector {
     /// FUSE_SUPER_MAGIC (linux/magic.h): a FUSE file system.
     static let fuseMagic = 0x6573_5546
 
-    static func readFlatpakInfo(rootPath: String, pid: Int32) throws(CallerIdentityError) -> [UInt8]? {
+    static func readFlatpakInfo(rootPath: String, pid: Int32, foreignUser: Bool) throws(CallerIdentityError) -> [UInt8]? {
         let root = open(rootPath, O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC | O_NOCTTY)
         guard root >= 0 else {
             let code = errno
             if code == EACCES, clinux_statfs_type(rootPath) == fuseMagic { return nil }
+            if (code == EACCES || code == EPERM) && foreignUser { return nil }
             throw failure("cannot open the root of the caller's process \(pid)", code)
         }
         defer { close(root) }

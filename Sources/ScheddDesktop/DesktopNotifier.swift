@@ -1,4 +1,5 @@
 import SchedCalendar
+import ScheddApps
 import ScheddBus
 import Scheduler
 
@@ -11,10 +12,12 @@ import Scheduler
 //
 //     let notifier = try DesktopNotifier(address: notifyBusAddress)   // nil = the user's session bus
 //     try notifier.attach(to: event)                                   // sd_bus_attach_event
-//     notifier.onInteraction = { id, event, reason in                  // .opened "action:KEY" / .dismissed
-//         try? engine.recordInteraction(id: id, event: event, reason: reason, now: clock.now)
-//         service.emitSignal(event, id, reason)                        // schedd's own D-Bus signals
+//     notifier.onInteraction = { i in                                  // .opened "action:KEY" / .dismissed
+//         try? engine.recordInteraction(app: i.app, id: i.id, event: i.event, reason: i.reason,
+//                                       ran: i.ran, ok: i.ok, now: clock.now)
+//         service.emitSignal(i.event, i.id, i.reason, i.app)           // schedd's own D-Bus signals
 //     }
+//     notifier.onSnooze = { notification, seconds in try? engine.snooze(notification, seconds: seconds, now: …) }
 //     notifier.onServerAppeared = { _ = try? engine.retryFailed(now: clock.now) }
 //     engine = try Engine(databasePath: …, notifier: notifier, …)
 //
@@ -39,10 +42,15 @@ import Scheduler
 ///   goes when the server reports the notification closed, when `close(id:)` closes it, or (the whole
 ///   map) when the server goes away — a new server's ids mean nothing for the old one's.
 ///
+/// Notifications are shown as their app (`AppPresentation`, from the app's desktop file found by
+/// `appDirectory`), and the map is keyed by (app, schedule id): two apps may both show `run_1:a`.
+///
 /// Interactions (`onInteraction`), from the spec's signals for ids in the map:
 /// | signal | recorded |
 /// |---|---|
-/// | `ActionInvoked(id, KEY)` | `.opened`, reason `action:KEY` (`default` = the body was clicked) |
+/// | `ActivationToken(id, TOKEN)` | nothing yet: kept for the `ActionInvoked` that follows |
+/// | `ActionInvoked(id, KEY)` | `.opened`, reason `action:KEY` (`default` = the body was clicked), after opening the app (`AppActivation`: `ran`, `ok`) |
+/// | `ActionInvoked(id, schedd-snooze-S)` | `onSnooze(notification, S)`; the notification is closed (hidden) |
 /// | `NotificationClosed(id, 2)` dismissed by the user | `.dismissed` — unless an action was invoked first (servers close a notification after its action: that is `opened` only) |
 /// | `NotificationClosed(id, 1)` expired | nothing: the person did nothing with it (the id is forgotten) |
 /// | `NotificationClosed(id, 3)` closed by CloseNotification | nothing: schedd (a cancel) closed it |
@@ -50,10 +58,6 @@ import Scheduler
 public final class DesktopNotifier: Notifier {
     /// Fixed choices of the Notify call; the defaults are what schedd uses.
     public struct Configuration: Sendable, Hashable {
-        /// `app_name` of every Notify call.
-        public var appName = "schedd"
-        /// The `desktop-entry` hint: the basename of schedd's .desktop file.
-        public var desktopEntry = "schedd"
         public var expireTimeouts = ExpireTimeouts()
         /// Upper bound of each blocking call to the server (sd_bus_call's usec): 2 s.
         public var callTimeoutMicroseconds: UInt64 = 2_000_000
@@ -63,8 +67,27 @@ public final class DesktopNotifier: Notifier {
         public init() {}
     }
 
-    /// Called for `.opened` (reason `action:KEY`) and `.dismissed` (reason nil) with the schedd id.
-    public var onInteraction: ((_ scheddId: String, _ event: HistoryRecord.Event, _ reason: String?) -> Void)?
+    /// What the person did with a notification of `app`: `.opened` (reason `action:KEY`, `ran`/`ok`: what
+    /// opening ran for the app and whether it worked) or `.dismissed` (reason nil).
+    public struct Interaction: Sendable, Hashable {
+        public var app: String
+        public var id: String
+        public var event: HistoryRecord.Event
+        public var reason: String?
+        public var ran: String?
+        public var ok: Bool?
+        public init(app: String, id: String, event: HistoryRecord.Event, reason: String?, ran: String? = nil,
+                    ok: Bool? = nil) {
+            self.app = app; self.id = id; self.event = event; self.reason = reason; self.ran = ran; self.ok = ok
+        }
+    }
+
+    public var onInteraction: ((Interaction) -> Void)?
+    /// A snooze button was pressed on `notification` (as shown): the daemon stores it for `seconds`.
+    public var onSnooze: ((_ notification: DueNotification, _ seconds: Int64) -> Void)?
+    /// Where apps' desktop files are looked up (the daemon's XDG data dirs, Flatpak exports included).
+    public var appDirectory = AppDirectory.fromEnvironment()
+    let activator = AppActivator()
     /// Called when a notification server takes the name org.freedesktop.Notifications (first start or
     /// restart): the daemon retries failed deliveries (`Engine.retryFailed`).
     public var onServerAppeared: (() -> Void)?
@@ -81,10 +104,15 @@ public final class DesktopNotifier: Notifier {
     private var reconnectTimer: EventTimer?
     /// The unique bus name of the server our ids belong to (signals from anyone else are ignored).
     private var serverOwner: String?
-    private var serverIds: [String: UInt32] = [:]
-    private var scheddIds: [UInt32: String] = [:]
+    /// (app, schedule id) of a notification.
+    struct Key: Hashable { var app: String; var id: String }
+    private var serverIds: [Key: UInt32] = [:]
+    /// What is on screen under each server id, as shown (for snooze and opening).
+    private var shown: [UInt32: DueNotification] = [:]
     /// Server ids whose action was invoked: their later close (reason 2) is not a dismissal.
     private var actionInvoked: Set<UInt32> = []
+    /// Activation tokens the server sent for a server id, waiting for its `ActionInvoked`.
+    private var tokens: [UInt32: String] = [:]
 
     /// Connects to `address` (e.g. `unix:path=/run/user/1000/bus`), or to the user's session bus when
     /// nil, and subscribes to the server's signals and NameOwnerChanged. A missing notification server
@@ -139,8 +167,10 @@ public final class DesktopNotifier: Notifier {
         if connection?.process(waitingUpTo: UInt64(max(0, seconds) * 1_000_000)) == false { dropConnection() }
     }
 
-    /// The server id of the notification of schedule `id` believed on screen, nil when none.
-    public func serverId(forSchedule id: String) -> UInt32? { serverIds[id] }
+    /// The server id of the notification of schedule `id` of `app` believed on screen, nil when none.
+    public func serverId(forSchedule id: String, app: String = Engine.defaultApp) -> UInt32? {
+        serverIds[Key(app: app, id: id)]
+    }
 
     // MARK: - Notifier
 
@@ -156,14 +186,17 @@ public final class DesktopNotifier: Notifier {
                 caps = Set(try bus.getCapabilities())
                 capabilities = caps
             }
+            let key = Key(app: notification.app, id: notification.id)
             let request = NotifyRequest(notification: notification, capabilities: caps,
-                                        replacesId: serverIds[notification.id] ?? 0, configuration: configuration)
+                                        replacesId: serverIds[key] ?? 0, configuration: configuration,
+                                        presentation: appDirectory.presentation(for: notification.app))
             let (serverId, sender) = try bus.notify(request)
             if let sender, sender != serverOwner { adoptServer(sender) }
-            if let old = serverIds[notification.id], old != serverId { scheddIds[old] = nil }
-            serverIds[notification.id] = serverId
-            scheddIds[serverId] = notification.id
+            if let old = serverIds[key], old != serverId { shown[old] = nil }
+            serverIds[key] = serverId
+            shown[serverId] = notification
             actionInvoked.remove(serverId)
+            tokens[serverId] = nil
             return .shown
         } catch {
             if !(connection?.isOpen ?? false) {
@@ -176,15 +209,20 @@ public final class DesktopNotifier: Notifier {
 
     /// CloseNotification for schedule `id` if its notification is on screen; otherwise nothing.
     /// A failure is ignored: a server that went away took its notifications with it.
-    /// Closes the notification of schedule `id` when the server still shows it (it has not sent
+    /// Closes the notification of schedule `id` of `app` when the server still shows it (it has not sent
     /// `NotificationClosed` for it); returns whether it did.
     @discardableResult
-    public func close(id: String) -> Bool {
-        guard let serverId = serverIds.removeValue(forKey: id) else { return false }
-        scheddIds[serverId] = nil
-        actionInvoked.remove(serverId)
+    public func close(app: String, id: String) -> Bool {
+        guard let serverId = serverIds.removeValue(forKey: Key(app: app, id: id)) else { return false }
+        forget(serverId)
         try? connection?.closeNotification(serverId)
         return true
+    }
+
+    private func forget(_ serverId: UInt32) {
+        shown[serverId] = nil
+        actionInvoked.remove(serverId)
+        tokens[serverId] = nil
     }
 
     // MARK: - Internals
@@ -250,8 +288,9 @@ public final class DesktopNotifier: Notifier {
         capabilities = nil
         serverOwner = nil
         serverIds.removeAll()
-        scheddIds.removeAll()
+        shown.removeAll()
         actionInvoked.removeAll()
+        tokens.removeAll()
     }
 
     /// A Notify reply came from `owner`: if that is not the server we knew, its NameOwnerChanged is
@@ -275,15 +314,47 @@ public final class DesktopNotifier: Notifier {
                 serverOwner = newOwner.isEmpty ? nil : newOwner
             }
             if !newOwner.isEmpty { onServerAppeared?() }
+        case .activationToken(let sender, let serverId, let token):
+            guard isCurrentServer(sender), shown[serverId] != nil, !token.isEmpty else { return }
+            tokens[serverId] = token
         case .actionInvoked(let sender, let serverId, let key):
-            guard isCurrentServer(sender), let scheddId = scheddIds[serverId] else { return }
+            guard isCurrentServer(sender), let notification = shown[serverId] else { return }
             actionInvoked.insert(serverId)
-            onInteraction?(scheddId, .opened, "action:\(key)")
+            if let seconds = NotifyRequest.snoozeSeconds(ofKey: key), notification.extras.snoozeSeconds.contains(seconds) {
+                // Hide it; it comes back from the engine after `seconds`.
+                serverIds[Key(app: notification.app, id: notification.id)] = nil
+                forget(serverId)
+                try? connection?.closeNotification(serverId)
+                onSnooze?(notification, seconds)
+                return
+            }
+            open(notification, key: key, token: tokens.removeValue(forKey: serverId))
         case .notificationClosed(let sender, let serverId, let reason):
-            guard isCurrentServer(sender), let scheddId = scheddIds.removeValue(forKey: serverId) else { return }
-            serverIds[scheddId] = nil
-            let hadAction = actionInvoked.remove(serverId) != nil
-            if reason == Self.closedReasonDismissed && !hadAction { onInteraction?(scheddId, .dismissed, nil) }
+            guard isCurrentServer(sender), let notification = shown[serverId] else { return }
+            serverIds[Key(app: notification.app, id: notification.id)] = nil
+            let hadAction = actionInvoked.contains(serverId)
+            forget(serverId)
+            if reason == Self.closedReasonDismissed && !hadAction {
+                onInteraction?(Interaction(app: notification.app, id: notification.id, event: .dismissed, reason: nil))
+            }
+        }
+    }
+
+    /// Opens `notification`'s app for action `key` (`default`: the notification itself) and reports
+    /// `.opened` with what ran once it is known (CONTRACT §8 "Opening it opens the app").
+    private func open(_ notification: DueNotification, key: String, token: String?) {
+        let plan: AppActivation.Plan
+        if let app = try? AppID(validating: notification.app) {
+            plan = AppActivation.plan(
+                app: app, entry: appDirectory.entry(for: notification.app),
+                invocation: key == "default" ? .body : .button(key), deepLink: notification.extras.deepLink,
+                action: notification.extras.action.map { ($0.name, $0.dataJSON) }, activationToken: token)
+        } else {
+            plan = .nothing(reason: "\(notification.app) is not a valid app id")
+        }
+        let app = notification.app, id = notification.id
+        activator.run(plan, on: connection?.connection) { [weak self] ran, ok in
+            self?.onInteraction?(Interaction(app: app, id: id, event: .opened, reason: "action:\(key)", ran: ran, ok: ok))
         }
     }
 

@@ -12,6 +12,8 @@ enum NotificationsSignal {
     case actionInvoked(sender: String, id: UInt32, key: String)
     /// `NotificationClosed(u id, u reason)` from `sender`.
     case notificationClosed(sender: String, id: UInt32, reason: UInt32)
+    /// `ActivationToken(u id, s activation_token)` from `sender` (spec 1.2: sent before `ActionInvoked`).
+    case activationToken(sender: String, id: UInt32, token: String)
     /// The bus daemon hung up.
     case disconnected
 }
@@ -51,6 +53,9 @@ final class NotificationsBus {
                 case "NotificationClosed":
                     guard let id = try? m.readUInt32(), let reason = try? m.readUInt32() else { return }
                     deliver(.notificationClosed(sender: sender, id: id, reason: reason))
+                case "ActivationToken":
+                    guard let id = try? m.readUInt32(), let token = try? m.readString() else { return }
+                    deliver(.activationToken(sender: sender, id: id, token: token))
                 default:
                     break
                 }

@@ -7,13 +7,13 @@ import Scheduler
 ///
 /// | Notify argument | from |
 /// |---|---|
-/// | `app_name` | `DesktopNotifier.Configuration.appName` ("schedd") |
+/// | `app_name` | the app's name (`AppPresentation`: its desktop file's `Name=`, else the app id; "schedd" for the default app) |
 /// | `replaces_id` | the server id of the same schedule still on screen, else 0 |
-/// | `app_icon` | `icon`; a file path (starting with `/`) becomes a `file://` URI |
+/// | `app_icon` | `icon`, else the desktop file's `Icon=`; a file path (starting with `/`) becomes a `file://` URI |
 /// | `summary` | `title`, plain text (the spec allows no markup in the summary) |
 /// | `body` | `body`, escaped with `NotificationMarkup.escape` only if the server has `body-markup` |
-/// | `actions` | `[id, title]…` then `["default", "Open"]`, only if the server has `actions` |
-/// | `hints` | `urgency` (byte: low 0, normal 1, critical 2), `category`, `desktop-entry`, `image-path` (file icons), `x-schedd-id` |
+/// | `actions` | only if the server has `actions`: `[id, title]…`, then one `schedd-snooze-SECONDS` / "Snooze 10 min" per `snoozeSeconds`, then `["default", "Open"]` when opening can run something |
+/// | `hints` | `urgency` (byte: low 0, normal 1, critical 2), `category`, `desktop-entry` (the app id), `image-path` (`bk.image` when local, else a file icon), `x-schedd-id`, `x-schedd-app` |
 /// | `expire_timeout` | by urgency: see `ExpireTimeouts` |
 public struct NotifyRequest: Sendable, Hashable {
     /// One hint value; the D-Bus variant type is part of the spec (urgency must be a byte).
@@ -43,34 +43,65 @@ public struct NotifyRequest: Sendable, Hashable {
 
     /// Builds the call for `notification` against a server with `capabilities`.
     public init(notification: DueNotification, capabilities: Set<String>, replacesId: UInt32,
-                configuration: DesktopNotifier.Configuration) {
-        appName = configuration.appName
+                configuration: DesktopNotifier.Configuration, presentation: AppPresentation = .schedd) {
+        appName = presentation.appName
         self.replacesId = replacesId
         summary = notification.title
         let rawBody = notification.body ?? ""
         body = capabilities.contains("body-markup") ? NotificationMarkup.escape(rawBody) : rawBody
         var hints = [Hint("urgency", .byte(notification.urgency.byteValue))]
         if let category = notification.category, !category.isEmpty { hints.append(Hint("category", .string(category))) }
-        hints.append(Hint("desktop-entry", .string(configuration.desktopEntry)))
+        hints.append(Hint("desktop-entry", .string(presentation.desktopEntry)))
         appIcon = ""
-        if let icon = notification.icon, !icon.isEmpty {
+        var imagePath: String?
+        if let image = notification.extras.localImagePath { imagePath = NotifyRequest.fileURI(path: image) }
+        if let icon = notification.icon.flatMap({ $0.isEmpty ? nil : $0 }) ?? presentation.icon {
             if icon.hasPrefix("/") {
                 let uri = NotifyRequest.fileURI(path: icon)
                 appIcon = uri
-                hints.append(Hint("image-path", .string(uri)))
+                imagePath = imagePath ?? uri
             } else {
                 appIcon = icon
             }
         }
+        if let imagePath { hints.append(Hint("image-path", .string(imagePath))) }
         hints.append(Hint("x-schedd-id", .string(notification.id)))
+        if presentation != .schedd { hints.append(Hint("x-schedd-app", .string(notification.app))) }
         self.hints = hints
         var actions: [String] = []
         if capabilities.contains("actions") {
             for action in notification.actions { actions += [action.id, action.title] }
-            if !notification.actions.contains(where: { $0.id == "default" }) { actions += ["default", "Open"] }
+            for seconds in notification.extras.snoozeSeconds {
+                actions += [NotifyRequest.snoozeKey(seconds), NotifyRequest.snoozeLabel(seconds)]
+            }
+            if presentation.canOpen && !notification.actions.contains(where: { $0.id == "default" }) {
+                actions += ["default", "Open"]
+            }
         }
         self.actions = actions
         expireTimeout = configuration.expireTimeouts.milliseconds(for: notification.urgency)
+    }
+
+    /// The action key of a snooze button: `schedd-snooze-600`.
+    public static func snoozeKey(_ seconds: Int64) -> String { snoozePrefix + String(seconds) }
+    static let snoozePrefix = "schedd-snooze-"
+
+    /// The seconds of a snooze action key, nil for other keys.
+    public static func snoozeSeconds(ofKey key: String) -> Int64? {
+        guard key.hasPrefix(snoozePrefix) else { return nil }
+        return Int64(key.dropFirst(snoozePrefix.count))
+    }
+
+    /// "Snooze 10 min", "Snooze 1 h", "Snooze 1 h 30 min", "Snooze 2 d", "Snooze 90 s".
+    public static func snoozeLabel(_ seconds: Int64) -> String {
+        var parts: [String] = []
+        var rest = seconds
+        for (unit, size) in [("d", Int64(86_400)), ("h", 3_600), ("min", 60)] where rest >= size {
+            parts.append("\(rest / size) \(unit)")
+            rest %= size
+        }
+        if rest > 0 { parts.append("\(rest) s") }
+        return "Snooze " + parts.joined(separator: " ")
     }
 
     /// `file://` URI of an absolute path, percent-encoding every byte outside RFC 3986's unreserved set

@@ -53,6 +53,9 @@ public final class PushConnector {
         case rejected(String)
         /// The store failed: the distributor must retry (no acknowledgement).
         case failed(String)
+        /// The app is at its quota of pending schedules: not applied and not acknowledged, so the
+        /// push server keeps it and it applies once the app has room.
+        case overQuota(String)
     }
 
     public enum PushLogLevel: Sendable { case info, warning, error }
@@ -70,6 +73,9 @@ public final class PushConnector {
     /// Bound of a Register/Unregister call to a distributor (KUnifiedPush answers Register only once
     /// its push server answered, so this allows a slow network).
     static let distributorCallMicroseconds: UInt64 = 60_000_000
+    /// Registrations kept at most: one row per app, and any unsandboxed caller can name new apps, so the
+    /// table is bounded here (far above the apps one person has; List stays a small reply).
+    public static let maximumRegistrations = 1000
     /// A distributor that unregisters an app is answered with a new Register at most this often per app.
     static let reregisterIntervalMicroseconds: UInt64 = 60_000_000
 

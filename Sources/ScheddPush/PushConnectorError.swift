@@ -12,6 +12,8 @@ public struct PushConnectorError: Error, Equatable, Sendable, CustomStringConver
         case notRegistered = "org.schedd.UnifiedPush1.Error.NotRegistered"
         /// The database failed; nothing was changed.
         case storage = "org.schedd.UnifiedPush1.Error.Storage"
+        /// The app is at its quota of pending schedules; nothing was changed.
+        case quotaExceeded = "org.schedd.UnifiedPush1.Error.QuotaExceeded"
     }
 
     public let kind: Kind

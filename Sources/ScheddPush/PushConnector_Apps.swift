@@ -57,6 +57,11 @@ extension PushConnector {
                 try storage { () throws(StoreError) in try store.savePushRegistration(changed) }
             }
         } else {
+            let count = try storage { () throws(StoreError) in try store.pushRegistrations().count }
+            guard count < Self.maximumRegistrations else {
+                throw PushConnectorError(.invalidArgument, "Register: schedd keeps at most \(Self.maximumRegistrations) "
+                                         + "push registrations; unregister an app first")
+            }
             let keys: WebPushKeys
             let token: String
             do {

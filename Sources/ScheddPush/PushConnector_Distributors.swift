@@ -25,11 +25,25 @@ extension PushConnector {
             case .success(let reply):
                 for name in ((try? reply.readStrings()) ?? []) where DistributorChoice.isDistributorName(name) {
                     running[name] = running[name] ?? ""
+                    learnOwner(of: name)
                 }
             case .failure(let error):
                 host.log(.warning, "cannot list the distributors on the bus: \(error)")
             }
             reregisterAll(reason: "start")
+        }
+    }
+
+    /// Asks the bus who owns `name` (for the sender check of NewEndpoint/Unregistered); until the
+    /// answer, or when it fails, the owner stays unknown and the check is skipped.
+    func learnOwner(of name: String) {
+        var method = Self.busDriver
+        method.member = "GetNameOwner"
+        try? bus.callAsync(method, timeoutMicroseconds: 10_000_000, { m throws(BusError) in try m.append(name) }) {
+            [weak self] result in
+            guard let self, case .success(let reply) = result, let owner = try? reply.readString(),
+                  running[name] == "" else { return }
+            running[name] = owner
         }
     }
 

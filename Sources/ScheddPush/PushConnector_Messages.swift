@@ -57,7 +57,8 @@ extension PushConnector {
     /// `Message`: decrypts with the token's keys and applies the push for its app; replies `{id}` only
     /// once the push is durable. A body that does not decrypt or is not a valid push is logged, counted
     /// on the registration and acknowledged (the same bytes can never succeed, so the push server should
-    /// drop them); a storage failure is not acknowledged, so the distributor delivers it again.
+    /// drop them); a storage failure or a full quota is not acknowledged, so the distributor delivers
+    /// it again.
     func deliver(_ message: ConnectorArguments.Message, call: BusMessage, version: Int) throws(PushConnectorError) -> BusMethodResult {
         guard let record = try storage({ () throws(StoreError) in try store.pushRegistration(token: message.token) }) else {
             // The spec: a request with a token the connector does not know is ignored.
@@ -85,6 +86,9 @@ extension PushConnector {
         case .failed(let reason):
             host.log(.error, "\(label) not applied (the distributor will deliver it again): \(reason)")
             throw PushConnectorError(.storage, reason)
+        case .overQuota(let reason):
+            host.log(.warning, "\(label) not applied (the distributor will deliver it again): \(reason)")
+            throw PushConnectorError(.quotaExceeded, reason)
         }
     }
 

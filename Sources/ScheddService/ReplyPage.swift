@@ -45,7 +45,7 @@ public enum ListStart: Sendable, Equatable {
 
 /// The text of a `ListPage` cursor: `v1:NEXT:KEY`, the next due (µs since the epoch) and the store key
 /// of the last row of the previous page. Clients treat it as opaque and pass it back as it came; the
-/// version prefix lets the order grow (the app, CONTRACT §8) without breaking a client. `after` may
+/// version prefix lets the order change without breaking a client. `after` may
 /// also be `""` (from the first row) or `+N` (after skipping N rows, as `schedd list --offset N` asks).
 public enum ListCursorText {
     public static func encode(_ cursor: PendingCursor) -> String { "v1:\(cursor.next.microseconds):\(cursor.key)" }

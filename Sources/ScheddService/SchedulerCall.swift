@@ -12,20 +12,29 @@ public enum SchedulerCall: Sendable, Equatable {
     case track(event: String, data: String?)
     case cancel(id: String)
     case cancelRun(run: String)
+    /// `CancelReport`/`CancelRunReport`: the cancel with a JSON report of what was closed.
+    case cancelReport(id: String)
+    case cancelRunReport(run: String)
     case list(limit: UInt32, offset: UInt32)
     case listPage(after: String, limit: UInt32)
+    /// `ListAllAppsPage`: `ListPage` over every app's schedules (unsandboxed callers only).
+    case listAllAppsPage(after: String, limit: UInt32)
     case history(limit: UInt32)
     case historyPage(before: UInt64, limit: UInt32)
     case clockShow
     case clockSet(String)
     case clockAdvance(microseconds: UInt64)
+    case clockNext
     case clockZone(String)
+    /// `DeclareApp(s app)`: the calls that follow on the connection act for `app` (docs/apps.md).
+    case declareApp(String)
 
     /// Every method with its D-Bus input signature, as the vtable (Sources/CSchedBus/vtable.c) declares it.
     public static let methods: [(name: String, signature: String)] = [
         ("Push", "s"), ("PushBatch", "as"), ("Track", "ss"), ("Cancel", "s"), ("CancelRun", "s"),
-        ("List", "uu"), ("ListPage", "su"), ("History", "u"), ("HistoryPage", "tu"), ("ClockShow", ""),
-        ("ClockSet", "s"), ("ClockAdvance", "t"), ("ClockZone", "s"),
+        ("CancelReport", "s"), ("CancelRunReport", "s"), ("List", "uu"), ("ListPage", "su"), ("History", "u"),
+        ("HistoryPage", "tu"), ("ClockShow", ""), ("ClockSet", "s"), ("ClockAdvance", "t"), ("ClockNext", ""),
+        ("ClockZone", "s"), ("DeclareApp", "s"), ("ListAllAppsPage", "su"),
     ]
 
     /// Reads the arguments of `member` from `arguments`; throws for an unknown member or arguments
@@ -39,12 +48,17 @@ public enum SchedulerCall: Sendable, Equatable {
             self = .track(event: event, data: data.isEmpty ? nil : data)
         case "Cancel": self = .cancel(id: try a.readString())
         case "CancelRun": self = .cancelRun(run: try a.readString())
+        case "CancelReport": self = .cancelReport(id: try a.readString())
+        case "CancelRunReport": self = .cancelRunReport(run: try a.readString())
         case "List":
             let limit = try a.readUInt32(), offset = try a.readUInt32()
             self = .list(limit: limit, offset: offset)
         case "ListPage":
             let after = try a.readString(), limit = try a.readUInt32()
             self = .listPage(after: after, limit: limit)
+        case "ListAllAppsPage":
+            let after = try a.readString(), limit = try a.readUInt32()
+            self = .listAllAppsPage(after: after, limit: limit)
         case "History": self = .history(limit: try a.readUInt32())
         case "HistoryPage":
             let before = try a.readUInt64(), limit = try a.readUInt32()
@@ -52,19 +66,46 @@ public enum SchedulerCall: Sendable, Equatable {
         case "ClockShow": self = .clockShow
         case "ClockSet": self = .clockSet(try a.readString())
         case "ClockAdvance": self = .clockAdvance(microseconds: try a.readUInt64())
+        case "ClockNext": self = .clockNext
         case "ClockZone": self = .clockZone(try a.readString())
+        case "DeclareApp": self = .declareApp(try a.readString())
         default: throw CallArgumentError("unknown method \(member)")
         }
         guard a.isAtEnd else { throw CallArgumentError("\(member): more arguments than its signature has") }
     }
 
     /// Whether the call changes state (so it is answered only after its commit).
-    public var writes: Bool {
+    public var writes: Bool { Self.writingMethods.contains(name) }
+
+    /// The method's name.
+    public var name: String {
         switch self {
-        case .push, .pushBatch, .track, .cancel, .cancelRun, .clockSet, .clockAdvance, .clockZone: true
-        case .list, .listPage, .history, .historyPage, .clockShow: false
+        case .push: "Push"
+        case .pushBatch: "PushBatch"
+        case .track: "Track"
+        case .cancel: "Cancel"
+        case .cancelRun: "CancelRun"
+        case .cancelReport: "CancelReport"
+        case .cancelRunReport: "CancelRunReport"
+        case .list: "List"
+        case .listPage: "ListPage"
+        case .listAllAppsPage: "ListAllAppsPage"
+        case .history: "History"
+        case .historyPage: "HistoryPage"
+        case .clockShow: "ClockShow"
+        case .clockSet: "ClockSet"
+        case .clockAdvance: "ClockAdvance"
+        case .clockNext: "ClockNext"
+        case .clockZone: "ClockZone"
+        case .declareApp: "DeclareApp"
         }
     }
+
+    /// The methods that change state: their success proves that storage works.
+    public static let writingMethods: Set<String> = [
+        "Push", "PushBatch", "Track", "Cancel", "CancelRun", "CancelReport", "CancelRunReport", "ClockSet",
+        "ClockAdvance", "ClockNext", "ClockZone",
+    ]
 }
 
 /// Where a call's arguments come from, in order. Each read consumes one argument of that type.

@@ -17,6 +17,16 @@ public final class Engine {
     /// Grace applied when a schedule has no `graceSeconds` (README: "Late and missed").
     public static let defaultGraceSeconds: Int64 = 3600
 
+    /// The app of callers that name none (CONTRACT §8; docs/apps.md): the CLI at a terminal, scripts, and
+    /// every schedule stored before apps existed (schema step 3). Equal to ScheddApps' `AppID.defaultApp`.
+    public static let defaultApp = "org.schedd.Default"
+
+    /// Pending schedules per app, by default (CONTRACT §8 "Quota"; `schedd run --max-pending-per-app N`):
+    /// 1,000,000 — the load schedd is benchmarked at (BENCHMARKS.md: 1M pending timers), so no app can
+    /// take the daemon beyond what it is known to handle; far above any reminder app's needs (a year of
+    /// daily reminders is 365). Lower it for untrusted apps.
+    public static let defaultMaxPendingPerApp = 1_000_000
+
     /// How long tombstones are kept at least (CONTRACT §1: "at least 30 days").
     public static let tombstoneRetentionSeconds: Int64 = 30 * 86_400
 
@@ -38,15 +48,22 @@ public final class Engine {
     /// Parsed calendar expressions by text (pinned zones resolved at parse): one parse per expression.
     var specCache: [String: CalendarSpec] = [:]
     let defaultGraceSeconds: Int64
+    /// The quota: pending schedules per app (CONTRACT §8). A push that would exceed it is rejected.
+    public let maxPendingPerApp: Int
     var wheel: TimerWheel
     var zoneCache: [String: TimeZoneRules] = [:]
     var lastMaintenance: Instant
+    /// Wheel changes of the open `storage` call, applied after its commit (see `storage`).
+    var wheelLog: [(key: Int64, due: Instant?)] = []
+    var storageDepth = 0
     /// Whether the last maintenance step hit a limit (more to purge or reclaim).
     var maintenanceBacklog = true
     /// How much history is kept.
     public let retention: HistoryRetention
     /// The `now` of the latest call: where the clock stood before an `advance` (its `start`).
     var lastNow: Instant
+    /// The earliest instant a snoozed notification is to be shown again (cached from the store).
+    var snoozeDue: Instant?
 
     /// The zone floating schedules currently follow.
     public internal(set) var deviceZone: TimeZoneRules
@@ -56,13 +73,15 @@ public final class Engine {
     /// `zones` resolves pinned zone names (`timeZone`, calendar zone suffixes).
     public convenience init(databasePath: String, notifier: any Notifier, deviceZone: TimeZoneRules,
                             defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds, zones: any ZoneResolver = ZoneDatabase.shared,
-                            retention: HistoryRetention = .standard, now: Instant) throws(EngineError) {
+                            retention: HistoryRetention = .standard,
+                            maxPendingPerApp: Int = Engine.defaultMaxPendingPerApp, now: Instant) throws(EngineError) {
         let store: SQLiteScheduleStore
         do { store = try SQLiteScheduleStore(path: databasePath) } catch {
             throw EngineError(.storage, error.message)
         }
         try self.init(store: store, notifier: notifier, deviceZone: deviceZone, zones: zones,
-                      defaultGraceSeconds: defaultGraceSeconds, retention: retention, now: now)
+                      defaultGraceSeconds: defaultGraceSeconds, retention: retention,
+                      maxPendingPerApp: maxPendingPerApp, now: now)
     }
 
     /// Opens the engine over any store, restoring every pending schedule into the wheel. When the device
@@ -72,8 +91,11 @@ public final class Engine {
     /// is skipped: the catch-up then happens in the new zone, at the caller's first `advance`.
     public init(store: any ScheduleStore, notifier: any Notifier, deviceZone: TimeZoneRules,
                 zones: any ZoneResolver = ZoneDatabase.shared, defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds,
-                retention: HistoryRetention = .standard, now: Instant) throws(EngineError) {
+                retention: HistoryRetention = .standard,
+                maxPendingPerApp: Int = Engine.defaultMaxPendingPerApp, now: Instant) throws(EngineError) {
         guard defaultGraceSeconds >= 0 else { throw EngineError(.invalidArgument, "default grace must be ≥ 0") }
+        guard maxPendingPerApp >= 1 else { throw EngineError(.invalidArgument, "max pending per app must be ≥ 1") }
+        self.maxPendingPerApp = maxPendingPerApp
         self.store = store
         self.notifier = notifier
         self.zones = zones
@@ -86,7 +108,7 @@ public final class Engine {
         zoneCache[deviceZone.name] = deviceZone
         try storage { () throws(StoreError) in
             unconfirmedAtStart = try store.markUnconfirmed()
-            for entry in try store.pendingDeadlines() { wheel.insert(key: entry.key, due: entry.due) }
+            for entry in try store.pendingDeadlines() { scheduleTimer(key: entry.key, due: entry.due) }
         }
         let recorded = try storage { () throws(StoreError) in try store.metadata("device_zone") }
         if let recorded, recorded != deviceZone.name, let old = try? zone(named: recorded) {
@@ -99,6 +121,7 @@ public final class Engine {
         }
         // tzdata updated while the daemon was down: re-resolve what the new rules move.
         _ = try recheckZoneRules(now: now, flush: false)
+        refreshSnoozeDue()
         try maintenanceStep(now: now)
     }
 
@@ -107,85 +130,120 @@ public final class Engine {
     /// Closes the database. The engine must not be used afterwards.
     public func close() { store.close() }
 
-    /// The earliest due instant of any pending schedule: the loop sleeps until then.
-    public var nextDue: Instant? { wheel.nextExpiry }
+    /// The earliest due instant of any pending schedule or snoozed notification: the loop sleeps until then.
+    public var nextDue: Instant? {
+        switch (wheel.nextExpiry, snoozeDue) {
+        case (let a?, let b?): min(a, b)
+        case (let a, let b): a ?? b
+        }
+    }
 
     /// Number of pending schedules.
     public var pendingCount: Int { wheel.count }
 
-    /// Pending schedules by next due, paged.
-    public func list(limit: Int?, offset: Int = 0) throws(EngineError) -> [PendingSchedule] {
-        let rows = try storage { () throws(StoreError) in try store.schedulesByNext(limit: limit, offset: offset) }
+    /// Pending schedules of `app` by next due, paged; `app` nil lists every app's (`list --all-apps`).
+    public func list(app: String? = Engine.defaultApp, limit: Int?, offset: Int = 0) throws(EngineError) -> [PendingSchedule] {
+        let rows = try storage { () throws(StoreError) in
+            try store.schedulesByNext(app: app, limit: limit, offset: offset)
+        }
         return rows.map(pendingSchedule)
     }
 
-    /// The newest `limit` history records, oldest first.
-    public func history(limit: Int) throws(EngineError) -> [HistoryRecord] {
-        try storage { () throws(StoreError) in try store.history(limit: limit) }
+    /// The newest `limit` history records of `app` (nil: of every app), oldest first.
+    public func history(app: String? = Engine.defaultApp, limit: Int) throws(EngineError) -> [HistoryRecord] {
+        try storage { () throws(StoreError) in try store.history(app: app, limit: limit) }
     }
 
-    /// At most `limit` pending schedules by (next due, key), starting after `cursor` (from the first
-    /// when nil), each with its own cursor. O(log n + limit) at any depth (keyset paging).
-    public func listPage(after cursor: PendingCursor?, limit: Int) throws(EngineError)
+    /// At most `limit` pending schedules of `app` (nil: of every app) by (next due, key), starting after
+    /// `cursor` (from the first when nil), each with its own cursor. O(log n + limit) at any depth
+    /// (keyset paging; per app by the (app, next_due, key) index).
+    public func listPage(app: String? = Engine.defaultApp, after cursor: PendingCursor?, limit: Int) throws(EngineError)
         -> [(cursor: PendingCursor, schedule: PendingSchedule)] {
-        let rows = try storage { () throws(StoreError) in try store.schedulesByNext(after: cursor, limit: limit) }
+        let rows = try storage { () throws(StoreError) in try store.schedulesByNext(app: app, after: cursor, limit: limit) }
         return rows.map { ($0.cursor, pendingSchedule($0)) }
     }
 
-    /// At most `limit` pending schedules by (next due, key) after skipping `offset` of them, each with its
-    /// cursor: where a client asked to start at a row number. O(offset + limit), once; the following pages
-    /// continue from the last row's cursor.
-    public func listPage(skipping offset: Int, limit: Int) throws(EngineError)
+    /// At most `limit` pending schedules of `app` (nil: of every app) by (next due, key) after skipping
+    /// `offset` of them, each with its cursor: where a client asked to start at a row number.
+    /// O(offset + limit), once; the following pages continue from the last row's cursor.
+    public func listPage(app: String? = Engine.defaultApp, skipping offset: Int, limit: Int) throws(EngineError)
         -> [(cursor: PendingCursor, schedule: PendingSchedule)] {
-        let rows = try storage { () throws(StoreError) in try store.schedulesByNext(limit: limit, offset: offset) }
+        let rows = try storage { () throws(StoreError) in try store.schedulesByNext(app: app, limit: limit, offset: offset) }
         return rows.map { ($0.cursor, pendingSchedule($0)) }
     }
 
-    /// At most `limit` history records older than sequence number `before` (the newest when nil),
-    /// newest first. O(log n + limit) at any depth.
-    public func historyPage(before: Int64?, limit: Int) throws(EngineError) -> [SequencedHistoryRecord] {
-        try storage { () throws(StoreError) in try store.history(before: before, limit: limit) }
+    /// At most `limit` history records of `app` (nil: of every app) older than sequence number `before`
+    /// (the newest when nil), newest first. O(log n + limit) at any depth.
+    public func historyPage(app: String? = Engine.defaultApp, before: Int64?, limit: Int) throws(EngineError)
+        -> [SequencedHistoryRecord] {
+        try storage { () throws(StoreError) in try store.history(app: app, before: before, limit: limit) }
     }
 
-    /// Records what the person did with a shown notification: `opened` (reason `action:KEY`) or `dismissed`.
-    /// The record carries the schedule's title, messageId and data when they are still known.
-    public func recordInteraction(id: String, event: HistoryRecord.Event, reason: String?, now: Instant)
-        throws(EngineError) {
+    /// Records what the person did with a shown notification of `app`: `opened` (reason `action:KEY`;
+    /// `ran`/`ok`: what opening ran for the app and whether it worked) or `dismissed`. The record
+    /// carries the schedule's title, messageId and data when they are still known.
+    public func recordInteraction(app: String = Engine.defaultApp, id: String, event: HistoryRecord.Event,
+                                  reason: String?, ran: String? = nil, ok: Bool? = nil, now: Instant) throws(EngineError) {
         guard event == .opened || event == .dismissed else {
             throw EngineError(.invalidArgument, "interaction must be opened or dismissed, not \(event.rawValue)")
         }
         try storage { () throws(StoreError) in
             try store.transaction { () throws(StoreError) in
-                var title: String?, messageId: String?, data: String?
-                if let pending = try store.schedule(id: id) {
-                    (title, messageId, data) = (pending.title, pending.messageId, pending.dataJSON)
-                } else if let done = try store.finished(id: id) {
-                    (title, messageId, data) = (done.title, done.messageId, done.dataJSON)
-                }
-                try store.appendHistory(HistoryRecord(id: id, event: event, at: now, due: nil, reason: reason,
-                                                      lateSeconds: nil, title: title, messageId: messageId,
-                                                      dataJSON: data))
+                var record = HistoryRecord(app: app, id: id, event: event, at: now, due: nil, reason: reason,
+                                           lateSeconds: nil, title: nil, messageId: nil, dataJSON: nil)
+                try fillDetails(&record)
+                record.ran = ran
+                record.ok = ok
+                try store.appendHistory(record)
             }
+        }
+    }
+
+    /// Copies the title, messageId and data of the record's schedule (pending, else finished) into it.
+    func fillDetails(_ record: inout HistoryRecord) throws(StoreError) {
+        if let pending = try store.schedule(app: record.app, id: record.id) {
+            (record.title, record.messageId, record.dataJSON) = (pending.title, pending.messageId, pending.dataJSON)
+        } else if let done = try store.finished(app: record.app, id: record.id) {
+            (record.title, record.messageId, record.dataJSON) = (done.title, done.messageId, done.dataJSON)
         }
     }
 
     // MARK: Internals shared by the Engine_* files
 
-    /// Runs store calls, mapping failures to `EngineError.storage`. After a failure the wheel is rebuilt from
-    /// the store, since the failed transaction was rolled back and in-memory changes made inside it are void.
+    /// Runs store calls, mapping failures to `EngineError.storage` (the store's error is kept as `cause`).
+    ///
+    /// Wheel changes made inside (`scheduleTimer`, `cancelTimer`) are logged and applied only when the
+    /// outermost `storage` call returns — after its transaction committed; when it fails they are dropped,
+    /// since the transaction was rolled back. So a failure costs nothing in the wheel (no O(n) rebuild).
     func storage<R>(_ body: () throws(StoreError) -> R) throws(EngineError) -> R {
-        do { return try body() } catch {
-            rebuildWheel()
-            throw EngineError(error.engineKind ?? .storage, error.message)
+        storageDepth += 1
+        defer { storageDepth -= 1 }
+        do {
+            let result = try body()
+            if storageDepth == 1 { applyWheelLog() }
+            return result
+        } catch {
+            if storageDepth == 1 { wheelLog.removeAll(keepingCapacity: true) }
+            throw EngineError(error.engineKind ?? .storage, error.message, cause: error.engineKind == nil ? error : nil)
         }
     }
 
-    /// Reloads the wheel from the store (best effort: on failure the old wheel stays).
-    func rebuildWheel() {
-        guard let entries = try? store.pendingDeadlines() else { return }
-        var fresh = TimerWheel(now: wheel.now)
-        for entry in entries { fresh.insert(key: entry.key, due: entry.due) }
-        wheel = fresh
+    /// Inside `storage`: (re)arms `key` at `due` once the transaction commits.
+    func scheduleTimer(key: Int64, due: Instant) {
+        if storageDepth > 0 { wheelLog.append((key, due)) } else { wheel.insert(key: key, due: due) }
+    }
+
+    /// Inside `storage`: disarms `key` once the transaction commits.
+    func cancelTimer(key: Int64) {
+        if storageDepth > 0 { wheelLog.append((key, nil)) } else { wheel.cancel(key: key) }
+    }
+
+    /// Applies the logged wheel changes in order. O(changes).
+    private func applyWheelLog() {
+        for (key, due) in wheelLog {
+            if let due { wheel.insert(key: key, due: due) } else { wheel.cancel(key: key) }
+        }
+        wheelLog.removeAll(keepingCapacity: true)
     }
 
     func grace(of schedule: StoredSchedule) -> Int64 { schedule.graceSeconds ?? defaultGraceSeconds }
@@ -217,7 +275,7 @@ public final class Engine {
             trigger = "calendar " + normalized
         }
         let zone = s.kind == .fixedAt ? "UTC" : (s.zone ?? deviceZone.name)
-        return PendingSchedule(id: s.id, next: s.next, title: s.title, trigger: trigger, zone: zone,
-                               floating: s.floating, cancelOn: s.cancelOn)
+        return PendingSchedule(app: s.app, id: s.id, next: s.next, title: s.title, trigger: trigger, zone: zone,
+                               floating: s.floating, cancelOn: s.cancelOn, last: s.lastDue)
     }
 }

@@ -34,6 +34,8 @@ public struct CancelResult: Sendable, Hashable {
 
 /// One pending schedule as `schedd list` shows it.
 public struct PendingSchedule: Sendable, Hashable {
+    /// The app it belongs to.
+    public var app: String
     public var id: String
     public var next: Instant
     public var title: String
@@ -43,11 +45,13 @@ public struct PendingSchedule: Sendable, Hashable {
     public var zone: String
     public var floating: Bool
     public var cancelOn: [String]
+    /// A repeating schedule's latest occurrence that came due (fired or missed); nil before its first.
+    public var last: Instant?
 
-    public init(id: String, next: Instant, title: String, trigger: String, zone: String, floating: Bool,
-                cancelOn: [String]) {
-        self.id = id; self.next = next; self.title = title; self.trigger = trigger; self.zone = zone
-        self.floating = floating; self.cancelOn = cancelOn
+    public init(app: String = Engine.defaultApp, id: String, next: Instant, title: String, trigger: String,
+                zone: String, floating: Bool, cancelOn: [String], last: Instant? = nil) {
+        self.app = app; self.id = id; self.next = next; self.title = title; self.trigger = trigger; self.zone = zone
+        self.floating = floating; self.cancelOn = cancelOn; self.last = last
     }
 }
 
@@ -60,10 +64,14 @@ public struct HistoryRecord: Sendable, Hashable {
         case unconfirmed
         /// A repeating schedule whose `until` leaves it no further occurrence (e.g. after a zone change).
         case expired
+        /// The person pressed a "Snooze" button: shown again after `reason`'s duration (`snooze:SECONDS`).
+        case snoozed
         /// A shown notification still on screen was closed because its schedule was cancelled;
         /// `reason` is the cancel's (`push`, `cli`, `run`, `event:NAME`).
         case closed
     }
+    /// The app the schedule belongs to (CONTRACT §8).
+    public var app: String
     public var id: String
     public var event: Event
     /// When it happened.
@@ -77,10 +85,14 @@ public struct HistoryRecord: Sendable, Hashable {
     public var title: String?
     public var messageId: String?
     public var dataJSON: String?
+    /// For `opened`: what opening ran for the app (`Open(["myapp://item/42"])`, `launch …`, `nothing: …`).
+    public var ran: String?
+    /// For `opened`: whether what ran worked (the call succeeded, the program started).
+    public var ok: Bool?
 
-    public init(id: String, event: Event, at: Instant, due: Instant?, reason: String?, lateSeconds: Double?,
-                title: String?, messageId: String?, dataJSON: String?) {
-        self.id = id; self.event = event; self.at = at; self.due = due; self.reason = reason
+    public init(app: String, id: String, event: Event, at: Instant, due: Instant?, reason: String?,
+                lateSeconds: Double?, title: String?, messageId: String?, dataJSON: String?) {
+        self.app = app; self.id = id; self.event = event; self.at = at; self.due = due; self.reason = reason
         self.lateSeconds = lateSeconds; self.title = title; self.messageId = messageId; self.dataJSON = dataJSON
     }
 }
@@ -98,9 +110,17 @@ public enum AdvanceMode: Sendable, Hashable {
 
 /// A failure of the engine: storage (SQLite) or a rejected operation.
 public struct EngineError: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable, Hashable { case storage, invalidArgument, notFound }
+    public enum Kind: Sendable, Hashable {
+        case storage, invalidArgument, notFound
+        /// A push would take its app over `Engine.maxPendingPerApp` (CONTRACT §8 "Quota"); nothing was stored.
+        case quotaExceeded
+    }
     public var kind: Kind
     public var message: String
-    public init(_ kind: Kind, _ message: String) { self.kind = kind; self.message = message }
+    /// The store failure behind a `.storage` error (disk full, I/O error…), for callers that tell them apart.
+    public var cause: StoreError?
+    public init(_ kind: Kind, _ message: String, cause: StoreError? = nil) {
+        self.kind = kind; self.message = message; self.cause = cause
+    }
     public var description: String { message }
 }

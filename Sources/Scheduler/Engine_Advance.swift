@@ -27,33 +27,43 @@ extension Engine {
     /// `firingBatchSize` (the bound of a catch-up). A step backwards fires nothing already fired.
     @discardableResult
     public func advance(to now: Instant, mode: AdvanceMode) throws(EngineError) -> [DueNotification] {
-        let start = min(lastNow, now)
+        let start = min(lastNow, now), previousNow = lastNow
         lastNow = now
-        // Descending (due, key): the next entry to process is `queue.last`.
-        var queue = wheel.advance(to: now).reversed().map { $0 }
+        var queue = DueQueue(ascending: wheel.advance(to: now))
         var delivered: [DueNotification] = []
         while !queue.isEmpty {
             var firings: [Firing] = []
             // What fell due just now (the real clock's timer) is committed and handed over one firing at a
             // time, so a crash leaves at most that one unconfirmed; a catch-up or a long span goes in batches.
-            let batchLimit = queue.last.map { now.microseconds &- $0.due.microseconds < Self.onTimeMicroseconds }
+            let batchLimit = queue.first.map { now.microseconds &- $0.due.microseconds < Self.onTimeMicroseconds }
                 ?? false ? 1 : Self.firingBatchSize
-            try storage { () throws(StoreError) in
-                try store.transaction { () throws(StoreError) in
-                    var decided = 0
-                    while decided < batchLimit, let entry = queue.popLast() {
-                        decided += 1
-                        guard let s = try store.schedule(key: entry.key) else { continue }
-                        try wrap { () throws(EngineError) in
-                            try fire(s, start: start, now: now, mode: mode, queue: &queue, firings: &firings)
+            var taken: [(key: Int64, due: Instant)] = []
+            do {
+                try storage { () throws(StoreError) in
+                    try store.transaction { () throws(StoreError) in
+                        while taken.count < batchLimit, let entry = queue.popFirst() {
+                            taken.append(entry)
+                            guard let s = try store.schedule(key: entry.key) else { continue }
+                            try wrap { () throws(EngineError) in
+                                try fire(s, start: start, now: now, mode: mode, queue: &queue, firings: &firings)
+                            }
                         }
                     }
                 }
+            } catch {
+                // Rolled back: every entry not yet committed goes back into the wheel as the store still has
+                // it — what is left of the queue, then this batch's entries (their committed dues win over
+                // occurrences the failed batch queued for the same keys). O(entries put back).
+                for entry in queue.elements { wheel.insert(key: entry.key, due: entry.due) }
+                for entry in taken { wheel.insert(key: entry.key, due: entry.due) }
+                if delivered.isEmpty { lastNow = previousNow }  // nothing happened: a retry is the same advance
+                throw error
             }
             delivered += try deliver(firings, now: now)
             // Between batches, at the instant reached so far: a long span keeps its history bounded as it goes.
             try maintainIfDue(now: mode == .wallClock ? now : min(now, firings.last?.notification.at ?? now))
         }
+        delivered += try deliverSnoozed(now: now)
         try maintainIfDue(now: now)
         return delivered
     }
@@ -74,15 +84,33 @@ extension Engine {
             }
             width = width > Int64.max / 4 ? Int64.max / 2 : width * 2
         }
-        var occurrence = start
-        while let later = try nextElapse(s, after: occurrence), later <= at { occurrence = later }
-        return occurrence
+        return try latestElapse(s, from: start, through: at)
+    }
+
+    /// The latest occurrence in [`occurrence`, `at`] of the chain starting at occurrence `occurrence`
+    /// (itself ≤ `at`). Walks the chain for up to 64 steps (exact, the common case: a grace window holds
+    /// few occurrences); past that, binary-searches the instant `x` where `nextElapse(after: x)` passes
+    /// `at` — O(log(range in µs)) ≤ 64 more elapse searches instead of one per missed occurrence (a
+    /// per-second calendar down for a week would otherwise walk 600,000 of them).
+    func latestElapse(_ s: StoredSchedule, from occurrence: Instant, through at: Instant) throws(EngineError) -> Instant {
+        var latest = occurrence
+        for _ in 0..<64 {
+            guard let later = try nextElapse(s, after: latest), later <= at else { return latest }
+            latest = later
+        }
+        // Invariant: nextElapse(after: low - 1µs) ≤ at (it is `low` itself or later), nextElapse(after: high - 1µs) > at.
+        var low = latest.microseconds, high = at.microseconds &+ 1
+        while high &- low > 1 {
+            let mid = low + (high - low) / 2
+            if let e = try nextElapse(s, after: Instant(microseconds: mid - 1)), e <= at { low = mid } else { high = mid }
+        }
+        return try nextElapse(s, after: Instant(microseconds: low - 1)).flatMap { $0 <= at ? $0 : nil } ?? latest
     }
 
     /// Decides one due schedule inside the batch transaction: records history, updates or removes the row,
     /// re-queues (time passing) or re-arms (wheel) the next occurrence.
     private func fire(_ stored: StoredSchedule, start: Instant, now: Instant, mode: AdvanceMode,
-                      queue: inout [(key: Int64, due: Instant)], firings: inout [Firing]) throws(EngineError) {
+                      queue: inout DueQueue, firings: inout [Firing]) throws(EngineError) {
         var s = stored
         let due = s.next
         let late = mode == .wallClock || due < start
@@ -96,8 +124,7 @@ extension Engine {
                     // Collapse every occurrence up to `at` into one: the latest within grace, if any.
                     let windowStart = max(due, at.adding(seconds: -min(grace(of: s), Int64.max / 2_000_000)))
                     if let first = try nextElapse(s, after: windowStart.adding(microseconds: -1)), first <= at {
-                        occurrence = first
-                        while let later = try nextElapse(s, after: occurrence), later <= at { occurrence = later }
+                        occurrence = try latestElapse(s, from: first, through: at)
                     } else {
                         // None within grace: the one `missed` record names the latest missed occurrence (§3).
                         occurrence = try latestOccurrence(s, atOrBefore: at, from: due)
@@ -117,7 +144,7 @@ extension Engine {
         let lateness = Self.seconds(from: occurrence, to: at)
         try storage { () throws(StoreError) in
             try store.appendHistory(HistoryRecord(
-                id: s.id, event: shown ? .fired : .missed, at: at, due: occurrence, reason: reason,
+                app: s.app, id: s.id, event: shown ? .fired : .missed, at: at, due: occurrence, reason: reason,
                 lateSeconds: lateness, title: s.title, messageId: s.messageId, dataJSON: s.dataJSON),
                 awaitingHandOver: shown)
             if let next {
@@ -125,10 +152,9 @@ extension Engine {
                 s.lastDue = occurrence
                 try store.updateNext(key: s.key, next: next, lastDue: occurrence)
                 if next <= now {
-                    let position = queue.firstIndex { ($0.due, $0.key) < (next, s.key) } ?? queue.endIndex
-                    queue.insert((s.key, next), at: position)
+                    queue.push((s.key, next))
                 } else {
-                    wheel.insert(key: s.key, due: next)
+                    scheduleTimer(key: s.key, due: next)
                 }
             } else if s.kind == .calendar {
                 // The last occurrence: the calendar leaves the pending set, and says why.
@@ -140,15 +166,17 @@ extension Engine {
             }
         }
         guard shown else { return }
-        firings.append(Firing(notification: DueNotification(
-            id: s.id, runId: s.runId, title: s.title, body: s.body, urgency: s.urgency, icon: s.icon,
+        var notification = DueNotification(
+            app: s.app, id: s.id, runId: s.runId, title: s.title, body: s.body, urgency: s.urgency, icon: s.icon,
             category: s.category, actions: s.actions, dataJSON: s.dataJSON, messageId: s.messageId,
-            due: occurrence, at: at, lateSeconds: lateness), graceSeconds: s.graceSeconds))
+            due: occurrence, at: at, lateSeconds: lateness)
+        notification.extras = s.extras
+        firings.append(Firing(notification: notification, graceSeconds: s.graceSeconds))
     }
 
     /// Hands recorded firings to the notifier in order; failures are recorded (history `failed`) and queued
     /// for `retryFailed` in one transaction. Returns everything handed over.
-    private func deliver(_ firings: [Firing], now: Instant) throws(EngineError) -> [DueNotification] {
+    func deliver(_ firings: [Firing], now: Instant) throws(EngineError) -> [DueNotification] {
         var failures: [(Firing, String)] = []
         for firing in firings {
             if case .failed(let reason) = notifier.show(firing.notification) { failures.append((firing, reason)) }
@@ -160,7 +188,7 @@ extension Engine {
                     for (firing, reason) in failures {
                         let n = firing.notification
                         try store.appendHistory(HistoryRecord(
-                            id: n.id, event: .failed, at: n.at, due: n.due, reason: reason, lateSeconds: n.lateSeconds,
+                            app: n.app, id: n.id, event: .failed, at: n.at, due: n.due, reason: reason, lateSeconds: n.lateSeconds,
                             title: n.title, messageId: n.messageId, dataJSON: n.dataJSON))
                         let expires = StoreCoding.graceEnd(due: n.due, graceSeconds: firing.graceSeconds ?? defaultGraceSeconds)
                         try store.addFailedDelivery(n, graceSeconds: firing.graceSeconds,
@@ -189,7 +217,7 @@ extension Engine {
                                                    graceSeconds: failed.graceSeconds ?? defaultGraceSeconds)
                     try store.removeFailedDelivery(seq: failed.seq)
                     try store.appendHistory(HistoryRecord(
-                        id: n.id, event: shown ? .fired : .missed, at: now, due: n.due, reason: "retry",
+                        app: n.app, id: n.id, event: shown ? .fired : .missed, at: now, due: n.due, reason: "retry",
                         lateSeconds: n.lateSeconds, title: n.title, messageId: n.messageId, dataJSON: n.dataJSON),
                         awaitingHandOver: shown)
                     if shown { firings.append(Firing(notification: n, graceSeconds: failed.graceSeconds)) }

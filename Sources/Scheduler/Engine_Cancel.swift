@@ -5,29 +5,30 @@ extension Engine {
     /// Cancels one schedule (reason `cli`), leaving a tombstone even when unknown; returns the ids cancelled.
     /// `id` must follow the id rule (CONTRACT §1: 1–200 bytes, no control characters), else
     /// `.invalidArgument` (`id: longer than 200 bytes`) and nothing is stored.
-    public func cancel(id: String, now: Instant) throws(EngineError) -> [String] {
-        try cancelReporting(id: id, now: now).cancelled
+    /// Everything is in `app`'s namespace (CONTRACT §8).
+    public func cancel(id: String, app: String = Engine.defaultApp, now: Instant) throws(EngineError) -> [String] {
+        try cancelReporting(id: id, app: app, now: now).cancelled
     }
 
     /// `cancel(id:now:)`, also saying which notifications were on screen and were closed.
-    public func cancelReporting(id: String, now: Instant) throws(EngineError) -> CancelResult {
+    public func cancelReporting(id: String, app: String = Engine.defaultApp, now: Instant) throws(EngineError) -> CancelResult {
         try Self.checkName(id, "id", maxBytes: PushDecoder.maxIdBytes)
-        return try cancelling(now: now, reason: "cli") { (closes: inout [String]) throws(EngineError) in
-            try cancelSchedules(id: id, reason: "cli", sparing: nil, now: now, closes: &closes)
+        return try cancelling(app: app, now: now, reason: "cli") { (closes: inout [String]) throws(EngineError) in
+            try cancelSchedules(app: app, id: id, reason: "cli", sparing: nil, now: now, closes: &closes)
         }
     }
 
     /// Cancels every schedule of a run (reason `run`), leaving a run tombstone. Runs match exactly:
     /// `run_4` covers `run_4` and `run_4:a`, never `run_44:a`. `run` follows the id rule like `cancel(id:)`.
-    public func cancel(run: String, now: Instant) throws(EngineError) -> [String] {
-        try cancelReporting(run: run, now: now).cancelled
+    public func cancel(run: String, app: String = Engine.defaultApp, now: Instant) throws(EngineError) -> [String] {
+        try cancelReporting(run: run, app: app, now: now).cancelled
     }
 
     /// `cancel(run:now:)`, also saying which notifications were on screen and were closed.
-    public func cancelReporting(run: String, now: Instant) throws(EngineError) -> CancelResult {
+    public func cancelReporting(run: String, app: String = Engine.defaultApp, now: Instant) throws(EngineError) -> CancelResult {
         try Self.checkName(run, "run", maxBytes: PushDecoder.maxIdBytes)
-        return try cancelling(now: now, reason: "run") { (closes: inout [String]) throws(EngineError) in
-            try cancelSchedules(run: run, reason: "run", sparing: nil, now: now, closes: &closes)
+        return try cancelling(app: app, now: now, reason: "run") { (closes: inout [String]) throws(EngineError) in
+            try cancelSchedules(app: app, run: run, reason: "run", sparing: nil, now: now, closes: &closes)
         }
     }
 
@@ -38,14 +39,16 @@ extension Engine {
     /// pending schedule was stored before this call, and no record of the event is kept to block schedules
     /// pushed later. `dataJSON` (the event's `--data`) is not stored. `event` follows the rule of
     /// `cancelOn` names (1–128 bytes, no control characters), else `.invalidArgument`.
-    public func track(event: String, dataJSON: String?, now: Instant) throws(EngineError) -> [String] {
+    /// Events are per app: `track` from app A cancels nothing of app B (CONTRACT §4, §8).
+    public func track(event: String, app: String = Engine.defaultApp, dataJSON: String?, now: Instant)
+        throws(EngineError) -> [String] {
         try Self.checkName(event, "event", maxBytes: PushDecoder.maxEventNameBytes)
-        return try cancelling(now: now, reason: "event:" + event) { (closes: inout [String]) throws(EngineError) in
+        return try cancelling(app: app, now: now, reason: "event:" + event) { (closes: inout [String]) throws(EngineError) in
             try storage { () throws(StoreError) -> [String] in
                 var ids: [String] = []
-                for s in try store.schedules(cancelOn: event) {
+                for s in try store.schedules(app: app, cancelOn: event) {
                     try cancelPending(s, reason: "event:" + event, now: now, closes: &closes)
-                    try store.addTombstone(.id, s.id, at: now)
+                    try store.addTombstone(app: app, .id, s.id, at: now)
                     ids.append(s.id)
                 }
                 return ids
@@ -57,7 +60,7 @@ extension Engine {
     /// returns) and collects the ids whose notifications may be on screen; those are closed only after
     /// the commit, so a failed transaction closes nothing. Each one the notifier says was on screen
     /// gets history `closed` (with `reason`), committed before this returns.
-    private func cancelling(now: Instant, reason: String, _ body: (inout [String]) throws(EngineError) -> [String])
+    private func cancelling(app: String, now: Instant, reason: String, _ body: (inout [String]) throws(EngineError) -> [String])
         throws(EngineError) -> CancelResult {
         lastNow = now
         var closes: [String] = []
@@ -66,21 +69,22 @@ extension Engine {
                 try wrap { () throws(EngineError) in try body(&closes) }
             }
         }
-        return CancelResult(cancelled: ids, closed: try closeShown(closes, reason: reason, now: now))
+        refreshSnoozeDue()
+        return CancelResult(cancelled: ids, closed: try closeShown(closes, app: app, reason: reason, now: now))
     }
 
-    /// Asks the notifier to close each of `ids` (after the cancel's commit) and records history
+    /// Asks the notifier to close each of `ids` of `app` (after the cancel's commit) and records history
     /// `closed` for those that were on screen; returns them, in order, each once.
-    func closeShown(_ ids: [String], reason: String, now: Instant) throws(EngineError) -> [String] {
+    func closeShown(_ ids: [String], app: String, reason: String, now: Instant) throws(EngineError) -> [String] {
         var closed: [String] = []
-        for id in ids where !closed.contains(id) && notifier.close(id: id) { closed.append(id) }
+        for id in ids where !closed.contains(id) && notifier.close(app: app, id: id) { closed.append(id) }
         guard !closed.isEmpty else { return [] }
         try storage { () throws(StoreError) in
             try store.transaction { () throws(StoreError) in
                 for id in closed {
-                    let finished = try store.finished(id: id)
+                    let finished = try store.finished(app: app, id: id)
                     try store.appendHistory(HistoryRecord(
-                        id: id, event: .closed, at: now, due: finished?.due, reason: reason, lateSeconds: nil,
+                        app: app, id: id, event: .closed, at: now, due: finished?.due, reason: reason, lateSeconds: nil,
                         title: nil, messageId: nil, dataJSON: nil))
                 }
             }
@@ -99,40 +103,45 @@ extension Engine {
     }
 
     /// Within a transaction: tombstone `id`, cancel it if pending (unless spared), close it if it may be shown.
-    func cancelSchedules(id: String, reason: String, sparing: String?, now: Instant,
+    func cancelSchedules(app: String, id: String, reason: String, sparing: String?, now: Instant,
                          closes: inout [String]) throws(EngineError) -> [String] {
         try storage { () throws(StoreError) -> [String] in
-            try store.addTombstone(.id, id, at: now)
+            try store.addTombstone(app: app, .id, id, at: now)
             try store.purgeTombstones(createdBefore: now.adding(seconds: -Self.tombstoneRetentionSeconds))
             guard id != sparing else { return [] }
             var ids: [String] = []
-            if let s = try store.schedule(id: id) {
+            if let s = try store.schedule(app: app, id: id) {
                 try cancelPending(s, reason: reason, now: now, closes: &closes)
                 ids.append(id)
-            } else if let done = try store.finished(id: id), done.outcome == .fired {
+            } else if let done = try store.finished(app: app, id: id), done.outcome == .fired {
                 closes.append(id)
-                try store.removeFailedDeliveries(id: id)
+                try store.removeFailedDeliveries(app: app, id: id)
             }
+            if try store.removeSnoozed(app: app, id: id) > 0, !closes.contains(id) { closes.append(id) }
             return ids
         }
     }
 
     /// Within a transaction: tombstone `run` and cancel each of its pending schedules (in due order).
-    func cancelSchedules(run: String, reason: String, sparing: String?, now: Instant,
+    func cancelSchedules(app: String, run: String, reason: String, sparing: String?, now: Instant,
                          closes: inout [String]) throws(EngineError) -> [String] {
         try storage { () throws(StoreError) -> [String] in
-            try store.addTombstone(.run, run, at: now)
+            try store.addTombstone(app: app, .run, run, at: now)
             try store.purgeTombstones(createdBefore: now.adding(seconds: -Self.tombstoneRetentionSeconds))
             var ids: [String] = []
-            for s in try store.schedules(run: run) where s.id != sparing {
+            for s in try store.schedules(app: app, run: run) where s.id != sparing {
                 try cancelPending(s, reason: reason, now: now, closes: &closes)
                 ids.append(s.id)
             }
-            for id in try store.finishedIDs(run: run) where id != sparing && !ids.contains(id) {
-                if try store.finished(id: id)?.outcome == .fired {
+            for id in try store.finishedIDs(app: app, run: run) where id != sparing && !ids.contains(id) {
+                if try store.finished(app: app, id: id)?.outcome == .fired {
                     closes.append(id)
-                    try store.removeFailedDeliveries(id: id)
+                    try store.removeFailedDeliveries(app: app, id: id)
                 }
+            }
+            for id in try store.snoozedIDs(app: app, run: run) where id != sparing {
+                _ = try store.removeSnoozed(app: app, id: id)
+                if !closes.contains(id) { closes.append(id) }
             }
             return ids
         }
@@ -141,13 +150,14 @@ extension Engine {
     /// Removes a pending schedule with history `cancelled`; a calendar that already fired may be on screen.
     func cancelPending(_ s: StoredSchedule, reason: String, now: Instant, closes: inout [String]) throws(StoreError) {
         try store.delete(s)
-        wheel.cancel(key: s.key)
-        try store.removeFailedDeliveries(id: s.id)
+        cancelTimer(key: s.key)
+        try store.removeFailedDeliveries(app: s.app, id: s.id)
+        let snoozed = try store.removeSnoozed(app: s.app, id: s.id) > 0
         try store.appendHistory(HistoryRecord(
-            id: s.id, event: .cancelled, at: now, due: s.next, reason: reason, lateSeconds: nil, title: s.title,
-            messageId: s.messageId, dataJSON: s.dataJSON))
-        let firedBefore = try store.finished(id: s.id)?.outcome == .fired
-        if s.lastDue != nil || firedBefore { closes.append(s.id) }
+            app: s.app, id: s.id, event: .cancelled, at: now, due: s.next, reason: reason, lateSeconds: nil,
+            title: s.title, messageId: s.messageId, dataJSON: s.dataJSON))
+        let firedBefore = try store.finished(app: s.app, id: s.id)?.outcome == .fired
+        if s.lastDue != nil || firedBefore || snoozed { closes.append(s.id) }
     }
 
     /// Runs engine code inside a store transaction body, carrying its error as a `StoreError`.

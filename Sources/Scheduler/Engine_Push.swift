@@ -13,71 +13,116 @@ extension Engine {
     /// - `missed`: an `at` already later than its grace (or a calendar with no occurrence left): history
     ///   `missed`, nothing shown;
     /// - `scheduled`: otherwise, including new content under the id of a one-shot that already fired.
-    public func push(_ push: Push, now: Instant) throws(EngineError) -> [PushOutcome] {
-        try pushBatch([push], now: now)[0]
+    ///
+    /// Everything is in `app`'s namespace (CONTRACT §8): ids, runs, tombstones, digests. A push that would
+    /// add a pending schedule to an app that has `maxPendingPerApp` already is rejected with
+    /// `.quotaExceeded` (the message names the bound) and changes nothing — its `bk.cancel` included.
+    public func push(_ push: Push, app: String = Engine.defaultApp, now: Instant) throws(EngineError) -> [PushOutcome] {
+        try pushBatch([push], app: app, now: now)[0]
     }
 
-    /// Applies many pushes in one group commit (one fsync); outcomes in input order. All or nothing:
-    /// when the store fails, no push of the batch is applied.
-    public func pushBatch(_ pushes: [Push], now: Instant) throws(EngineError) -> [[PushOutcome]] {
-        lastNow = now
-        var closes: [(id: String, push: Int, outcome: Int)] = []
+    /// Applies many pushes of `app` in one group commit (one fsync); outcomes in input order. All or
+    /// nothing: when the store fails, or any push is rejected (zone, quota), no push of the batch is applied.
+    public func pushBatch(_ pushes: [Push], app: String = Engine.defaultApp, now: Instant) throws(EngineError) -> [[PushOutcome]] {
         var outcomes: [[PushOutcome]] = []
-        outcomes.reserveCapacity(pushes.count)
-        try storage { () throws(StoreError) in
-            try store.transaction { () throws(StoreError) in
-                for push in pushes {
-                    do throws(EngineError) {
-                        var own: [String] = []
-                        outcomes.append(try apply(push, now: now, closes: &own))
-                        // A push's closes belong to its `bk.cancel` line, the first outcome.
-                        closes += own.map { ($0, outcomes.count - 1, 0) }
-                    } catch {
-                        throw StoreError(carrying: error)  // e.g. `.invalidArgument` for an unknown zone
-                    }
-                }
+        for result in try pushEach(pushes, app: app, now: now, allOrNothing: true) {
+            switch result {
+            case .success(let o): outcomes.append(o)
+            case .failure(let error): throw error
             }
-        }
-        // After the commit: close what was on screen; each cancel line says what it closed.
-        let closed = Set(try closeShown(closes.map(\.id), reason: "push", now: now))
-        for (id, push, outcome) in closes where closed.contains(id) {
-            if outcomes[push][outcome].closed?.contains(id) != true { outcomes[push][outcome].closed?.append(id) }
         }
         return outcomes
     }
 
-    private func apply(_ push: Push, now: Instant, closes: inout [String]) throws(EngineError) -> [PushOutcome] {
+    /// Applies many pushes of `app` in one group commit (one fsync), each on its own: a push rejected by
+    /// the engine (over the quota, an unknown zone) changes nothing and is answered with its error, and
+    /// the others are applied (NDJSON: that line only). A storage failure fails the whole batch (thrown).
+    /// Each push runs in a savepoint, so a rejected one is undone without undoing the others.
+    public func pushEach(_ pushes: [Push], app: String = Engine.defaultApp, now: Instant)
+        throws(EngineError) -> [Result<[PushOutcome], EngineError>] {
+        try pushEach(pushes, app: app, now: now, allOrNothing: false)
+    }
+
+    private func pushEach(_ pushes: [Push], app: String, now: Instant, allOrNothing: Bool)
+        throws(EngineError) -> [Result<[PushOutcome], EngineError>] {
+        lastNow = now
+        var closes: [(id: String, push: Int, outcome: Int)] = []
+        var results: [Result<[PushOutcome], EngineError>] = []
+        results.reserveCapacity(pushes.count)
+        try storage { () throws(StoreError) in
+            try store.transaction { () throws(StoreError) in
+                for push in pushes {
+                    var own: [String] = []
+                    let wheelMark = wheelLog.count
+                    do throws(StoreError) {
+                        let outcome = try store.savepoint { () throws(StoreError) -> [PushOutcome] in
+                            try wrap { () throws(EngineError) in try apply(push, app: app, now: now, closes: &own) }
+                        }
+                        results.append(.success(outcome))
+                        // A push's closes belong to its `bk.cancel` line, the first outcome.
+                        closes += own.map { ($0, results.count - 1, 0) }
+                    } catch {
+                        guard let kind = error.engineKind, !allOrNothing else { throw error }
+                        // Rolled back to its savepoint: so are the wheel changes it logged.
+                        wheelLog.removeSubrange(wheelMark...)
+                        results.append(.failure(EngineError(kind, error.message)))
+                    }
+                }
+            }
+        }
+        if !closes.isEmpty { refreshSnoozeDue() }
+        // After the commit: close what was on screen; each cancel line says what it closed.
+        let closed = Set(try closeShown(closes.map(\.id), app: app, reason: "push", now: now))
+        for (id, push, outcome) in closes where closed.contains(id) {
+            guard case .success(var outcomes) = results[push] else { continue }
+            if outcomes[outcome].closed?.contains(id) != true { outcomes[outcome].closed?.append(id) }
+            results[push] = .success(outcomes)
+        }
+        return results
+    }
+
+    /// `.quotaExceeded` unless `app` may have one more pending schedule. O(log n + pending of app).
+    func checkQuota(app: String) throws(EngineError) {
+        let count = try storage { () throws(StoreError) in try store.pendingCount(app: app) }
+        if count >= maxPendingPerApp {
+            throw EngineError(.quotaExceeded, "app \(app) has \(count) pending schedules, the most allowed "
+                + "(max-pending-per-app \(maxPendingPerApp)); cancel some first")
+        }
+    }
+
+    private func apply(_ push: Push, app: String, now: Instant, closes: inout [String]) throws(EngineError) -> [PushOutcome] {
         var outcomes: [PushOutcome] = []
         if let cancel = push.cancel {
             // An unchanged pending schedule named by this push's own `bk.local` is spared, so that the same
             // cancel+local push delivered twice changes nothing the second time.
             var spared: String?
             if let local = push.local,
-               let pending = try storage({ () throws(StoreError) in try store.pendingSummary(id: local.id) }),
+               let pending = try storage({ () throws(StoreError) in try store.pendingSummary(app: app, id: local.id) }),
                pending.fingerprint == local.digest {
                 spared = local.id
             }
             switch cancel {
             case .id(let id):
-                let ids = try cancelSchedules(id: id, reason: "push", sparing: spared, now: now, closes: &closes)
+                let ids = try cancelSchedules(app: app, id: id, reason: "push", sparing: spared, now: now, closes: &closes)
                 outcomes.append(PushOutcome(id: id, status: .cancelled, next: nil, cancelled: ids, closed: []))
             case .run(let run):
-                let ids = try cancelSchedules(run: run, reason: "run", sparing: spared, now: now, closes: &closes)
+                let ids = try cancelSchedules(app: app, run: run, reason: "run", sparing: spared, now: now, closes: &closes)
                 outcomes.append(PushOutcome(id: run, status: .cancelled, next: nil, cancelled: ids, closed: [],
                                             isRun: true))
             }
         }
         if let local = push.local {
-            outcomes.append(try apply(local, messageId: push.messageId, ownCancel: push.cancel, now: now))
+            outcomes.append(try apply(local, app: app, messageId: push.messageId, extras: push.scheduleExtras,
+                                      ownCancel: push.cancel, now: now))
         }
         return outcomes
     }
 
-    private func apply(_ local: LocalSchedule, messageId: String?, ownCancel: CancelRequest?, now: Instant)
-        throws(EngineError) -> PushOutcome {
+    private func apply(_ local: LocalSchedule, app: String, messageId: String?, extras: NotificationExtras,
+                       ownCancel: CancelRequest?, now: Instant) throws(EngineError) -> PushOutcome {
         try storage { () throws(StoreError) -> PushOutcome in
             let digest = local.digest
-            let known = try store.pushLookup(id: local.id, run: local.runId)
+            let known = try store.pushLookup(app: app, id: local.id, run: local.runId)
             // The tombstone this push's own cancel names does not block it.
             if (known.idTombstoned && ownCancel != .id(local.id))
                 || (known.runTombstoned && ownCancel != .run(local.runId)) {
@@ -87,24 +132,26 @@ extension Engine {
             if let pending, pending.fingerprint == digest {
                 return PushOutcome(id: local.id, status: .duplicate, next: pending.next)
             }
-            let applied = try store.isApplied(id: local.id, digest: digest)
+            let applied = try store.isApplied(app: app, id: local.id, digest: digest)
             if applied || known.finishedFingerprint == digest {
                 // Applied before — delivered twice, or an older version after a newer one, before or after
                 // firing: it changes nothing and shows nothing (CONTRACT §1).
                 return PushOutcome(id: local.id, status: .duplicate, next: pending?.next)
             }
-            try store.recordApplied(id: local.id, digest: digest, at: now)
             let made: (StoredSchedule, Instant?)
-            do throws(EngineError) { made = try makeSchedule(local, messageId: messageId, now: now) } catch {
+            do throws(EngineError) {
+                made = try makeSchedule(local, app: app, messageId: messageId, extras: extras, now: now)
+            } catch {
                 throw StoreError(carrying: error)
             }
+            try store.recordApplied(app: app, id: local.id, digest: digest, at: now)
             var (schedule, next) = made
             var status = PushOutcome.Status.scheduled
             if let pending, let old = try store.schedule(key: pending.key) {
                 try store.delete(old)
-                wheel.cancel(key: old.key)
+                cancelTimer(key: old.key)
                 try store.appendHistory(HistoryRecord(
-                    id: old.id, event: .replaced, at: now, due: old.next, reason: nil, lateSeconds: nil,
+                    app: app, id: old.id, event: .replaced, at: now, due: old.next, reason: nil, lateSeconds: nil,
                     title: old.title, messageId: old.messageId, dataJSON: old.dataJSON))
                 status = .replaced
             }
@@ -115,7 +162,7 @@ extension Engine {
             guard let due = next else {
                 let missedDue: Instant? = schedule.kind == .calendar ? nil : schedule.next
                 try store.appendHistory(HistoryRecord(
-                    id: schedule.id, event: .missed, at: now, due: missedDue,
+                    app: app, id: schedule.id, event: .missed, at: now, due: missedDue,
                     reason: schedule.kind == .calendar ? "no occurrence" : nil,
                     lateSeconds: missedDue.map { Self.seconds(from: $0, to: now) }, title: schedule.title,
                     messageId: schedule.messageId, dataJSON: schedule.dataJSON))
@@ -123,8 +170,9 @@ extension Engine {
                 return PushOutcome(id: local.id, status: .missed, next: nil)
             }
             schedule.next = due
+            if pending == nil { try wrap { () throws(EngineError) in try checkQuota(app: app) } }
             schedule.key = try store.insert(schedule)
-            wheel.insert(key: schedule.key, due: due)
+            scheduleTimer(key: schedule.key, due: due)
             return PushOutcome(id: local.id, status: status, next: due)
         }
     }

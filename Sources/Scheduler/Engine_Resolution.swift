@@ -58,22 +58,29 @@ extension Engine {
     }
 
     /// The first calendar elapse strictly after `instant` that is not after `until`; nil when none.
-    func nextElapse(_ s: StoredSchedule, after instant: Instant) throws(EngineError) -> Instant? {
+    /// `first`: the first elapse of a new schedule, found as a fresh `systemd-analyze calendar
+    /// --base-time` finds it (glibc's mktime state starts at 0); later elapses continue the series.
+    func nextElapse(_ s: StoredSchedule, after instant: Instant, first: Bool = false) throws(EngineError) -> Instant? {
         let spec = try calendarSpec(s)
-        guard let next = spec.nextElapse(after: instant, in: try evaluationZone(s)) else { return nil }
+        var state = MktimeState()
+        let found = first ? spec.nextElapse(after: instant, in: try evaluationZone(s), state: &state)
+            : spec.nextElapse(after: instant, in: try evaluationZone(s))
+        guard let next = found else { return nil }
         if let until = try untilInstant(s), next > until { return nil }
         return next
     }
 
     /// A new stored schedule from a push (key 0, `next` = the first due; nil `next` means no occurrence).
-    func makeSchedule(_ local: LocalSchedule, messageId: String?, now: Instant)
+    func makeSchedule(_ local: LocalSchedule, app: String = Engine.defaultApp, messageId: String?,
+                      extras: NotificationExtras = NotificationExtras(), now: Instant)
         throws(EngineError) -> (StoredSchedule, Instant?) {
         var s = StoredSchedule(
-            key: 0, id: local.id, kind: .fixedAt, spec: nil, atInstant: nil, atOffset: nil, wall: nil, zone: nil,
+            key: 0, app: app, id: local.id, kind: .fixedAt, spec: nil, atInstant: nil, atOffset: nil, wall: nil, zone: nil,
             untilInstant: nil, untilWall: nil, untilZone: nil, next: now, lastDue: nil, title: local.title,
             body: local.body, dataJSON: local.dataJSON, cancelOn: local.cancelOn, graceSeconds: local.graceSeconds,
             urgency: local.urgency, icon: local.icon, category: local.category, actions: local.actions,
             messageId: messageId, fingerprint: local.digest, storedAt: now)
+        s.extras = extras
         switch local.trigger {
         case .at(.fixed(let instant, let offset)):
             s.kind = .fixedAt
@@ -99,7 +106,7 @@ extension Engine {
         }
         let next: Instant?
         if s.kind == .calendar {
-            next = try nextElapse(s, after: now)
+            next = try nextElapse(s, after: now, first: true)
         } else {
             next = try oneShotDue(s)
         }
@@ -141,13 +148,13 @@ extension Engine {
                         }
                         guard let next else {
                             // A floating calendar whose `until` now lies before its next elapse: it is over.
-                            wheel.cancel(key: s.key)
+                            cancelTimer(key: s.key)
                             try expire(s, now: now)
                             continue
                         }
                         s.next = next
                         try store.updateNext(key: s.key, next: next, lastDue: s.lastDue)
-                        wheel.insert(key: s.key, due: next)
+                        scheduleTimer(key: s.key, due: next)
                     }
                     try store.setMetadata("device_zone", zone.name)
                 }
@@ -164,7 +171,7 @@ extension Engine {
     func expire(_ s: StoredSchedule, now: Instant, reason: String? = nil) throws(StoreError) {
         try store.delete(s)
         try store.appendHistory(HistoryRecord(
-            id: s.id, event: .expired, at: now, due: s.lastDue, reason: reason ?? (s.untilInstant != nil
+            app: s.app, id: s.id, event: .expired, at: now, due: s.lastDue, reason: reason ?? (s.untilInstant != nil
                 || s.untilWall != nil ? "until" : "no occurrence"),
             lateSeconds: nil, title: s.title, messageId: s.messageId, dataJSON: s.dataJSON))
         try recordFinished(s, outcome: s.lastDue == nil ? .missed : .fired, due: s.lastDue, now: now)
@@ -179,7 +186,7 @@ extension Engine {
             if graceEnd > keepUntil { keepUntil = graceEnd }
         }
         try store.recordFinished(FinishedSchedule(
-            id: s.id, fingerprint: s.fingerprint, outcome: outcome, due: due, finishedAt: now, keepUntil: keepUntil,
+            app: s.app, id: s.id, fingerprint: s.fingerprint, outcome: outcome, due: due, finishedAt: now, keepUntil: keepUntil,
             title: s.title, messageId: s.messageId, dataJSON: s.dataJSON))
     }
 }

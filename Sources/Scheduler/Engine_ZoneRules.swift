@@ -113,7 +113,7 @@ extension Engine {
                 continue  // cannot be evaluated any more: keeps its due; `advance` ends it
             }
             guard let next else {
-                wheel.cancel(key: s.key)
+                cancelTimer(key: s.key)
                 try storage { () throws(StoreError) in try expire(s, now: now) }
                 continue
             }
@@ -121,7 +121,7 @@ extension Engine {
             moved.append(ZoneRulesChange.Moved(id: s.id, from: s.next, to: next))
             s.next = next
             try storage { () throws(StoreError) in try store.updateNext(key: s.key, next: next, lastDue: s.lastDue) }
-            wheel.insert(key: s.key, due: next)
+            scheduleTimer(key: s.key, due: next)
         }
         return moved
     }

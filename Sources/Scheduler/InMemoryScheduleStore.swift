@@ -19,9 +19,14 @@ public final class InMemoryScheduleStore: ScheduleStore {
         var zoneHashes: [String: String] = [:]
         var failed: [FailedDelivery] = []
         var lastFailedSeq: Int64 = 0
+        var snoozed: [SnoozedNotification] = []
+        var lastSnoozedSeq: Int64 = 0
     }
 
     private var state = State()
+
+    /// The key of `id` in `app`'s namespace: NUL cannot occur in an app id (nor in D-Bus strings).
+    private static func qualified(_ app: String, _ id: String) -> String { app + "\u{0}" + id }
     private var depth = 0
     /// Seqs handed over and not yet confirmed by a commit (as in `SQLiteScheduleStore`).
     private var confirmThrough: Int64?
@@ -59,6 +64,15 @@ public final class InMemoryScheduleStore: ScheduleStore {
         }
     }
 
+    public func savepoint<R>(_ body: () throws(StoreError) -> R) throws(StoreError) -> R {
+        try checkOpen()
+        let snapshot = state
+        do { return try body() } catch {
+            state = snapshot
+            throw error
+        }
+    }
+
     /// SQLite's order for schedule lists: (next due, key).
     private func sortedByNext(_ rows: some Sequence<StoredSchedule>) -> [StoredSchedule] {
         rows.sorted { ($0.next, $0.key) < ($1.next, $1.key) }
@@ -68,13 +82,13 @@ public final class InMemoryScheduleStore: ScheduleStore {
 
     public func insert(_ schedule: StoredSchedule) throws(StoreError) -> Int64 {
         try checkOpen()
-        guard state.keyByID[schedule.id] == nil else {
-            throw StoreError(.io, "UNIQUE constraint failed: schedules.id")
+        guard state.keyByID[Self.qualified(schedule.app, schedule.id)] == nil else {
+            throw StoreError(.io, "UNIQUE constraint failed: schedules.app, schedules.id")
         }
         var row = schedule
         row.key = (state.schedules.keys.max() ?? 0) + 1  // as SQLite assigns a rowid
         state.schedules[row.key] = row
-        state.keyByID[row.id] = row.key
+        state.keyByID[Self.qualified(row.app, row.id)] = row.key
         return row.key
     }
 
@@ -83,27 +97,28 @@ public final class InMemoryScheduleStore: ScheduleStore {
         return state.schedules[key]
     }
 
-    public func schedule(id: String) throws(StoreError) -> StoredSchedule? {
+    public func schedule(app: String, id: String) throws(StoreError) -> StoredSchedule? {
         try checkOpen()
-        return state.keyByID[id].flatMap { state.schedules[$0] }
+        return state.keyByID[Self.qualified(app, id)].flatMap { state.schedules[$0] }
     }
 
-    public func pendingSummary(id: String) throws(StoreError) -> (key: Int64, next: Instant, fingerprint: String)? {
-        try schedule(id: id).map { ($0.key, $0.next, $0.fingerprint) }
+    public func pendingSummary(app: String, id: String) throws(StoreError) -> (key: Int64, next: Instant, fingerprint: String)? {
+        try schedule(app: app, id: id).map { ($0.key, $0.next, $0.fingerprint) }
     }
 
-    public func pushLookup(id: String, run: String) throws(StoreError) -> PushLookup {
-        let pending = try schedule(id: id)
-        return PushLookup(idTombstoned: state.tombstones[.id]?[id] != nil,
-                          runTombstoned: state.tombstones[.run]?[run] != nil,
+    public func pushLookup(app: String, id: String, run: String) throws(StoreError) -> PushLookup {
+        let pending = try schedule(app: app, id: id)
+        return PushLookup(idTombstoned: state.tombstones[.id]?[Self.qualified(app, id)] != nil,
+                          runTombstoned: state.tombstones[.run]?[Self.qualified(app, run)] != nil,
                           pendingKey: pending?.key, pendingNext: pending?.next,
-                          pendingFingerprint: pending?.fingerprint, finishedFingerprint: state.finished[id]?.fingerprint)
+                          pendingFingerprint: pending?.fingerprint,
+                          finishedFingerprint: state.finished[Self.qualified(app, id)]?.fingerprint)
     }
 
     public func delete(_ schedule: StoredSchedule) throws(StoreError) {
         try checkOpen()
         guard let row = state.schedules.removeValue(forKey: schedule.key) else { return }
-        state.keyByID[row.id] = nil
+        state.keyByID[Self.qualified(row.app, row.id)] = nil
     }
 
     public func updateNext(key: Int64, next: Instant, lastDue: Instant?) throws(StoreError) {
@@ -132,38 +147,46 @@ public final class InMemoryScheduleStore: ScheduleStore {
         return Set(state.schedules.values.flatMap { [$0.zone, $0.untilZone].compactMap { $0 } })
     }
 
-    public func schedules(run: String) throws(StoreError) -> [StoredSchedule] {
+    public func schedules(app: String, run: String) throws(StoreError) -> [StoredSchedule] {
         try checkOpen()
-        return sortedByNext(state.schedules.values.filter { $0.runId == run })
+        return sortedByNext(state.schedules.values.filter { $0.app == app && $0.runId == run })
     }
 
-    public func schedules(cancelOn event: String) throws(StoreError) -> [StoredSchedule] {
+    public func schedules(app: String, cancelOn event: String) throws(StoreError) -> [StoredSchedule] {
         try checkOpen()
-        return sortedByNext(state.schedules.values.filter { $0.cancelOn.contains(event) })
+        return sortedByNext(state.schedules.values.filter { $0.app == app && $0.cancelOn.contains(event) })
     }
 
-    public func schedulesByNext(after cursor: PendingCursor?, limit: Int) throws(StoreError) -> [StoredSchedule] {
+    public func schedulesByNext(app: String?, after cursor: PendingCursor?, limit: Int) throws(StoreError) -> [StoredSchedule] {
         try checkOpen()
-        let rows = sortedByNext(state.schedules.values.filter { cursor.map($0.cursor.isAfter) ?? true })
+        let rows = sortedByNext(state.schedules.values.filter {
+            (app == nil || $0.app == app) && (cursor.map($0.cursor.isAfter) ?? true)
+        })
         return Array(rows.prefix(max(0, limit)))
     }
 
-    public func schedulesByNext(limit: Int?, offset: Int) throws(StoreError) -> [StoredSchedule] {
+    public func schedulesByNext(app: String?, limit: Int?, offset: Int) throws(StoreError) -> [StoredSchedule] {
         try checkOpen()
-        let rows = sortedByNext(state.schedules.values).dropFirst(max(0, offset))
+        let rows = sortedByNext(state.schedules.values.filter { app == nil || $0.app == app }).dropFirst(max(0, offset))
         return Array(limit.map { rows.prefix(max(0, $0)) } ?? rows)
+    }
+
+    public func pendingCount(app: String) throws(StoreError) -> Int {
+        try checkOpen()
+        return state.schedules.values.reduce(0) { $0 + ($1.app == app ? 1 : 0) }
     }
 
     // MARK: Tombstones
 
-    public func addTombstone(_ kind: TombstoneKind, _ name: String, at: Instant) throws(StoreError) {
+    public func addTombstone(app: String, _ kind: TombstoneKind, _ name: String, at: Instant) throws(StoreError) {
         try checkOpen()
-        state.tombstones[kind, default: [:]][name] = max(state.tombstones[kind]?[name] ?? at, at)
+        let key = Self.qualified(app, name)
+        state.tombstones[kind, default: [:]][key] = max(state.tombstones[kind]?[key] ?? at, at)
     }
 
-    public func hasTombstone(_ kind: TombstoneKind, _ name: String) throws(StoreError) -> Bool {
+    public func hasTombstone(app: String, _ kind: TombstoneKind, _ name: String) throws(StoreError) -> Bool {
         try checkOpen()
-        return state.tombstones[kind]?[name] != nil
+        return state.tombstones[kind]?[Self.qualified(app, name)] != nil
     }
 
     @discardableResult
@@ -180,14 +203,14 @@ public final class InMemoryScheduleStore: ScheduleStore {
 
     // MARK: Finished, metadata
 
-    public func finished(id: String) throws(StoreError) -> FinishedSchedule? {
+    public func finished(app: String, id: String) throws(StoreError) -> FinishedSchedule? {
         try checkOpen()
-        return state.finished[id]
+        return state.finished[Self.qualified(app, id)]
     }
 
     public func recordFinished(_ record: FinishedSchedule) throws(StoreError) {
         try checkOpen()
-        state.finished[record.id] = record
+        state.finished[Self.qualified(record.app, record.id)] = record
     }
 
     @discardableResult
@@ -198,10 +221,10 @@ public final class InMemoryScheduleStore: ScheduleStore {
         return before - state.finished.count
     }
 
-    public func finishedIDs(run: String) throws(StoreError) -> [String] {
+    public func finishedIDs(app: String, run: String) throws(StoreError) -> [String] {
         try checkOpen()
-        return state.finished.keys.filter { runId(of: $0) == run && !run.contains(":") }
-            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return state.finished.values.filter { $0.app == app && runId(of: $0.id) == run && !run.contains(":") }
+            .map(\.id).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     public func metadata(_ name: String) throws(StoreError) -> String? {
@@ -237,16 +260,17 @@ public final class InMemoryScheduleStore: ScheduleStore {
         return count
     }
 
-    public func history(limit: Int) throws(StoreError) -> [HistoryRecord] {
+    public func history(app: String?, limit: Int) throws(StoreError) -> [HistoryRecord] {
         try checkOpen()
-        return state.history.suffix(max(0, limit)).map(\.record)
+        return state.history.filter { app == nil || $0.record.app == app }.suffix(max(0, limit)).map(\.record)
     }
 
     /// Newest first: the records below `before`, walked from the end. O(n) here (the reference model).
-    public func history(before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord] {
+    public func history(app: String?, before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord] {
         try checkOpen()
         let bound = before ?? Int64.max
-        return Array(state.history.reversed().lazy.filter { $0.seq < bound }.prefix(max(0, limit))
+        return Array(state.history.reversed().lazy.filter { $0.seq < bound && (app == nil || $0.record.app == app) }
+            .prefix(max(0, limit))
             .map { SequencedHistoryRecord(seq: $0.seq, record: $0.record) })
     }
 
@@ -264,14 +288,15 @@ public final class InMemoryScheduleStore: ScheduleStore {
 
     public func reclaimFreePages(limit pages: Int) throws(StoreError) -> Int { try checkOpen(); return 0 }
 
-    public func recordApplied(id: String, digest: String, at: Instant) throws(StoreError) {
+    public func recordApplied(app: String, id: String, digest: String, at: Instant) throws(StoreError) {
         try checkOpen()
-        state.applied[id, default: [:]][digest] = max(state.applied[id]?[digest] ?? at, at)
+        let key = Self.qualified(app, id)
+        state.applied[key, default: [:]][digest] = max(state.applied[key]?[digest] ?? at, at)
     }
 
-    public func isApplied(id: String, digest: String) throws(StoreError) -> Bool {
+    public func isApplied(app: String, id: String, digest: String) throws(StoreError) -> Bool {
         try checkOpen()
-        return state.applied[id]?[digest] != nil
+        return state.applied[Self.qualified(app, id)]?[digest] != nil
     }
 
     @discardableResult
@@ -320,9 +345,9 @@ public final class InMemoryScheduleStore: ScheduleStore {
         state.failed.removeAll { $0.seq == seq }
     }
 
-    public func removeFailedDeliveries(id: String) throws(StoreError) {
+    public func removeFailedDeliveries(app: String, id: String) throws(StoreError) {
         try checkOpen()
-        state.failed.removeAll { $0.notification.id == id }
+        state.failed.removeAll { $0.notification.app == app && $0.notification.id == id }
     }
 
     public func purgeFailedDeliveries(expiredBy now: Instant, limit: Int) throws(StoreError) -> [FailedDelivery] {
@@ -332,5 +357,46 @@ public final class InMemoryScheduleStore: ScheduleStore {
         let seqs = Set(victims.map(\.seq))
         state.failed.removeAll { seqs.contains($0.seq) }
         return victims
+    }
+
+    // MARK: Snoozed
+
+    public func addSnoozed(_ notification: DueNotification, until: Instant) throws(StoreError) {
+        try checkOpen()
+        state.lastSnoozedSeq += 1
+        var stored = notification
+        stored.at = notification.due
+        stored.lateSeconds = 0
+        state.snoozed.append(SnoozedNotification(seq: state.lastSnoozedSeq, notification: stored, until: until))
+    }
+
+    public func nextSnoozedUntil() throws(StoreError) -> Instant? {
+        try checkOpen()
+        return state.snoozed.map(\.until).min()
+    }
+
+    public func snoozed(dueBy now: Instant) throws(StoreError) -> [SnoozedNotification] {
+        try checkOpen()
+        return state.snoozed.filter { $0.until <= now }.sorted { ($0.until, $0.seq) < ($1.until, $1.seq) }
+    }
+
+    public func removeSnoozed(seq: Int64) throws(StoreError) {
+        try checkOpen()
+        state.snoozed.removeAll { $0.seq == seq }
+    }
+
+    @discardableResult
+    public func removeSnoozed(app: String, id: String) throws(StoreError) -> Int {
+        try checkOpen()
+        let before = state.snoozed.count
+        state.snoozed.removeAll { $0.notification.app == app && $0.notification.id == id }
+        return before - state.snoozed.count
+    }
+
+    public func snoozedIDs(app: String, run: String) throws(StoreError) -> [String] {
+        try checkOpen()
+        guard !run.contains(":") else { return [] }
+        return Array(Set(state.snoozed.filter { $0.notification.app == app && $0.notification.runId == run }
+            .map(\.notification.id))).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 }

@@ -3,6 +3,8 @@ import Synchronization
 
 /// A notification that is due and about to be shown.
 public struct DueNotification: Sendable, Hashable {
+    /// The app it belongs to (CONTRACT §8): shown as that app, opening it opens that app.
+    public var app: String
     public var id: String
     public var runId: String
     public var title: String
@@ -19,11 +21,13 @@ public struct DueNotification: Sendable, Hashable {
     public var at: Instant
     /// Seconds late (0 when on time).
     public var lateSeconds: Double
+    /// `bk.deepLink`, `bk.action`, `bk.image`, `snoozeSeconds`.
+    public var extras = NotificationExtras()
 
-    public init(id: String, runId: String, title: String, body: String?, urgency: Urgency, icon: String?,
+    public init(app: String, id: String, runId: String, title: String, body: String?, urgency: Urgency, icon: String?,
                 category: String?, actions: [NotificationAction], dataJSON: String?, messageId: String?,
                 due: Instant, at: Instant, lateSeconds: Double) {
-        self.id = id; self.runId = runId; self.title = title; self.body = body; self.urgency = urgency
+        self.app = app; self.id = id; self.runId = runId; self.title = title; self.body = body; self.urgency = urgency
         self.icon = icon; self.category = category; self.actions = actions; self.dataJSON = dataJSON
         self.messageId = messageId; self.due = due; self.at = at; self.lateSeconds = lateSeconds
     }
@@ -41,10 +45,10 @@ public enum DeliveryResult: Sendable, Hashable {
 /// Called on the engine's thread, in due order.
 public protocol Notifier: AnyObject {
     func show(_ notification: DueNotification) -> DeliveryResult
-    /// A schedule whose notification may be on screen was cancelled: close it if it is. Returns
+    /// A schedule of `app` whose notification may be on screen was cancelled: close it if it is. Returns
     /// whether it was on screen (then the engine records history `closed` and the cancel says so).
     @discardableResult
-    func close(id: String) -> Bool
+    func close(app: String, id: String) -> Bool
 }
 
 /// A notifier that shows nothing and remembers everything (tests).
@@ -59,13 +63,17 @@ public final class RecordingNotifier: Notifier {
         shown.append(notification)
         return .shown
     }
-    /// On screen: shown and not closed since (a recording has no person to dismiss it).
+    /// On screen: shown and not closed since (a recording has no person to dismiss it). `closed` holds
+    /// the ids in order, `closedApps` the app of each.
     @discardableResult
-    public func close(id: String) -> Bool {
-        let wasShown = shown.contains { $0.id == id } && !closed.contains(id)
+    public func close(app: String, id: String) -> Bool {
+        let wasShown = shown.contains { $0.app == app && $0.id == id }
+            && !zip(closed, closedApps).contains { $0 == (id, app) }
         closed.append(id)
+        closedApps.append(app)
         return wasShown
     }
+    public private(set) var closedApps: [String] = []
 }
 
 /// A notifier that shows nothing (`--notifier none`).
@@ -73,5 +81,5 @@ public final class NullNotifier: Notifier {
     public init() {}
     public func show(_ notification: DueNotification) -> DeliveryResult { .shown }
     @discardableResult
-    public func close(id: String) -> Bool { false }
+    public func close(app: String, id: String) -> Bool { false }
 }

@@ -164,12 +164,19 @@ extension PushDecoder {
         }
     }
 
+    /// A fixed instant (written with an offset) must lie in `Instant.supportedRange` (CONTRACT §9:
+    /// out-of-range times are errors that name the limit): `9999-12-31T23:59:59-23:59` is year 10000.
     static func parseTime(_ text: String, _ member: @autoclosure () -> String) throws(PushError) -> ISODateTime {
+        let written: ISODateTime
         do throws(WallTimeParseError) {
-            return try ISODateTime(parsing: text)
+            written = try ISODateTime(parsing: text)
         } catch {
             throw PushError(member(), error.description)
         }
+        if let instant = written.instant, !instant.isSupported {
+            throw PushError(member(), "\(instant.rfc3339) is outside the supported range \(Instant.supportedRangeDescription)")
+        }
+        return written
     }
 
     static func oneShot(_ written: ISODateTime, floatingZone: String?) -> OneShotTime {

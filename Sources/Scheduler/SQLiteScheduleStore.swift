@@ -122,6 +122,19 @@ public final class SQLiteScheduleStore: ScheduleStore {
         return result
     }
 
+    public func savepoint<R>(_ body: () throws(StoreError) -> R) throws(StoreError) -> R {
+        try sql { () throws(SQLiteError) in try db.statement("SAVEPOINT push").run() }
+        do {
+            let result = try body()
+            try sql { () throws(SQLiteError) in try db.statement("RELEASE push").run() }
+            return result
+        } catch {
+            try? db.statement("ROLLBACK TO push").run()
+            try? db.statement("RELEASE push").run()
+            throw error
+        }
+    }
+
     /// Runs SQLite calls, turning their errors into `StoreError.io`.
     @inline(__always)
     func sql<R>(_ body: () throws(SQLiteError) -> R) throws(StoreError) -> R {
@@ -133,7 +146,7 @@ public final class SQLiteScheduleStore: ScheduleStore {
     static let columns = """
         key, id, kind, spec, at_instant, at_offset, wall, zone, until_instant, until_wall, until_zone, next_due, \
         last_due, title, body, data, cancel_on, grace, urgency, icon, category, actions, message_id, fingerprint, \
-        stored_at
+        stored_at, app, extras
         """
 
     public func insert(_ s: StoredSchedule) throws(StoreError) -> Int64 {
@@ -141,9 +154,9 @@ public final class SQLiteScheduleStore: ScheduleStore {
             let st = try db.statement("""
                 INSERT INTO schedules(id, kind, spec, at_instant, at_offset, wall, zone, until_instant, until_wall, \
                 until_zone, next_due, last_due, title, body, data, cancel_on, grace, urgency, icon, category, actions, \
-                message_id, fingerprint, stored_at) \
+                message_id, fingerprint, stored_at, app, extras) \
                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, \
-                ?22, ?23, ?24)
+                ?22, ?23, ?24, ?25, ?26)
                 """)
             st.bind(1, s.id)
             st.bind(2, s.kind.rawValue)
@@ -169,6 +182,8 @@ public final class SQLiteScheduleStore: ScheduleStore {
             st.bind(22, s.messageId)
             st.bind(23, s.fingerprint)
             st.bind(24, s.storedAt.microseconds)
+            st.bind(25, s.app)
+            st.bind(26, StoreCoding.encode(extras: s.extras))
             try st.run()
             let key = db.lastInsertRowid
             if !s.cancelOn.isEmpty {
@@ -184,8 +199,8 @@ public final class SQLiteScheduleStore: ScheduleStore {
     }
 
     static func read(_ st: SQLiteStatement) -> StoredSchedule {
-        StoredSchedule(
-            key: st.int64(0), id: st.string(1),
+        var s = StoredSchedule(
+            key: st.int64(0), app: st.string(25), id: st.string(1),
             kind: StoredTriggerKind(rawValue: st.int64(2)) ?? .fixedAt,
             spec: st.optionalString(3),
             atInstant: st.optionalInt64(4).map(Instant.init(microseconds:)),
@@ -205,6 +220,8 @@ public final class SQLiteScheduleStore: ScheduleStore {
             actions: StoreCoding.decodeActions(st.optionalString(21)),
             messageId: st.optionalString(22), fingerprint: st.string(23),
             storedAt: Instant(microseconds: st.int64(24)))
+        s.extras = StoreCoding.decodeExtras(st.optionalString(26))
+        return s
     }
 
     /// Runs a cached SELECT of schedules with `bind` applied, collecting every row.
@@ -223,33 +240,35 @@ public final class SQLiteScheduleStore: ScheduleStore {
         try select("WHERE key = ?1") { $0.bind(1, key) }.first
     }
 
-    public func schedule(id: String) throws(StoreError) -> StoredSchedule? {
-        try select("WHERE id = ?1") { $0.bind(1, id) }.first
+    public func schedule(app: String, id: String) throws(StoreError) -> StoredSchedule? {
+        try select("WHERE app = ?1 AND id = ?2") { $0.bind(1, app); $0.bind(2, id) }.first
     }
 
-    public func pendingSummary(id: String) throws(StoreError) -> (key: Int64, next: Instant, fingerprint: String)? {
+    public func pendingSummary(app: String, id: String) throws(StoreError) -> (key: Int64, next: Instant, fingerprint: String)? {
         try sql { () throws(SQLiteError) -> (key: Int64, next: Instant, fingerprint: String)? in
-            let st = try db.statement("SELECT key, next_due, fingerprint FROM schedules WHERE id = ?1")
+            let st = try db.statement("SELECT key, next_due, fingerprint FROM schedules WHERE app = ?2 AND id = ?1")
             defer { st.reset() }
             st.bind(1, id)
+            st.bind(2, app)
             guard try st.step() else { return nil }
             return (st.int64(0), Instant(microseconds: st.int64(1)), st.string(2))
         }
     }
 
-    public func pushLookup(id: String, run: String) throws(StoreError) -> PushLookup {
+    public func pushLookup(app: String, id: String, run: String) throws(StoreError) -> PushLookup {
         try sql { () throws(SQLiteError) -> PushLookup in
             let st = try db.statement("""
-                SELECT EXISTS(SELECT 1 FROM tombstones WHERE kind = 0 AND name = ?1),
-                       EXISTS(SELECT 1 FROM tombstones WHERE kind = 1 AND name = ?2),
+                SELECT EXISTS(SELECT 1 FROM tombstones WHERE app = ?3 AND kind = 0 AND name = ?1),
+                       EXISTS(SELECT 1 FROM tombstones WHERE app = ?3 AND kind = 1 AND name = ?2),
                        s.key, s.next_due, s.fingerprint, f.fingerprint
-                FROM (SELECT ?1 AS id) AS q
-                LEFT JOIN schedules AS s ON s.id = q.id
-                LEFT JOIN finished AS f ON f.id = q.id
+                FROM (SELECT ?1 AS id, ?3 AS app) AS q
+                LEFT JOIN schedules AS s ON s.app = q.app AND s.id = q.id
+                LEFT JOIN finished AS f ON f.app = q.app AND f.id = q.id
                 """)
             defer { st.reset() }
             st.bind(1, id)
             st.bind(2, run)
+            st.bind(3, app)
             guard try st.step() else { return PushLookup(idTombstoned: false, runTombstoned: false) }
             return PushLookup(idTombstoned: st.int64(0) != 0, runTombstoned: st.int64(1) != 0,
                               pendingKey: st.optionalInt64(2), pendingNext: st.optionalInt64(3).map(Instant.init(microseconds:)),
@@ -313,37 +332,46 @@ public final class SQLiteScheduleStore: ScheduleStore {
         }
     }
 
-    public func schedules(run: String) throws(StoreError) -> [StoredSchedule] {
+    public func schedules(app: String, run: String) throws(StoreError) -> [StoredSchedule] {
         // Run R covers the id R and every id starting with "R:" — under SQLite's BINARY collation exactly
         // the ids in ["R:", "R;") since ';' follows ':'. A run id never holds ':', so such a run covers nothing.
         guard !run.contains(":") else { return [] }
-        return try select("WHERE id = ?1 OR (id >= ?2 AND id < ?3) ORDER BY next_due, key") { st in
+        return try select("WHERE app = ?4 AND (id = ?1 OR (id >= ?2 AND id < ?3)) ORDER BY next_due, key") { st in
             st.bind(1, run)
             st.bind(2, run + ":")
             st.bind(3, run + ";")
+            st.bind(4, app)
         }
     }
 
-    public func schedules(cancelOn event: String) throws(StoreError) -> [StoredSchedule] {
-        try select("WHERE key IN (SELECT key FROM schedule_events WHERE event = ?1) ORDER BY next_due, key") {
+    public func schedules(app: String, cancelOn event: String) throws(StoreError) -> [StoredSchedule] {
+        try select("""
+            WHERE app = ?2 AND key IN (SELECT key FROM schedule_events WHERE event = ?1) ORDER BY next_due, key
+            """) {
             $0.bind(1, event)
+            $0.bind(2, app)
         }
     }
 
-    /// Two index seeks on `schedules_by_next(next_due, key)`: the rest of the cursor's instant, then
-    /// the later instants. (A row-value `(next_due, key) > (?, ?)` would seek on `next_due` alone and
-    /// then scan every row due at the cursor's instant: 80 ms at 1M rows due at once.)
-    public func schedulesByNext(after cursor: PendingCursor?, limit: Int) throws(StoreError) -> [StoredSchedule] {
+    /// Two index seeks on `schedules_by_next(next_due, key)` (per app: `schedules_by_app_next(app,
+    /// next_due, key)`): the rest of the cursor's instant, then the later instants. (A row-value
+    /// `(next_due, key) > (?, ?)` would seek on `next_due` alone and then scan every row due at the
+    /// cursor's instant: 80 ms at 1M rows due at once.)
+    public func schedulesByNext(app: String?, after cursor: PendingCursor?, limit: Int) throws(StoreError) -> [StoredSchedule] {
+        let appClause = app == nil ? "" : "app = ?4 AND "
         guard let cursor else {
-            return try select("ORDER BY next_due, key LIMIT ?1") { $0.bind(1, Int64(max(0, limit))) }
+            return try select("\(app == nil ? "" : "WHERE app = ?4 ")ORDER BY next_due, key LIMIT ?1") {
+                $0.bind(1, Int64(max(0, limit)))
+                if let app { $0.bind(4, app) }
+            }
         }
         return try sql { () throws(SQLiteError) -> [StoredSchedule] in
             let st = try db.statement("""
                 SELECT * FROM (
-                  SELECT * FROM (SELECT \(Self.columns) FROM schedules WHERE next_due = ?1 AND key > ?2
+                  SELECT * FROM (SELECT \(Self.columns) FROM schedules WHERE \(appClause)next_due = ?1 AND key > ?2
                                  ORDER BY key LIMIT ?3)
                   UNION ALL
-                  SELECT * FROM (SELECT \(Self.columns) FROM schedules WHERE next_due > ?1
+                  SELECT * FROM (SELECT \(Self.columns) FROM schedules WHERE \(appClause)next_due > ?1
                                  ORDER BY next_due, key LIMIT ?3))
                 ORDER BY next_due, key LIMIT ?3
                 """)
@@ -351,16 +379,33 @@ public final class SQLiteScheduleStore: ScheduleStore {
             st.bind(1, cursor.next.microseconds)
             st.bind(2, cursor.key)
             st.bind(3, Int64(max(0, limit)))
+            if let app { st.bind(4, app) }
             var rows: [StoredSchedule] = []
             while try st.step() { rows.append(Self.read(st)) }
             return rows
         }
     }
 
-    public func schedulesByNext(limit: Int?, offset: Int) throws(StoreError) -> [StoredSchedule] {
-        try select("ORDER BY next_due, key LIMIT ?1 OFFSET ?2") { st in
+    public func schedulesByNext(app: String?, limit: Int?, offset: Int) throws(StoreError) -> [StoredSchedule] {
+        if let app {
+            return try select("WHERE app = ?3 ORDER BY next_due, key LIMIT ?1 OFFSET ?2") { st in
+                st.bind(1, Int64(limit ?? -1))
+                st.bind(2, Int64(max(0, offset)))
+                st.bind(3, app)
+            }
+        }
+        return try select("ORDER BY next_due, key LIMIT ?1 OFFSET ?2") { st in
             st.bind(1, Int64(limit ?? -1))
             st.bind(2, Int64(max(0, offset)))
+        }
+    }
+
+    public func pendingCount(app: String) throws(StoreError) -> Int {
+        try sql { () throws(SQLiteError) -> Int in
+            let st = try db.statement("SELECT count(*) FROM schedules WHERE app = ?1")
+            defer { st.reset() }
+            st.bind(1, app)
+            return try st.step() ? Int(st.int64(0)) : 0
         }
     }
 }

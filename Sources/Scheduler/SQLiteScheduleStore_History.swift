@@ -21,8 +21,8 @@ extension SQLiteScheduleStore {
         try sql { () throws(SQLiteError) in
             let payload = try r.dataJSON.map(payloadRef)
             let st = try db.statement("""
-                INSERT INTO history(id, event, at, due, reason, late, title, message_id, payload, confirmed)
-                VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                INSERT INTO history(id, event, at, due, reason, late, title, message_id, payload, confirmed, app, ran, ok)
+                VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
                 """)
             st.bind(1, r.id)
             st.bind(2, r.event.rawValue)
@@ -34,6 +34,9 @@ extension SQLiteScheduleStore {
             st.bind(8, r.messageId)
             st.bind(9, payload)
             st.bind(10, Int64(awaitingHandOver ? 0 : 1))
+            st.bind(11, r.app)
+            st.bind(12, r.ran)
+            st.bind(13, r.ok.map { Int64($0 ? 1 : 0) })
             try st.run()
             if awaitingHandOver { awaitingSince = awaitingSince ?? db.lastInsertRowid }
         }
@@ -70,45 +73,56 @@ extension SQLiteScheduleStore {
         }
     }
 
-    public func history(limit: Int) throws(StoreError) -> [HistoryRecord] {
+    public func history(app: String?, limit: Int) throws(StoreError) -> [HistoryRecord] {
         try sql { () throws(SQLiteError) -> [HistoryRecord] in
+            // Per app by the (app, seq) index; across apps by seq.
+            let inner = app == nil ? "SELECT * FROM history ORDER BY seq DESC LIMIT ?1"
+                : "SELECT * FROM history WHERE app = ?2 ORDER BY seq DESC LIMIT ?1"
             let st = try db.statement("""
-                SELECT h.id, h.event, h.at, h.due, h.reason, h.late, h.title, h.message_id, p.data FROM
-                (SELECT * FROM history ORDER BY seq DESC LIMIT ?1) AS h LEFT JOIN payloads AS p ON p.ref = h.payload
+                SELECT h.id, h.event, h.at, h.due, h.reason, h.late, h.title, h.message_id, p.data, h.app, h.ran, h.ok
+                FROM (\(inner)) AS h LEFT JOIN payloads AS p ON p.ref = h.payload
                 ORDER BY h.seq
                 """)
             defer { st.reset() }
             st.bind(1, Int64(max(0, limit)))
+            if let app { st.bind(2, app) }
             var rows: [HistoryRecord] = []
             while try st.step() {
-                rows.append(HistoryRecord(
-                    id: st.string(0), event: HistoryRecord.Event(rawValue: st.string(1)) ?? .fired,
+                var record = HistoryRecord(
+                    app: st.string(9), id: st.string(0), event: HistoryRecord.Event(rawValue: st.string(1)) ?? .fired,
                     at: Instant(microseconds: st.int64(2)), due: st.optionalInt64(3).map(Instant.init(microseconds:)),
                     reason: st.optionalString(4), lateSeconds: st.optionalDouble(5), title: st.optionalString(6),
-                    messageId: st.optionalString(7), dataJSON: st.optionalString(8)))
+                    messageId: st.optionalString(7), dataJSON: st.optionalString(8))
+                record.ran = st.optionalString(10)
+                record.ok = st.optionalInt64(11).map { $0 != 0 }
+                rows.append(record)
             }
             return rows
         }
     }
 
-    /// A seek on the primary key `seq`: O(log n + limit) at any depth.
-    public func history(before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord] {
+    /// A seek on the primary key `seq` (per app: on `history_by_app(app, seq)`): O(log n + limit) at any depth.
+    public func history(app: String?, before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord] {
         try sql { () throws(SQLiteError) -> [SequencedHistoryRecord] in
             let st = try db.statement("""
-                SELECT h.seq, h.id, h.event, h.at, h.due, h.reason, h.late, h.title, h.message_id, p.data
+                SELECT h.seq, h.id, h.event, h.at, h.due, h.reason, h.late, h.title, h.message_id, p.data, h.app, h.ran, h.ok
                 FROM history AS h LEFT JOIN payloads AS p ON p.ref = h.payload
-                WHERE h.seq < ?1 ORDER BY h.seq DESC LIMIT ?2
+                WHERE \(app == nil ? "" : "h.app = ?3 AND ")h.seq < ?1 ORDER BY h.seq DESC LIMIT ?2
                 """)
             defer { st.reset() }
             st.bind(1, before ?? Int64.max)
             st.bind(2, Int64(max(0, limit)))
+            if let app { st.bind(3, app) }
             var rows: [SequencedHistoryRecord] = []
             while try st.step() {
-                rows.append(SequencedHistoryRecord(seq: st.int64(0), record: HistoryRecord(
-                    id: st.string(1), event: HistoryRecord.Event(rawValue: st.string(2)) ?? .fired,
+                var record = HistoryRecord(
+                    app: st.string(10), id: st.string(1), event: HistoryRecord.Event(rawValue: st.string(2)) ?? .fired,
                     at: Instant(microseconds: st.int64(3)), due: st.optionalInt64(4).map(Instant.init(microseconds:)),
                     reason: st.optionalString(5), lateSeconds: st.optionalDouble(6), title: st.optionalString(7),
-                    messageId: st.optionalString(8), dataJSON: st.optionalString(9))))
+                    messageId: st.optionalString(8), dataJSON: st.optionalString(9))
+                record.ran = st.optionalString(11)
+                record.ok = st.optionalInt64(12).map { $0 != 0 }
+                rows.append(SequencedHistoryRecord(seq: st.int64(0), record: record))
             }
             return rows
         }

@@ -4,25 +4,27 @@ import SchedCalendar
 extension SQLiteScheduleStore {
     // MARK: Tombstones
 
-    public func addTombstone(_ kind: TombstoneKind, _ name: String, at: Instant) throws(StoreError) {
+    public func addTombstone(app: String, _ kind: TombstoneKind, _ name: String, at: Instant) throws(StoreError) {
         try sql { () throws(SQLiteError) in
             let st = try db.statement("""
-                INSERT INTO tombstones(kind, name, created_at) VALUES(?1, ?2, ?3)
-                ON CONFLICT(kind, name) DO UPDATE SET created_at = max(created_at, excluded.created_at)
+                INSERT INTO tombstones(app, kind, name, created_at) VALUES(?4, ?1, ?2, ?3)
+                ON CONFLICT(app, kind, name) DO UPDATE SET created_at = max(created_at, excluded.created_at)
                 """)
             st.bind(1, kind.rawValue)
             st.bind(2, name)
             st.bind(3, at.microseconds)
+            st.bind(4, app)
             try st.run()
         }
     }
 
-    public func hasTombstone(_ kind: TombstoneKind, _ name: String) throws(StoreError) -> Bool {
+    public func hasTombstone(app: String, _ kind: TombstoneKind, _ name: String) throws(StoreError) -> Bool {
         try sql { () throws(SQLiteError) -> Bool in
-            let st = try db.statement("SELECT 1 FROM tombstones WHERE kind = ?1 AND name = ?2")
+            let st = try db.statement("SELECT 1 FROM tombstones WHERE app = ?3 AND kind = ?1 AND name = ?2")
             defer { st.reset() }
             st.bind(1, kind.rawValue)
             st.bind(2, name)
+            st.bind(3, app)
             return try st.step()
         }
     }
@@ -39,17 +41,18 @@ extension SQLiteScheduleStore {
 
     // MARK: Finished schedules
 
-    public func finished(id: String) throws(StoreError) -> FinishedSchedule? {
+    public func finished(app: String, id: String) throws(StoreError) -> FinishedSchedule? {
         try sql { () throws(SQLiteError) -> FinishedSchedule? in
             let st = try db.statement("""
                 SELECT fingerprint, outcome, due, finished_at, keep_until, title, message_id, data
-                FROM finished WHERE id = ?1
+                FROM finished WHERE app = ?2 AND id = ?1
                 """)
             defer { st.reset() }
             st.bind(1, id)
+            st.bind(2, app)
             guard try st.step() else { return nil }
             return FinishedSchedule(
-                id: id, fingerprint: st.string(0), outcome: HistoryRecord.Event(rawValue: st.string(1)) ?? .fired,
+                app: app, id: id, fingerprint: st.string(0), outcome: HistoryRecord.Event(rawValue: st.string(1)) ?? .fired,
                 due: st.optionalInt64(2).map(Instant.init(microseconds:)),
                 finishedAt: Instant(microseconds: st.int64(3)), keepUntil: Instant(microseconds: st.int64(4)),
                 title: st.optionalString(5), messageId: st.optionalString(6), dataJSON: st.optionalString(7))
@@ -60,7 +63,7 @@ extension SQLiteScheduleStore {
         try sql { () throws(SQLiteError) in
             let st = try db.statement("""
                 INSERT OR REPLACE INTO finished(id, fingerprint, outcome, due, finished_at, keep_until, title, \
-                message_id, data) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                message_id, data, app) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
                 """)
             st.bind(1, r.id)
             st.bind(2, r.fingerprint)
@@ -71,6 +74,7 @@ extension SQLiteScheduleStore {
             st.bind(7, r.title)
             st.bind(8, r.messageId)
             st.bind(9, r.dataJSON)
+            st.bind(10, r.app)
             try st.run()
         }
     }
@@ -85,11 +89,12 @@ extension SQLiteScheduleStore {
         }
     }
 
-    public func finishedIDs(run: String) throws(StoreError) -> [String] {
+    public func finishedIDs(app: String, run: String) throws(StoreError) -> [String] {
         guard !run.contains(":") else { return [] }
         return try sql { () throws(SQLiteError) -> [String] in
-            let st = try db.statement("SELECT id FROM finished WHERE id = ?1 OR (id >= ?2 AND id < ?3)")
+            let st = try db.statement("SELECT id FROM finished WHERE app = ?4 AND (id = ?1 OR (id >= ?2 AND id < ?3))")
             defer { st.reset() }
+            st.bind(4, app)
             st.bind(1, run)
             st.bind(2, run + ":")
             st.bind(3, run + ";")
@@ -125,7 +130,7 @@ extension SQLiteScheduleStore {
         try sql { () throws(SQLiteError) in
             let st = try db.statement("""
                 INSERT INTO failed_deliveries(id, title, body, urgency, icon, category, actions, data, message_id, \
-                due, grace, expires) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                due, grace, expires, app, extras) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
                 """)
             st.bind(1, n.id)
             st.bind(2, n.title)
@@ -139,6 +144,8 @@ extension SQLiteScheduleStore {
             st.bind(10, n.due.microseconds)
             st.bind(11, graceSeconds)
             st.bind(12, expires.microseconds)
+            st.bind(13, n.app)
+            st.bind(14, StoreCoding.encode(extras: n.extras))
             try st.run()
         }
     }
@@ -151,7 +158,8 @@ extension SQLiteScheduleStore {
         throws(StoreError) -> [FailedDelivery] {
         try sql { () throws(SQLiteError) -> [FailedDelivery] in
             let st = try db.statement("""
-                SELECT seq, id, title, body, urgency, icon, category, actions, data, message_id, due, grace, expires
+                SELECT seq, id, title, body, urgency, icon, category, actions, data, message_id, due, grace, expires,
+                    app, extras
                 FROM failed_deliveries \(clause)
                 """)
             defer { st.reset() }
@@ -160,11 +168,12 @@ extension SQLiteScheduleStore {
             while try st.step() {
                 let id = st.string(1)
                 let due = Instant(microseconds: st.int64(10))
-                let n = DueNotification(
-                    id: id, runId: runId(of: id), title: st.string(2), body: st.optionalString(3),
+                var n = DueNotification(
+                    app: st.string(13), id: id, runId: runId(of: id), title: st.string(2), body: st.optionalString(3),
                     urgency: StoreCoding.decodeUrgency(st.int64(4)), icon: st.optionalString(5),
                     category: st.optionalString(6), actions: StoreCoding.decodeActions(st.optionalString(7)),
                     dataJSON: st.optionalString(8), messageId: st.optionalString(9), due: due, at: due, lateSeconds: 0)
+                n.extras = StoreCoding.decodeExtras(st.optionalString(14))
                 rows.append(FailedDelivery(seq: st.int64(0), notification: n, graceSeconds: st.optionalInt64(11),
                                            expires: Instant(microseconds: st.int64(12))))
             }
@@ -180,10 +189,11 @@ extension SQLiteScheduleStore {
         }
     }
 
-    public func removeFailedDeliveries(id: String) throws(StoreError) {
+    public func removeFailedDeliveries(app: String, id: String) throws(StoreError) {
         try sql { () throws(SQLiteError) in
-            let st = try db.statement("DELETE FROM failed_deliveries WHERE id = ?1")
+            let st = try db.statement("DELETE FROM failed_deliveries WHERE app = ?2 AND id = ?1")
             st.bind(1, id)
+            st.bind(2, app)
             try st.run()
         }
     }
@@ -199,25 +209,27 @@ extension SQLiteScheduleStore {
 
     // MARK: Applied pushes
 
-    public func recordApplied(id: String, digest: String, at: Instant) throws(StoreError) {
+    public func recordApplied(app: String, id: String, digest: String, at: Instant) throws(StoreError) {
         try sql { () throws(SQLiteError) in
             let st = try db.statement("""
-                INSERT INTO applied(id, digest, applied_at) VALUES(?1, ?2, ?3)
-                ON CONFLICT(id, digest) DO UPDATE SET applied_at = max(applied_at, excluded.applied_at)
+                INSERT INTO applied(app, id, digest, applied_at) VALUES(?4, ?1, ?2, ?3)
+                ON CONFLICT(app, id, digest) DO UPDATE SET applied_at = max(applied_at, excluded.applied_at)
                 """)
             st.bind(1, id)
             st.bind(2, digest)
             st.bind(3, at.microseconds)
+            st.bind(4, app)
             try st.run()
         }
     }
 
-    public func isApplied(id: String, digest: String) throws(StoreError) -> Bool {
+    public func isApplied(app: String, id: String, digest: String) throws(StoreError) -> Bool {
         try sql { () throws(SQLiteError) -> Bool in
-            let st = try db.statement("SELECT 1 FROM applied WHERE id = ?1 AND digest = ?2")
+            let st = try db.statement("SELECT 1 FROM applied WHERE app = ?3 AND id = ?1 AND digest = ?2")
             defer { st.reset() }
             st.bind(1, id)
             st.bind(2, digest)
+            st.bind(3, app)
             return try st.step()
         }
     }
@@ -227,10 +239,10 @@ extension SQLiteScheduleStore {
         try sql { () throws(SQLiteError) -> Int in
             // Oldest first by the age index; ids still pending or finished keep every digest they had.
             let st = try db.statement("""
-                DELETE FROM applied WHERE (id, digest) IN (SELECT a.id, a.digest FROM applied AS a
+                DELETE FROM applied WHERE (app, id, digest) IN (SELECT a.app, a.id, a.digest FROM applied AS a
                     WHERE a.applied_at < ?1
-                      AND NOT EXISTS(SELECT 1 FROM schedules AS s WHERE s.id = a.id)
-                      AND NOT EXISTS(SELECT 1 FROM finished AS f WHERE f.id = a.id)
+                      AND NOT EXISTS(SELECT 1 FROM schedules AS s WHERE s.app = a.app AND s.id = a.id)
+                      AND NOT EXISTS(SELECT 1 FROM finished AS f WHERE f.app = a.app AND f.id = a.id)
                     ORDER BY a.applied_at LIMIT ?2)
                 """)
             st.bind(1, cutoff.microseconds)
@@ -258,6 +270,99 @@ extension SQLiteScheduleStore {
             st.bind(1, name)
             st.bind(2, hash)
             try st.run()
+        }
+    }
+}
+
+// Snoozed notifications.
+extension SQLiteScheduleStore {
+    public func addSnoozed(_ n: DueNotification, until: Instant) throws(StoreError) {
+        try sql { () throws(SQLiteError) in
+            let st = try db.statement("""
+                INSERT INTO snoozed(app, id, until, title, body, urgency, icon, category, actions, data, message_id, \
+                due, extras) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                """)
+            st.bind(1, n.app)
+            st.bind(2, n.id)
+            st.bind(3, until.microseconds)
+            st.bind(4, n.title)
+            st.bind(5, n.body)
+            st.bind(6, StoreCoding.encodeUrgency(n.urgency))
+            st.bind(7, n.icon)
+            st.bind(8, n.category)
+            st.bind(9, StoreCoding.encodeActions(n.actions))
+            st.bind(10, n.dataJSON)
+            st.bind(11, n.messageId)
+            st.bind(12, n.due.microseconds)
+            st.bind(13, StoreCoding.encode(extras: n.extras))
+            try st.run()
+        }
+    }
+
+    public func nextSnoozedUntil() throws(StoreError) -> Instant? {
+        try sql { () throws(SQLiteError) -> Instant? in
+            let st = try db.statement("SELECT min(until) FROM snoozed")
+            defer { st.reset() }
+            return try st.step() ? st.optionalInt64(0).map(Instant.init(microseconds:)) : nil
+        }
+    }
+
+    public func snoozed(dueBy now: Instant) throws(StoreError) -> [SnoozedNotification] {
+        try sql { () throws(SQLiteError) -> [SnoozedNotification] in
+            let st = try db.statement("""
+                SELECT seq, app, id, until, title, body, urgency, icon, category, actions, data, message_id, due, extras
+                FROM snoozed WHERE until <= ?1 ORDER BY until, seq
+                """)
+            defer { st.reset() }
+            st.bind(1, now.microseconds)
+            var rows: [SnoozedNotification] = []
+            while try st.step() {
+                let id = st.string(2), due = Instant(microseconds: st.int64(12))
+                var n = DueNotification(
+                    app: st.string(1), id: id, runId: runId(of: id), title: st.string(4), body: st.optionalString(5),
+                    urgency: StoreCoding.decodeUrgency(st.int64(6)), icon: st.optionalString(7),
+                    category: st.optionalString(8), actions: StoreCoding.decodeActions(st.optionalString(9)),
+                    dataJSON: st.optionalString(10), messageId: st.optionalString(11), due: due, at: due, lateSeconds: 0)
+                n.extras = StoreCoding.decodeExtras(st.optionalString(13))
+                rows.append(SnoozedNotification(seq: st.int64(0), notification: n, until: Instant(microseconds: st.int64(3))))
+            }
+            return rows
+        }
+    }
+
+    public func removeSnoozed(seq: Int64) throws(StoreError) {
+        try sql { () throws(SQLiteError) in
+            let st = try db.statement("DELETE FROM snoozed WHERE seq = ?1")
+            st.bind(1, seq)
+            try st.run()
+        }
+    }
+
+    @discardableResult
+    public func removeSnoozed(app: String, id: String) throws(StoreError) -> Int {
+        try sql { () throws(SQLiteError) -> Int in
+            let st = try db.statement("DELETE FROM snoozed WHERE app = ?1 AND id = ?2")
+            st.bind(1, app)
+            st.bind(2, id)
+            try st.run()
+            return db.changes
+        }
+    }
+
+    public func snoozedIDs(app: String, run: String) throws(StoreError) -> [String] {
+        guard !run.contains(":") else { return [] }
+        return try sql { () throws(SQLiteError) -> [String] in
+            let st = try db.statement("""
+                SELECT DISTINCT id FROM snoozed WHERE app = ?4 AND (id = ?1 OR (id >= ?2 AND id < ?3)) ORDER BY id
+                """)
+            defer { st.reset() }
+            st.bind(1, run)
+            st.bind(2, run + ":")
+            st.bind(3, run + ";")
+            st.bind(4, app)
+            var ids: [String] = []
+            while try st.step() { ids.append(st.string(0)) }
+            return ids
         }
     }
 }

@@ -89,3 +89,48 @@ extension StoreCoding {
         return overflow ? Int64.max : sum
     }
 }
+
+extension StoreCoding {
+    /// `extras` as one compact JSON object (`{"deepLink":…,"action":{"name":…,"data":"<json text>"},
+    /// "image":…,"snooze":[600]}`), nil when empty (stored as NULL).
+    static func encode(extras: NotificationExtras) -> String? {
+        guard !extras.isEmpty else { return nil }
+        var members: [JSONMember] = []
+        if let link = extras.deepLink { members.append(JSONMember("deepLink", .string(link))) }
+        if let action = extras.action {
+            var a = [JSONMember("name", .string(action.name))]
+            if let data = action.dataJSON { a.append(JSONMember("data", .string(data))) }
+            members.append(JSONMember("action", .object(a)))
+        }
+        if let image = extras.image { members.append(JSONMember("image", .string(image))) }
+        if !extras.snoozeSeconds.isEmpty {
+            members.append(JSONMember("snooze", .array(extras.snoozeSeconds.map { .number(String($0)) })))
+        }
+        return JSONValue.object(members).serialized()
+    }
+
+    /// The inverse of `encode(extras:)`; empty extras for NULL or a value this build cannot read.
+    static func decodeExtras(_ text: String?) -> NotificationExtras {
+        guard let text, case .object(let members)? = try? JSONValue.parse(text, maxDepth: 8) else {
+            return NotificationExtras()
+        }
+        var extras = NotificationExtras()
+        for m in members {
+            switch (m.key, m.value) {
+            case ("deepLink", .string(let s)): extras.deepLink = s
+            case ("image", .string(let s)): extras.image = s
+            case ("action", .object(let a)):
+                var name: String?, data: String?
+                for member in a {
+                    if member.key == "name", case .string(let s) = member.value { name = s }
+                    if member.key == "data", case .string(let s) = member.value { data = s }
+                }
+                if let name { extras.action = AppActionRequest(name: name, dataJSON: data) }
+            case ("snooze", .array(let items)):
+                extras.snoozeSeconds = items.compactMap { if case .number(let n) = $0 { Int64(n) } else { nil } }
+            default: break
+            }
+        }
+        return extras
+    }
+}

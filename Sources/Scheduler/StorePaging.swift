@@ -5,8 +5,8 @@ import SchedCalendar
 /// The key is the schedule's store key (its row id), unique, so the order is total and a cursor names
 /// one place in it even among schedules due at the same instant. The cursor stays meaningful while the
 /// list changes: rows inserted before it are not seen, rows after it are; none is seen twice unless it
-/// was re-scheduled (a replaced or re-armed schedule moves to its new place). When schedules get an app
-/// (CONTRACT §8), the order becomes (next due, app, key) with the same shape.
+/// was re-scheduled (a replaced or re-armed schedule moves to its new place). A page of one app (CONTRACT
+/// §8) filters the same order: keys are unique across apps, so the cursor needs no app.
 public struct PendingCursor: Hashable, Sendable {
     public var next: Instant
     public var key: Int64

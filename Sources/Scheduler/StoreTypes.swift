@@ -38,6 +38,8 @@ public enum StoredTriggerKind: Int64, Sendable, Hashable {
 public struct StoredSchedule: Sendable, Hashable {
     /// The rowid; 0 until inserted.
     public var key: Int64
+    /// The app it belongs to (CONTRACT §8): ids, runs and events are per app.
+    public var app: String
     public var id: String
     public var kind: StoredTriggerKind
     /// The calendar expression as sent (`calendar` only).
@@ -70,6 +72,8 @@ public struct StoredSchedule: Sendable, Hashable {
     /// The digest of the push that made it (`LocalSchedule.digest`), for idempotency.
     public var fingerprint: String
     public var storedAt: Instant
+    /// `bk.deepLink`, `bk.action`, `bk.image`, `snoozeSeconds`.
+    public var extras = NotificationExtras()
 
     /// Whether the schedule follows the device zone.
     public var floating: Bool { kind != .fixedAt && zone == nil }
@@ -85,6 +89,7 @@ public enum TombstoneKind: Int64, Sendable, Hashable {
 /// A schedule that is over: a one-shot that fired or was missed, or a calendar with no further occurrence.
 /// Kept so that the same push delivered again is answered `duplicate` and shows nothing.
 public struct FinishedSchedule: Sendable, Hashable {
+    public var app: String
     public var id: String
     public var fingerprint: String
     /// `fired` or `missed`.
@@ -132,55 +137,61 @@ public protocol ScheduleStore: AnyObject {
     /// Runs `body` in one transaction, committed durably before this returns; rolled back when it throws.
     /// Nested calls join the outermost transaction (group commit for batches).
     func transaction<R>(_ body: () throws(StoreError) -> R) throws(StoreError) -> R
+    /// Inside a transaction: runs `body`; when it throws, undoes exactly what `body` changed (SQLite
+    /// `SAVEPOINT … ROLLBACK TO`) and rethrows, leaving the rest of the transaction intact.
+    func savepoint<R>(_ body: () throws(StoreError) -> R) throws(StoreError) -> R
 
     // Schedules
     func insert(_ schedule: StoredSchedule) throws(StoreError) -> Int64
     func schedule(key: Int64) throws(StoreError) -> StoredSchedule?
-    func schedule(id: String) throws(StoreError) -> StoredSchedule?
+    func schedule(app: String, id: String) throws(StoreError) -> StoredSchedule?
     /// The key, next due and fingerprint of the pending schedule with `id` (cheaper than `schedule(id:)`).
-    func pendingSummary(id: String) throws(StoreError) -> (key: Int64, next: Instant, fingerprint: String)?
+    func pendingSummary(app: String, id: String) throws(StoreError) -> (key: Int64, next: Instant, fingerprint: String)?
     /// Tombstones of `id` and of `run`, the pending schedule and the finished record of `id`, at once.
-    func pushLookup(id: String, run: String) throws(StoreError) -> PushLookup
+    func pushLookup(app: String, id: String, run: String) throws(StoreError) -> PushLookup
     func delete(_ schedule: StoredSchedule) throws(StoreError)
     func updateNext(key: Int64, next: Instant, lastDue: Instant?) throws(StoreError)
     /// Every pending (key, next due): what the wheel is rebuilt from.
     func pendingDeadlines() throws(StoreError) -> [(key: Int64, due: Instant)]
     /// Pending schedules that follow the device zone.
     func floatingSchedules() throws(StoreError) -> [StoredSchedule]
+    /// Pending schedules of run `run` of `app` (ids equal to it or starting with `run:`).
+    func schedules(app: String, run: String) throws(StoreError) -> [StoredSchedule]
+    /// Pending schedules of `app` whose cancelOn holds `event`.
+    func schedules(app: String, cancelOn event: String) throws(StoreError) -> [StoredSchedule]
+    /// Pending schedules of `app` (nil: of every app) ordered by (next due, key). O(offset + limit): for
+    /// the legacy `List` only.
+    func schedulesByNext(app: String?, limit: Int?, offset: Int) throws(StoreError) -> [StoredSchedule]
+    /// At most `limit` pending schedules of `app` (nil: of every app) ordered by (next due, key), starting
+    /// just after `cursor` (from the first when nil). A keyset seek: O(log n + limit), whatever the depth.
+    func schedulesByNext(app: String?, after cursor: PendingCursor?, limit: Int) throws(StoreError) -> [StoredSchedule]
+    /// Number of pending schedules of `app` (the quota, CONTRACT §8). O(log n + count) by the app index.
+    func pendingCount(app: String) throws(StoreError) -> Int
     /// Pending schedules pinned to zone `name` (by `timeZone`/suffix or their `until`'s zone). O(n).
     func pinnedSchedules(zone name: String) throws(StoreError) -> [StoredSchedule]
     /// Every zone name pending schedules are pinned to (their zone or `until` zone). O(n).
     func pinnedZoneNames() throws(StoreError) -> Set<String>
-    /// Pending schedules of run `run` (ids equal to it or starting with `run:`).
-    func schedules(run: String) throws(StoreError) -> [StoredSchedule]
-    /// Pending schedules whose cancelOn holds `event`.
-    func schedules(cancelOn event: String) throws(StoreError) -> [StoredSchedule]
-    /// Pending schedules ordered by (next due, key). O(offset + limit): for the legacy `List` only.
-    func schedulesByNext(limit: Int?, offset: Int) throws(StoreError) -> [StoredSchedule]
-    /// At most `limit` pending schedules ordered by (next due, key), starting just after `cursor`
-    /// (from the first when nil). A keyset seek: O(log n + limit), whatever the page's depth.
-    func schedulesByNext(after cursor: PendingCursor?, limit: Int) throws(StoreError) -> [StoredSchedule]
 
     // Applied pushes (CONTRACT §1: a push applied once is `duplicate` whatever came after it)
-    func recordApplied(id: String, digest: String, at: Instant) throws(StoreError)
-    func isApplied(id: String, digest: String) throws(StoreError) -> Bool
+    func recordApplied(app: String, id: String, digest: String, at: Instant) throws(StoreError)
+    func isApplied(app: String, id: String, digest: String) throws(StoreError) -> Bool
     /// Deletes up to `limit` digests applied before `cutoff` whose id is neither pending nor finished.
     @discardableResult func purgeApplied(before cutoff: Instant, limit: Int) throws(StoreError) -> Int
 
     // Tombstones
-    func addTombstone(_ kind: TombstoneKind, _ name: String, at: Instant) throws(StoreError)
-    func hasTombstone(_ kind: TombstoneKind, _ name: String) throws(StoreError) -> Bool
+    func addTombstone(app: String, _ kind: TombstoneKind, _ name: String, at: Instant) throws(StoreError)
+    func hasTombstone(app: String, _ kind: TombstoneKind, _ name: String) throws(StoreError) -> Bool
     /// Deletes tombstones created before `cutoff`; returns how many.
     @discardableResult func purgeTombstones(createdBefore cutoff: Instant) throws(StoreError) -> Int
 
     // Finished schedules
-    func finished(id: String) throws(StoreError) -> FinishedSchedule?
+    func finished(app: String, id: String) throws(StoreError) -> FinishedSchedule?
     func recordFinished(_ record: FinishedSchedule) throws(StoreError)
     /// Deletes finished records whose `keepUntil` is before `now`; returns how many.
     @discardableResult func purgeFinished(expiredBy now: Instant) throws(StoreError) -> Int
 
     /// Ids of finished schedules of run `run` (the same id range as `schedules(run:)`).
-    func finishedIDs(run: String) throws(StoreError) -> [String]
+    func finishedIDs(app: String, run: String) throws(StoreError) -> [String]
 
     // Metadata
     func metadata(_ name: String) throws(StoreError) -> String?
@@ -200,11 +211,12 @@ public protocol ScheduleStore: AnyObject {
     /// At start, before anything else: every record still awaiting its hand-over becomes `unconfirmed`
     /// (the previous process died before it knew). Returns how many.
     func markUnconfirmed() throws(StoreError) -> Int
-    /// The newest `limit` records, oldest first.
-    func history(limit: Int) throws(StoreError) -> [HistoryRecord]
-    /// At most `limit` records with a sequence number below `before` (all when nil), newest first,
-    /// each with its sequence number (append order, ascending, never reused). O(log n + limit).
-    func history(before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord]
+    /// The newest `limit` records of `app` (nil: of every app), oldest first.
+    func history(app: String?, limit: Int) throws(StoreError) -> [HistoryRecord]
+    /// At most `limit` records of `app` (nil: of every app) with a sequence number below `before` (all
+    /// when nil), newest first, each with its sequence number (append order, ascending, never reused).
+    /// O(log n + limit) (per app by the (app, seq) index).
+    func history(app: String?, before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord]
 
     /// Deletes up to `limit` of the oldest records that are older than `cutoff` or beyond the newest
     /// `keepNewest`; returns how many.
@@ -220,10 +232,29 @@ public protocol ScheduleStore: AnyObject {
     func purgeFailedDeliveries(expiredBy now: Instant, limit: Int) throws(StoreError) -> [FailedDelivery]
     func failedDeliveries() throws(StoreError) -> [FailedDelivery]
     func removeFailedDelivery(seq: Int64) throws(StoreError)
-    func removeFailedDeliveries(id: String) throws(StoreError)
+    func removeFailedDeliveries(app: String, id: String) throws(StoreError)
+
+    // Snoozed notifications (CONTRACT §8 "Snooze"), shown again at `until`
+    func addSnoozed(_ notification: DueNotification, until: Instant) throws(StoreError)
+    /// The earliest `until` of any snoozed notification. O(log n).
+    func nextSnoozedUntil() throws(StoreError) -> Instant?
+    /// Snoozed notifications with `until` ≤ `now`, earliest first.
+    func snoozed(dueBy now: Instant) throws(StoreError) -> [SnoozedNotification]
+    func removeSnoozed(seq: Int64) throws(StoreError)
+    /// Removes the snoozed notifications of `app`'s `id`; returns how many.
+    @discardableResult func removeSnoozed(app: String, id: String) throws(StoreError) -> Int
+    /// Ids of `app`'s snoozed notifications of run `run`.
+    func snoozedIDs(app: String, run: String) throws(StoreError) -> [String]
 
     /// Releases the database. Further calls fail.
     func close()
+}
+
+/// A notification the person snoozed, waiting to be shown again at `until`.
+public struct SnoozedNotification: Sendable, Hashable {
+    public var seq: Int64
+    public var notification: DueNotification
+    public var until: Instant
 }
 
 extension ScheduleStore {

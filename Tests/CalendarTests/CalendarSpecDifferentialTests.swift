@@ -11,7 +11,10 @@ import XCTest
 final class CalendarSpecDifferentialTests: XCTestCase {
     static let zones = ["America/New_York", "Europe/Berlin", "Europe/Dublin", "Australia/Lord_Howe",
                         "America/Santiago", "America/Havana", "Pacific/Apia", "Asia/Kolkata", "UTC",
-                        "Europe/London", "America/St_Johns", "Australia/Sydney", "Pacific/Auckland"]
+                        "Europe/London", "America/St_Johns", "Australia/Sydney", "Pacific/Auckland",
+                        // Standard-time changes (folds and gaps without a DST flag change); their folds are
+                        // covered densely by CalendarSpecStandardTimeFoldTests.
+                        "Europe/Moscow", "Europe/Volgograd"]
     static let iterations = 6
 
     func testDifferential_againstSystemdAnalyze() throws {
@@ -54,6 +57,8 @@ final class CalendarSpecDifferentialTests: XCTestCase {
                 }
                 let verdicts = try SystemdAnalyze.calendar(specs, zone: zoneName, baseTime: base,
                                                            iterations: Self.iterations)
+                // One systemd-analyze process: one glibc mktime state through every spec and iteration.
+                var state = MktimeState()
                 for (spec, verdict) in zip(specs, verdicts) {
                     cases += 1
                     let ours = Result { () throws(CalendarError) -> CalendarSpec in try CalendarSpec(parsing: spec) }
@@ -87,7 +92,8 @@ final class CalendarSpecDifferentialTests: XCTestCase {
                         }
                         var ourElapses: [Int64] = []
                         var after = Instant(seconds: base)
-                        while ourElapses.count < Self.iterations, let next = parsed.nextElapse(after: after, in: zone) {
+                        while ourElapses.count < Self.iterations,
+                              let next = parsed.nextElapse(after: after, in: zone, state: &state) {
                             ourElapses.append(next.seconds)
                             after = next
                         }

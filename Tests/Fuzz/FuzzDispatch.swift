@@ -1,7 +1,7 @@
 // libFuzzer harness over the D-Bus method dispatch (scripts/fuzz.sh dispatch; issue 9 item 6).
 //
 // An input is a sequence of up to 8 calls, each `[method byte][length: 2 bytes LE][body]`: the method
-// byte picks one of `SchedulerCall.methods` (mod 13) and the body is its arguments in the D-Bus wire
+// byte picks one of `SchedulerCall.methods` (mod 18) and the body is its arguments in the D-Bus wire
 // format. Each call goes through the decoding the service uses — `WireArguments` (what sd-bus checks),
 // `SchedulerCall(member:arguments:)` (the method's signature), then the argument rules the daemon
 // applies (`PushDecoder`, `ListCursorText`, `ClockArguments`, zone names, the engine's id/event
@@ -58,25 +58,19 @@ final class FuzzWorld {
             if (try? engine.cancel(id: id, now: now)) == nil { unchanged(before, "Cancel") }
         case .cancelRun(let run):
             if (try? engine.cancel(run: run, now: now)) == nil { unchanged(before, "CancelRun") }
+        case .cancelReport(let id):
+            if (try? engine.cancelReporting(id: id, now: now)) == nil { unchanged(before, "CancelReport") }
+        case .cancelRunReport(let run):
+            if (try? engine.cancelReporting(run: run, now: now)) == nil { unchanged(before, "CancelRunReport") }
         case .list(let limit, let offset):
             let rows = limit == 0 ? ReplyBounds.maxRows + 1 : min(Int(limit), ReplyBounds.maxRows + 1)
             _ = try? engine.list(limit: rows, offset: Int(offset))
         case .listPage(let after, let limit):
-            guard let start = try? ListCursorText.start(after) else { return unchanged(before, "ListPage cursor") }
-            let rows = limit == 0 ? ReplyBounds.maxRows : min(Int(limit), ReplyBounds.maxRows)
-            let page: [(cursor: PendingCursor, schedule: PendingSchedule)]
-            switch start {
-            case .first: page = (try? engine.listPage(after: nil, limit: rows + 1)) ?? []
-            case .after(let cursor):
-                page = (try? engine.listPage(after: cursor, limit: rows + 1)) ?? []
-                check(page.allSatisfy { $0.cursor.isAfter(cursor) }, "ListPage row before its cursor")
-            case .skipping(let offset): page = (try? engine.listPage(skipping: offset, limit: rows + 1)) ?? []
-            }
-            check(page.count <= rows + 1, "ListPage returned \(page.count) rows for \(rows)")
-            check(zip(page, page.dropFirst()).allSatisfy { $1.cursor.isAfter($0.cursor) }, "ListPage out of order")
-            if let last = page.last {
-                check((try? ListCursorText.decode(ListCursorText.encode(last.cursor))) == last.cursor, "cursor text")
-            }
+            listPage(app: Engine.defaultApp, after: after, limit: limit, before: before)
+        case .listAllAppsPage(let after, let limit):
+            listPage(app: nil, after: after, limit: limit, before: before)
+        case .declareApp:
+            break  // identity of the connection (ScheddApps' AppID rules); nothing reaches the engine
         case .history(let limit):
             _ = try? engine.history(limit: min(limit == 0 ? 100 : Int(limit), ReplyBounds.maxRows + 1))
         case .historyPage(let before, let limit):
@@ -99,11 +93,35 @@ final class FuzzWorld {
             guard microseconds <= maxExecutedAdvance else { return }
             now = target
             _ = try? engine.advance(to: now, mode: .timePassing)
+        case .clockNext:
+            guard let due = engine.nextDue else { return }
+            guard due.isSupported else { return unchanged(before, "ClockNext") }
+            if due > now { now = due }
+            _ = try? engine.advance(to: now, mode: .timePassing)
         case .clockZone(let name):
             guard let zone = try? ZoneDatabase.shared.zone(named: name) else { return unchanged(before, "ClockZone") }
             _ = try? engine.deviceZoneChanged(to: zone, now: now)
         }
         check(now.isSupported, "the fake clock left the supported range: \(now.microseconds)")
+    }
+
+    /// `ListPage` (of `app`, or of every app when nil): the cursor rules, then the engine's page.
+    private func listPage(app: String?, after: String, limit: UInt32, before: [Int64]) {
+        guard let start = try? ListCursorText.start(after) else { return unchanged(before, "ListPage cursor") }
+        let rows = limit == 0 ? ReplyBounds.maxRows : min(Int(limit), ReplyBounds.maxRows)
+        let page: [(cursor: PendingCursor, schedule: PendingSchedule)]
+        switch start {
+        case .first: page = (try? engine.listPage(app: app, after: nil, limit: rows + 1)) ?? []
+        case .after(let cursor):
+            page = (try? engine.listPage(app: app, after: cursor, limit: rows + 1)) ?? []
+            check(page.allSatisfy { $0.cursor.isAfter(cursor) }, "ListPage row before its cursor")
+        case .skipping(let offset): page = (try? engine.listPage(app: app, skipping: offset, limit: rows + 1)) ?? []
+        }
+        check(page.count <= rows + 1, "ListPage returned \(page.count) rows for \(rows)")
+        check(zip(page, page.dropFirst()).allSatisfy { $1.cursor.isAfter($0.cursor) }, "ListPage out of order")
+        if let last = page.last {
+            check((try? ListCursorText.decode(ListCursorText.encode(last.cursor))) == last.cursor, "cursor text")
+        }
     }
 
     private func unchanged(_ before: [Int64], _ what: String) {

@@ -30,8 +30,9 @@ final class DaemonBasicsTests: XCTestCase {
             (".Cancel", "method", "s", "as"), (".CancelRun", "method", "s", "as"), (".List", "method", "uu", "s"),
             (".History", "method", "u", "s"), (".ListPage", "method", "su", "ss"), (".HistoryPage", "method", "tu", "st"), (".ClockShow", "method", "-", "s"), (".ClockSet", "method", "s", "s"),
             (".ClockAdvance", "method", "t", "s"), (".ClockZone", "method", "s", "s"),
-            (".NotificationShown", "signal", "ss", "-"), (".NotificationCancelled", "signal", "ss", "-"),
-            (".NotificationOpened", "signal", "ss", "-"), (".NotificationDismissed", "signal", "s", "-"),
+            (".DeclareApp", "method", "s", "s"), (".ListAllAppsPage", "method", "su", "ss"),
+            (".NotificationShown", "signal", "sss", "-"), (".NotificationCancelled", "signal", "sss", "-"),
+            (".NotificationOpened", "signal", "sss", "-"), (".NotificationDismissed", "signal", "ss", "-"),
         ]
         let rows = table.lines.map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
         for (name, kind, signature, result) in expected {

@@ -66,7 +66,7 @@ final class DesktopNotifierDunstTests: XCTestCase {
         XCTAssertEqual(try dunstctl("count", "displayed"), "1")
         try screenshotIfAsked()
 
-        notifier.close(id: "run_9:dunst")  // CloseNotification: dunst moves it to its history
+        notifier.close(app: Engine.defaultApp, id: "run_9:dunst")  // CloseNotification: dunst moves it to its history
         XCTAssertEqual(try dunstctl("count", "displayed"), "0")
         let shown = try XCTUnwrap(try history().first { $0["appname"] as? String == "schedd" })
         XCTAssertEqual(shown["summary"] as? String, title)
@@ -95,13 +95,31 @@ final class DesktopNotifierDunstTests: XCTestCase {
         XCTAssertEqual(log.entries, [.init(id: "run_9:close-me", event: .dismissed, reason: nil)])
     }
 
-    func testDunst_defaultAction_reportsOpened_andTheFollowingCloseIsNotADismissal() throws {
+    /// A notification of an app with a desktop file (a temporary XDG_DATA_DIRS): dunst shows the app's
+    /// `Name=`, gets the app id as desktop-entry, and its "default" action opens the app (Exec=).
+    func testDunst_showsTheAppsName_andDefaultAction_opensIt_andTheFollowingCloseIsNotADismissal() throws {
+        let apps = try TemporaryDesktopFiles()
+        defer { apps.remove() }
+        let launches = apps.directory + "/launches.jsonl"
+        try apps.add("org.example.Reminders", """
+            [Desktop Entry]
+            Type=Application
+            Name=Reminders
+            Icon=appointment-soon
+            Exec=\(DesktopHarness.repoRoot.path)/Tests/Support/apps/record_launch.sh \(launches) %u
+            """)
         let notifier = try DesktopNotifier(address: bus.address)
+        notifier.appDirectory = apps.appDirectory
         let log = InteractionLog()
         log.attach(to: notifier)
-        XCTAssertEqual(notifier.show(dueNotification(id: "run_9:open-me", title: "Open me")), .shown)
+        var note = dueNotification(id: "run_9:open-me", title: "Open me")
+        note.app = "org.example.Reminders"
+        note.extras.deepLink = "reminders://todo/9"
+        XCTAssertEqual(notifier.show(note), .shown)
         _ = try dunstctl("action", "0")  // the person activates the topmost notification: its "default" action
         XCTAssertTrue(pump(notifier) { !log.entries.isEmpty })
+        XCTAssertTrue(waitUntil { (try? String(contentsOfFile: launches, encoding: .utf8))?.contains("reminders://todo/9") == true },
+                      "the desktop file's Exec ran with the deep link")
         _ = try dunstctl("close")
         let marker = dueNotification(id: "run_9:marker", title: "Marker")
         XCTAssertEqual(notifier.show(marker), .shown)
@@ -109,5 +127,8 @@ final class DesktopNotifierDunstTests: XCTestCase {
         XCTAssertTrue(pump(notifier) { log.entries.contains { $0.id == "run_9:marker" } })
         XCTAssertEqual(log.entries, [.init(id: "run_9:open-me", event: .opened, reason: "action:default"),
                                      .init(id: "run_9:marker", event: .dismissed, reason: nil)])
+        let shownEntry = try XCTUnwrap(try history().first { $0["summary"] as? String == "Open me" }, "dunst history")
+        XCTAssertEqual(shownEntry["appname"] as? String, "Reminders", "dunst shows the app's Name=")
+        XCTAssertEqual(log.ran.first ?? nil, "launch \(DesktopHarness.repoRoot.path)/Tests/Support/apps/record_launch.sh \(launches) reminders://todo/9")
     }
 }

@@ -49,7 +49,7 @@ final class DesktopNotifierInteractionTests: XCTestCase {
         XCTAssertTrue(pump(notifier) { !log.entries.isEmpty })
         XCTAssertEqual(log.entries, [.init(id: "x", event: .dismissed, reason: nil)])
         XCTAssertNil(notifier.serverId(forSchedule: "x"))
-        notifier.close(id: "x")
+        notifier.close(app: Engine.defaultApp, id: "x")
         XCTAssertEqual(server.calls("CloseNotification").count, 0, "a dismissed notification is not on screen")
     }
 
@@ -81,7 +81,7 @@ final class DesktopNotifierInteractionTests: XCTestCase {
 
     func testCloseOnCancel_closedSignalReason3_isNotADismissal() throws {
         _ = try show("cancelled")
-        notifier.close(id: "cancelled")  // the server answers with NotificationClosed(id, 3)
+        notifier.close(app: Engine.defaultApp, id: "cancelled")  // the server answers with NotificationClosed(id, 3)
         let marker = try show("marker")
         try server.emitNotificationClosed(bus: bus, id: marker, reason: 2)
         XCTAssertTrue(pump(notifier) { log.entries.contains { $0.id == "marker" } })

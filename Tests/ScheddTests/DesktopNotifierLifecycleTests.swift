@@ -71,7 +71,7 @@ final class DesktopNotifierLifecycleTests: XCTestCase {
         XCTAssertFalse(notifier.serverPresent)
         let second = try startServer(caps: ["body"])
         XCTAssertTrue(pump(notifier) { log.serverAppeared > 0 })
-        notifier.close(id: "keep")
+        notifier.close(app: Engine.defaultApp, id: "keep")
         XCTAssertEqual(second.calls("CloseNotification").count, 0, "an id of the old server was sent to the new one")
         XCTAssertEqual(notifier.show(dueNotification(id: "keep", body: "a & b")), .shown)
         let args = try XCTUnwrap(second.notifyArgs().first)

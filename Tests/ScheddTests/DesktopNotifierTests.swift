@@ -35,7 +35,8 @@ final class DesktopNotifierTests: XCTestCase {
         XCTAssertEqual(args["app_icon"] as? String, "file:///usr/share/icons/schedd/bell%20icon.png")
         XCTAssertEqual(args["summary"] as? String, "Stand up")
         XCTAssertEqual(args["body"] as? String, "Stretch now")
-        XCTAssertEqual(args["actions"] as? [String], ["snooze", "Snooze 5 min", "default", "Open"])
+        // The default app (schedd itself) has no desktop file: nothing to open, so no implicit "default".
+        XCTAssertEqual(args["actions"] as? [String], ["snooze", "Snooze 5 min"])
         XCTAssertEqual(args["expire_timeout"] as? Int, 0, "critical never expires")
         let hints = try XCTUnwrap(args["hints"] as? [String: [String: Any]])
         XCTAssertEqual(Set(hints.keys), ["urgency", "category", "desktop-entry", "image-path", "x-schedd-id"])
@@ -129,9 +130,9 @@ final class DesktopNotifierTests: XCTestCase {
         XCTAssertEqual(notifier.show(dueNotification(id: "a")), .shown)
         XCTAssertEqual(notifier.show(dueNotification(id: "b")), .shown)
         let serverIdOfB = try XCTUnwrap(notifier.serverId(forSchedule: "b"))
-        notifier.close(id: "b")
-        notifier.close(id: "b")
-        notifier.close(id: "never-shown")
+        notifier.close(app: Engine.defaultApp, id: "b")
+        notifier.close(app: Engine.defaultApp, id: "b")
+        notifier.close(app: Engine.defaultApp, id: "never-shown")
         let closes = server.calls("CloseNotification")
         XCTAssertEqual(closes.count, 1)
         XCTAssertEqual((closes.first?["args"] as? [String: Any])?["id"] as? Int, Int(serverIdOfB))
@@ -144,7 +145,7 @@ final class DesktopNotifierTests: XCTestCase {
         let notifier = try DesktopNotifier(address: bus.address)
         _ = notifier.show(dueNotification(id: "r", title: "1"))
         _ = notifier.show(dueNotification(id: "r", title: "2"))
-        notifier.close(id: "r")
+        notifier.close(app: Engine.defaultApp, id: "r")
         let replyIds = server.calls("Notify").compactMap { $0["reply"] as? Int }
         XCTAssertEqual((server.calls("CloseNotification").first?["args"] as? [String: Any])?["id"] as? Int,
                        replyIds.last)

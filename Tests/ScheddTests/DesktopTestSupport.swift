@@ -1,6 +1,7 @@
 import Foundation
 import SchedCalendar
 import Scheduler
+import ScheddApps
 import ScheddDesktop
 import XCTest
 
@@ -169,7 +170,7 @@ func dueNotification(id: String, title: String = "Stand up", body: String? = "Ti
                      urgency: Urgency = .normal, icon: String? = nil, category: String? = nil,
                      actions: [NotificationAction] = []) -> DueNotification {
     let due = Instant(seconds: 1_780_000_000)  // 2026-05-28T20:26:40Z
-    return DueNotification(id: id, runId: runId(of: id), title: title, body: body, urgency: urgency, icon: icon,
+    return DueNotification(app: Engine.defaultApp, id: id, runId: runId(of: id), title: title, body: body, urgency: urgency, icon: icon,
                            category: category, actions: actions, dataJSON: nil, messageId: nil, due: due, at: due,
                            lateSeconds: 0)
 }
@@ -178,12 +179,19 @@ func dueNotification(id: String, title: String = "Stand up", body: String? = "Ti
 final class InteractionLog {
     struct Entry: Equatable { var id: String; var event: HistoryRecord.Event; var reason: String? }
     var entries: [Entry] = []
+    /// What opening ran, per entry (nil for dismissals).
+    var ran: [String?] = []
+    var interactions: [DesktopNotifier.Interaction] = []
+    var snoozes: [(DueNotification, Int64)] = []
     var serverAppeared = 0
 
     func attach(to notifier: DesktopNotifier) {
-        notifier.onInteraction = { [unowned self] id, event, reason in
-            entries.append(Entry(id: id, event: event, reason: reason))
+        notifier.onInteraction = { [unowned self] i in
+            entries.append(Entry(id: i.id, event: i.event, reason: i.reason))
+            ran.append(i.ran)
+            interactions.append(i)
         }
+        notifier.onSnooze = { [unowned self] n, seconds in snoozes.append((n, seconds)) }
         notifier.onServerAppeared = { [unowned self] in serverAppeared += 1 }
     }
 }
@@ -193,5 +201,41 @@ final class InteractionLog {
 func pump(_ notifier: DesktopNotifier, upTo seconds: Double = 5, until condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while !condition() && Date() < deadline { notifier.process(waitingUpTo: 0.02) }
+    return condition()
+}
+
+/// Desktop files in a temporary XDG data dir (`DIR/share/applications`), as an `AppDirectory` and as
+/// environment for a daemon.
+final class TemporaryDesktopFiles {
+    let directory: String
+    var dataDir: String { directory + "/share" }
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "schedd-apps-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory + "/share/applications", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: directory + "/home", withIntermediateDirectories: true)
+    }
+
+    func add(_ appID: String, _ text: String) throws {
+        try text.write(toFile: "\(dataDir)/applications/\(appID).desktop", atomically: true, encoding: .utf8)
+    }
+
+    /// XDG_DATA_HOME, XDG_DATA_DIRS and HOME pointing here only.
+    var environment: [String: String] {
+        ["XDG_DATA_DIRS": dataDir, "XDG_DATA_HOME": directory + "/home/.local/share", "HOME": directory + "/home"]
+    }
+
+    var appDirectory: AppDirectory {
+        let env = environment
+        return AppDirectory(locator: DesktopEntryLocator(environment: { env[$0] }))
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: directory) }
+}
+
+/// Polls `condition` every 20 ms for up to `seconds`.
+func waitUntil(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() && Date() < deadline { usleep(20_000) }
     return condition()
 }

@@ -13,8 +13,8 @@ final class OverflowCallsTests: XCTestCase {
     /// `busctl call` of one Scheduler1 method with raw arguments (so values the CLI refuses reach the daemon).
     private func call(_ method: String, _ signature: String, _ arguments: String...) throws -> CommandResult {
         try runProcess("/usr/bin/busctl", ["--address=\(h.bus.address)", "call", "org.schedd.Scheduler1",
-                                           "/org/schedd/Scheduler1", "org.schedd.Scheduler1", method, signature]
-                                          + arguments)
+                                           "/org/schedd/Scheduler1", "org.schedd.Scheduler1", method]
+                                          + (signature.isEmpty ? [] : [signature]) + arguments)
     }
 
     private func now(file: StaticString = #filePath, line: UInt = #line) throws -> String? {
@@ -67,6 +67,22 @@ final class OverflowCallsTests: XCTestCase {
         let history = try h.history()
         XCTAssertTrue(history.contains { $0["id"] as? String == "late" && $0["event"] as? String == "missed" }, "\(history)")
         XCTAssertFalse(h.shown.contains { $0["id"] as? String == "late" }, "\(h.shown)")
+    }
+
+    func testPushesBeyondTheRange_areRejected_andClockNextNamesTheRange() throws {
+        let range = "0001-01-01T00:00:00Z … 9999-12-31T23:59:59.999999Z"
+        // A fixed instant in year 10000 (the last second of 9999 at −23:59) names the range and stores nothing.
+        let rejected = try h.cli(["push", "-", "--json"], stdin: localPush(id: "y10k", at: "9999-12-31T23:59:59-23:59"))
+        XCTAssertEqual(rejected.status, 1, rejected.stdout + rejected.stderr)
+        XCTAssertTrue(rejected.stdout.contains("bk.local.at: 10000-01-01T23:58:59Z is outside the supported range \(range)"),
+                      rejected.stdout)
+        XCTAssertEqual(try h.list().count, 0)
+        // A floating wall time at the end of 9999 in a zone west of UTC resolves past the range: ClockNext
+        // refuses to carry the clock there instead of leaving the range.
+        XCTAssertEqual(try h.push(localPush(id: "adak", at: "9999-12-31T23:59:59",
+                                            extra: "\"timeZone\":\"America/Adak\"")).count, 1)
+        assertRejected(try call("ClockNext", ""), naming: ["clock next", range])
+        XCTAssertEqual(try now(), "2026-03-08T05:00:00Z")
     }
 
     func testHostileSpansFromTheCLI_areUsageErrors_andTheDaemonAnswers() throws {

@@ -1,3 +1,4 @@
+import Foundation
 import ScheddService
 import XCTest
 
@@ -26,9 +27,33 @@ final class SchedulerCallTests: XCTestCase {
         XCTAssertEqual(try decode("ClockAdvance", [.uint64(4_611_686_018_427_387_903)]),
                        .clockAdvance(microseconds: 4_611_686_018_427_387_903))
         XCTAssertEqual(try decode("ClockZone", [.string("Europe/Berlin")]), .clockZone("Europe/Berlin"))
-        XCTAssertEqual(SchedulerCall.methods.count, 13)
+        XCTAssertEqual(try decode("CancelReport", [.string("a")]), .cancelReport(id: "a"))
+        XCTAssertEqual(try decode("CancelRunReport", [.string("r")]), .cancelRunReport(run: "r"))
+        XCTAssertEqual(try decode("ClockNext", []), .clockNext)
+        for (name, _) in SchedulerCall.methods where name != "ClockShow" && name != "ClockNext" {
+            var empty = WireArguments([])
+            XCTAssertThrowsError(try SchedulerCall(member: name, arguments: &empty), "\(name) without arguments")
+        }
         XCTAssertEqual(try decode("Push", [.string("{}")]).writes, true)
         XCTAssertEqual(try decode("ListPage", [.string(""), .uint32(0)]).writes, false)
+    }
+
+    /// The table matches the methods the daemon serves (the org.schedd.Scheduler1 vtable in C).
+    func testMethods_matchTheVtable() throws {
+        let vtable = try String(contentsOfFile: Build.sourceFile("Sources/CSchedBus/vtable.c"), encoding: .utf8)
+        // The first vtable is org.schedd.Scheduler1's; the UnifiedPush ones follow it.
+        let scheduler = vtable.components(separatedBy: "SD_BUS_VTABLE_END")[0]
+        var served: [String: String] = [:]
+        for line in scheduler.split(separator: "\n") where line.trimmingCharacters(in: .whitespaces).hasPrefix("METHOD(\"") {
+            let quoted = line.split(separator: "\"", omittingEmptySubsequences: false)
+            served[String(quoted[1])] = String(quoted[3])
+        }
+        XCTAssertEqual(served.count, SchedulerCall.methods.count, "\(served.keys.sorted())")
+        for (name, signature) in SchedulerCall.methods {
+            XCTAssertEqual(served[name], signature, name)
+            let call = try decode(name, WireArguments.sample(signature))
+            XCTAssertEqual(call.name, name)
+        }
     }
 
     func testWireFormat_isLittleEndianAndAligned() {
@@ -77,5 +102,24 @@ final class SchedulerCallTests: XCTestCase {
         XCTAssertThrowsError(try ClockArguments.setTarget(instant(fromTimeText: "9999-12-31T23:59:59-01:00", in: .utc), text: "")) {
             XCTAssertTrue("\($0)".contains("outside the supported range \(range)"), "\($0)")
         }
+    }
+}
+
+extension WireArguments {
+    /// Arguments of `signature` (s, as, u, t) with harmless values.
+    static func sample(_ signature: String) -> [Value] {
+        var values: [Value] = []
+        var rest = Substring(signature)
+        while let c = rest.first {
+            rest = rest.dropFirst()
+            switch c {
+            case "s": values.append(.string("x"))
+            case "u": values.append(.uint32(1))
+            case "t": values.append(.uint64(1))
+            case "a": rest = rest.dropFirst(); values.append(.strings(["x"]))
+            default: break
+            }
+        }
+        return values
     }
 }

@@ -48,7 +48,7 @@ final class UnifiedPushConnectorTests: XCTestCase {
         let answer = try distributor.send(push, to: registration, id: "m1")
         XCTAssertNil(answer["error"] as? String)
         XCTAssertEqual(reply(answer)?["id"] as? String, "m1")
-        XCTAssertEqual(try harness.list().map { $0["id"] as? String }, ["run_1:a"], "durable before the reply")
+        XCTAssertEqual(try harness.list(app: "org.example.Reminders").map { $0["id"] as? String }, ["run_1:a"], "durable before the reply")
         try harness.advance("10min")
         XCTAssertEqual(harness.shown.map { $0["title"] as? String }, ["From the network"])
         XCTAssertTrue(harness.daemonStderr.contains("push for org.example.Reminders (message m1) applied"), harness.daemonStderr)
@@ -58,7 +58,7 @@ final class UnifiedPushConnectorTests: XCTestCase {
         let registration = try harness.registerForPushes("org.example.Reminders")
         let push = localPush(id: "run_1:a", at: "2026-03-01T10:05:00Z", title: "Once")
         for _ in 0..<3 { XCTAssertEqual(reply(try distributor.send(push, to: registration, id: "m1"))?["id"] as? String, "m1") }
-        XCTAssertEqual(try harness.list().count, 1)
+        XCTAssertEqual(try harness.list(app: "org.example.Reminders").count, 1)
         XCTAssertEqual(harness.daemonStderr.components(separatedBy: "\"status\":\"duplicate\"").count - 1, 2,
                        harness.daemonStderr)
         try harness.advance("10min")
@@ -71,10 +71,10 @@ final class UnifiedPushConnectorTests: XCTestCase {
         _ = try distributor.send(localPush(id: "run_1:b", at: "2026-03-01T10:06:00Z"), to: registration, id: "m2")
         let answer = try distributor.send(#"{"bk":{"cancel":{"run":"run_1"}}}"#, to: registration, id: "m3")
         XCTAssertEqual(reply(answer)?["id"] as? String, "m3")
-        XCTAssertEqual(try harness.list().count, 0)
+        XCTAssertEqual(try harness.list(app: "org.example.Reminders").count, 0)
         try harness.advance("10min")
         XCTAssertEqual(harness.shown.count, 0)
-        XCTAssertEqual(try harness.history().filter { $0["event"] as? String == "cancelled" }.count, 2)
+        XCTAssertEqual(try harness.history(app: "org.example.Reminders").filter { $0["event"] as? String == "cancelled" }.count, 2)
     }
 
     // MARK: Several apps
@@ -92,13 +92,26 @@ final class UnifiedPushConnectorTests: XCTestCase {
         crossed["endpoint"] = second["endpoint"]
         let answer = try distributor.send(localPush(id: "x", at: "2026-03-01T10:05:00Z"), to: crossed, id: "m1")
         XCTAssertEqual(reply(answer)?["id"] as? String, "m1", "a message that can never decrypt is acknowledged")
-        XCTAssertEqual(try harness.list().count, 0)
+        XCTAssertEqual(try harness.list(app: "org.example.Second").count, 0)
         let registrations = try harness.pushRegistrations()
         XCTAssertEqual(registrations["org.example.Second"]?["rejected"] as? Int, 1)
         XCTAssertEqual(registrations["org.example.First"]?["rejected"] as? Int, 0)
-        XCTAssertEqual(try harness.list().count, 0)
+        XCTAssertEqual(try harness.list(app: "org.example.First").count, 0)
         _ = try distributor.send(localPush(id: "y", at: "2026-03-01T10:05:00Z"), to: second, id: "m2")
-        XCTAssertEqual(try harness.list().map { $0["id"] as? String }, ["y"])
+        XCTAssertEqual(try harness.list(app: "org.example.Second").map { $0["id"] as? String }, ["y"])
+    }
+
+    func testTwoApps_pushingTheSameID_keepTheirOwnSchedules() throws {
+        let first = try harness.registerForPushes("org.example.First")
+        let second = try harness.registerForPushes("org.example.Second")
+        _ = try distributor.send(localPush(id: "run_1:a", at: "2026-03-01T10:05:00Z", title: "First's"), to: first, id: "m1")
+        _ = try distributor.send(localPush(id: "run_1:a", at: "2026-03-01T10:06:00Z", title: "Second's"), to: second, id: "m2")
+        XCTAssertEqual(try harness.list(app: "org.example.First").map { $0["title"] as? String }, ["First's"])
+        XCTAssertEqual(try harness.list(app: "org.example.Second").map { $0["title"] as? String }, ["Second's"])
+        XCTAssertEqual(try harness.list().count, 0, "nothing in the default app")
+        _ = try distributor.send(#"{"bk":{"cancel":{"run":"run_1"}}}"#, to: second, id: "m3")
+        XCTAssertEqual(try harness.list(app: "org.example.First").count, 1, "the second app's cancel is its own")
+        XCTAssertEqual(try harness.list(app: "org.example.Second").count, 0)
     }
 
     // MARK: Restart
@@ -116,7 +129,7 @@ final class UnifiedPushConnectorTests: XCTestCase {
         XCTAssertEqual(after["auth"] as? String, before["auth"] as? String)
         let answer = try distributor.send(localPush(id: "after", at: "2026-03-01T10:05:00Z"), to: before, id: "m1")
         XCTAssertEqual(reply(answer)?["id"] as? String, "m1")
-        XCTAssertEqual(try harness.list().map { $0["id"] as? String }, ["after"])
+        XCTAssertEqual(try harness.list(app: "org.example.Reminders").map { $0["id"] as? String }, ["after"])
     }
 
     // MARK: Bad bodies
@@ -125,7 +138,7 @@ final class UnifiedPushConnectorTests: XCTestCase {
         let registration = try harness.registerForPushes("org.example.Reminders")
         let answer = try distributor.sendRaw(Array("not an aes128gcm body at all".utf8), to: registration, id: "bad1")
         XCTAssertEqual(reply(answer)?["id"] as? String, "bad1")
-        XCTAssertEqual(try harness.list().count, 0)
+        XCTAssertEqual(try harness.list(app: "org.example.Reminders").count, 0)
         XCTAssertTrue(harness.daemonStderr.contains("rejected a push for org.example.Reminders (message bad1) does not decrypt"),
                       harness.daemonStderr)
         let recorded = try XCTUnwrap(harness.pushRegistrations()["org.example.Reminders"])
@@ -141,7 +154,7 @@ final class UnifiedPushConnectorTests: XCTestCase {
         _ = try distributor.send(localPush(id: "keep", at: "2026-03-01T10:05:00Z"), to: registration, id: "m1")
         let bad = #"{"bk":{"cancel":{"id":"keep"},"local":{"id":"new","at":"2026-03-01T10:06:00Z"}}}"#
         XCTAssertEqual(reply(try distributor.send(bad, to: registration, id: "m2"))?["id"] as? String, "m2")
-        XCTAssertEqual(try harness.list().map { $0["id"] as? String }, ["keep"])
+        XCTAssertEqual(try harness.list(app: "org.example.Reminders").map { $0["id"] as? String }, ["keep"])
         XCTAssertTrue(harness.daemonStderr.contains("(message m2) is not a valid push"), harness.daemonStderr)
         _ = try distributor.send("not json", to: registration, id: "m3")
         XCTAssertEqual(try harness.pushRegistrations()["org.example.Reminders"]?["rejected"] as? Int, 2)
@@ -161,7 +174,7 @@ final class UnifiedPushConnectorTests: XCTestCase {
         XCTAssertNotEqual(now["endpoint"] as? String, registration["endpoint"] as? String, "a new endpoint")
         XCTAssertEqual(now["state"] as? String, "registered")
         _ = try distributor.send(localPush(id: "again", at: "2026-03-01T10:05:00Z"), to: now, id: "m1")
-        XCTAssertEqual(try harness.list().map { $0["id"] as? String }, ["again"])
+        XCTAssertEqual(try harness.list(app: "org.example.Reminders").map { $0["id"] as? String }, ["again"])
     }
 
     func testAppUnregisters_distributorIsTold_andLaterMessagesAreIgnored() throws {
@@ -178,6 +191,24 @@ final class UnifiedPushConnectorTests: XCTestCase {
     }
 
     // MARK: Bad calls
+
+    /// Another peer on the bus that learned the token still cannot redirect the app's pushes: only the
+    /// owner of the registration's distributor name may send NewEndpoint (here after a restart, so
+    /// schedd learned the owner by asking the bus, not from NameOwnerChanged).
+    func testNewEndpointFromAnotherPeer_isRefused() throws {
+        let registration = try harness.registerForPushes("org.example.Reminders")
+        let token = try XCTUnwrap(distributor.registeredTokens().first)
+        harness.stopDaemon()
+        try harness.startDaemon(fakeClock: Self.start)
+        XCTAssertTrue(waitFor(seconds: 10) { self.distributor.registeredTokens().count == 2 })
+        let spoof = try runProcess("/usr/bin/busctl", ["--address=\(harness.bus.address)", "--", "call", "org.schedd.Scheduler1",
+                                                       "/org/unifiedpush/Connector", "org.unifiedpush.Connector2", "NewEndpoint",
+                                                       "a{sv}", "2", "token", "s", token, "endpoint", "s", "https://evil.invalid/x"])
+        XCTAssertNotEqual(spoof.status, 0)
+        XCTAssertTrue(spoof.stderr.contains("not from its distributor org.unifiedpush.Distributor.test"), spoof.stderr)
+        XCTAssertEqual(try harness.pushRegistrations()["org.example.Reminders"]?["endpoint"] as? String,
+                       registration["endpoint"] as? String)
+    }
 
     func testRegister_withAnInvalidAppID_isRefused_namingTheRule() throws {
         let (status, text) = try harness.unifiedPush("Register", "ss", ["not an app id", ""])

@@ -37,6 +37,44 @@ final class UnifiedPushDistributorTests: XCTestCase {
                        "org.unifiedpush.Distributor.late")
     }
 
+    func testRegistrations_areBounded_at1000() throws {
+        harness = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z")
+        // 1000 apps registered without a distributor (each stored, answered NoDistributor), then one more.
+        let script = """
+            import dbus, sys
+            bus = dbus.bus.BusConnection(sys.argv[1])
+            up = dbus.Interface(bus.get_object("org.schedd.Scheduler1", "/org/schedd/Scheduler1"), "org.schedd.UnifiedPush1")
+            for i in range(1001):
+                try:
+                    up.Register("org.example.App%d" % i, "")
+                except dbus.exceptions.DBusException as error:
+                    print(i, error.get_dbus_name(), error.get_dbus_message())
+            """
+        let result = try runProcess(DesktopHarness.python, ["-c", script, harness!.bus.address])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = result.lines
+        XCTAssertEqual(lines.filter { $0.contains("NoDistributor") }.count, 1000, "\(lines.prefix(3))")
+        XCTAssertEqual(lines.last, "1000 org.schedd.UnifiedPush1.Error.InvalidArgument Register: schedd keeps at most 1000 "
+                       + "push registrations; unregister an app first")
+        XCTAssertEqual(try harness!.pushRegistrations().count, 1000)
+    }
+
+    func testAppAtItsQuota_messageIsNotAcknowledged_andAppliesOnceThereIsRoom() throws {
+        harness = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z",
+                                    notifierArguments: ["--notifier", "stdout", "--max-pending-per-app", "1"])
+        let distributor = try start("test")
+        let registration = try harness!.registerForPushes("org.example.A")
+        _ = try distributor.send(localPush(id: "one", at: "2026-03-01T10:05:00Z"), to: registration, id: "m1")
+        let full = try distributor.send(localPush(id: "two", at: "2026-03-01T10:06:00Z"), to: registration, id: "m2")
+        XCTAssertNil(full["reply"] as? [String: Any], "acknowledged although not applied: \(full)")
+        XCTAssertTrue((full["error"] as? String)?.hasPrefix("org.schedd.UnifiedPush1.Error.QuotaExceeded") == true, "\(full)")
+        XCTAssertEqual(try harness!.pushRegistrations()["org.example.A"]?["rejected"] as? Int, 0)
+        try harness!.advance("5min")  // "one" fires: room again
+        let again = try distributor.send(localPush(id: "two", at: "2026-03-01T10:06:00Z"), to: registration, id: "m2")
+        XCTAssertEqual((again["reply"] as? [String: Any])?["id"] as? String, "m2", "\(again)")
+        XCTAssertEqual(try harness!.list(app: "org.example.A").map { $0["id"] as? String }, ["two"])
+    }
+
     func testTwoDistributors_theRulePicksTheFirstName_andTheOverrideWins() throws {
         harness = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z")
         let zeta = try start("zeta")
@@ -75,7 +113,33 @@ final class UnifiedPushDistributorTests: XCTestCase {
         XCTAssertTrue(waitFor(seconds: 5) { second.signals("EndpointChanged").count >= 2 })
         let answer = try second.send(localPush(id: "moved", at: "2026-03-01T10:05:00Z"), to: after, id: "m1")
         XCTAssertEqual((answer["reply"] as? [String: Any])?["id"] as? String, "m1")
-        XCTAssertEqual(try harness!.list().map { $0["id"] as? String }, ["moved"])
+        XCTAssertEqual(try harness!.list(app: "org.example.A").map { $0["id"] as? String }, ["moved"])
+    }
+
+    func testDistributorRefuses_registerFailsWithItsReason() throws {
+        harness = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z")
+        _ = try start("picky", ["--fail-register", "ACTION_REQUIRED"])
+        let (status, text) = try harness!.unifiedPush("Register", "ss", ["org.example.A", ""])
+        XCTAssertNotEqual(status, 0)
+        XCTAssertTrue(text.contains("refused the registration: REGISTRATION_FAILED (ACTION_REQUIRED)"), text)
+        XCTAssertEqual(try harness!.pushRegistrations()["org.example.A"]?["state"] as? String, "failed")
+    }
+
+    func testEndpointChangedByTheDistributor_isStored_andSignalled() throws {
+        harness = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z")
+        let distributor = try start("test")
+        let before = try harness!.registerForPushes("org.example.A")
+        let result = try runProcess("/usr/bin/busctl", ["--address=\(harness!.bus.address)", "--json=short", "--", "call",
+                                                        "org.unifiedpush.Distributor.test", "/org/schedd/test/Distributor",
+                                                        "org.schedd.test.DistributorControl", "ChangeEndpoint", "s",
+                                                        before["endpoint"] as? String ?? ""])
+        let changed = try XCTUnwrap(busctlString(result.stdout), result.stderr)
+        XCTAssertNotEqual(changed, before["endpoint"] as? String)
+        XCTAssertTrue(waitFor(seconds: 10) {
+            (try? self.harness!.pushRegistrations()["org.example.A"]?["endpoint"] as? String) == changed
+        })
+        XCTAssertTrue(waitFor(seconds: 5) { distributor.signals("EndpointChanged").count == 2 })
+        XCTAssertTrue(distributor.signals("EndpointChanged").last?.last?.contains(changed) == true)
     }
 
     func testLegacyConnector1_endpointAndMessage() throws {
@@ -84,8 +148,8 @@ final class UnifiedPushDistributorTests: XCTestCase {
         let registration = try harness!.registerForPushes("org.example.A")
         XCTAssertEqual(registration["endpoint"] as? String, legacy.events("NewEndpoint").last?["endpoint"] as? String)
         _ = try legacy.send(localPush(id: "v1", at: "2026-03-01T10:05:00Z"), to: registration, id: "m1")
-        XCTAssertTrue(waitFor(seconds: 10) { ((try? self.harness!.list()) ?? []).count == 1 }, "Connector1 has no reply: poll")
-        XCTAssertEqual(try harness!.list().map { $0["id"] as? String }, ["v1"])
+        XCTAssertTrue(waitFor(seconds: 10) { ((try? self.harness!.list(app: "org.example.A")) ?? []).count == 1 }, "Connector1 has no reply: poll")
+        XCTAssertEqual(try harness!.list(app: "org.example.A").map { $0["id"] as? String }, ["v1"])
     }
 
     /// A distributor's Message starts schedd through the bus's activation file when it is not running.
@@ -115,6 +179,6 @@ final class UnifiedPushDistributorTests: XCTestCase {
                                                        "GetConnectionUnixProcessID", "s", "org.schedd.Scheduler1"])
         activated = pid_t(owner.stdout.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
         XCTAssertNotNil(activated, owner.stdout + owner.stderr)
-        XCTAssertEqual(try h.list().map { $0["id"] as? String }, ["woken"])
+        XCTAssertEqual(try h.list(app: "org.example.A").map { $0["id"] as? String }, ["woken"])
     }
 }

@@ -43,10 +43,10 @@ final class UnifiedPushStorageTests: XCTestCase {
         XCTAssertTrue(h.daemonStderr.contains("not applied (the distributor will deliver it again)"), h.daemonStderr)
 
         try FileManager.default.removeItem(atPath: fill)
-        XCTAssertEqual(try h.list().count, 0, "nothing of the refused message was stored")
+        XCTAssertEqual(try h.list(app: "org.example.Reminders").count, 0, "nothing of the refused message was stored")
         let again = try distributor.send(push, to: registration, id: "m1")
         XCTAssertEqual((again["reply"] as? [String: Any])?["id"] as? String, "m1", "\(again)")
-        XCTAssertEqual(try h.list().map { $0["id"] as? String }, ["full:1"])
+        XCTAssertEqual(try h.list(app: "org.example.Reminders").map { $0["id"] as? String }, ["full:1"])
         XCTAssertEqual(try h.pushRegistrations()["org.example.Reminders"]?["rejected"] as? Int, 0,
                        "a storage failure is not a rejected push")
     }

@@ -48,8 +48,8 @@ final class ScriptedNotifier: Notifier {
     }
 
     @discardableResult
-    func close(id: String) -> Bool {
-        let onScreen = shown.contains { $0.id == id } && !closed.contains(id)
+    func close(app: String, id: String) -> Bool {
+        let onScreen = shown.contains { $0.app == app && $0.id == id } && !closed.contains(id)
         closed.append(id)
         return onScreen
     }

@@ -16,7 +16,7 @@ func removeTree(_ path: String) {
 
 func sampleSchedule(id: String, next: Int64, cancelOn: [String] = []) -> StoredSchedule {
     StoredSchedule(
-        key: 0, id: id, kind: .floatingAt, spec: nil, atInstant: nil, atOffset: nil,
+        key: 0, app: Engine.defaultApp, id: id, kind: .floatingAt, spec: nil, atInstant: nil, atOffset: nil,
         wall: CivilDateTime(year: 2026, month: 3, day: 8, hour: 19), zone: nil,
         untilInstant: nil, untilWall: nil, untilZone: nil, next: Instant(seconds: next), lastDue: nil,
         title: "Title \(id)", body: "body\u{0}with nul", dataJSON: #"{"k":1}"#, cancelOn: cancelOn,
@@ -120,11 +120,11 @@ final class StoreTests: XCTestCase {
         original.key = try store.transaction { () throws(StoreError) in try store.insert(original) }
         store.close()
         let reopened = try SQLiteScheduleStore(path: path)
-        XCTAssertEqual(try reopened.schedule(id: "run_1:a"), original)
+        XCTAssertEqual(try reopened.schedule(app: Engine.defaultApp, id: "run_1:a"), original)
         XCTAssertEqual(try reopened.schedule(key: original.key), original)
         XCTAssertEqual(try reopened.pendingDeadlines().map(\.key), [original.key])
-        XCTAssertEqual(try reopened.schedules(cancelOn: "ev\u{1F}2").map(\.id), ["run_1:a"])
-        XCTAssertEqual(try reopened.schedules(cancelOn: "ev"), [])
+        XCTAssertEqual(try reopened.schedules(app: Engine.defaultApp, cancelOn: "ev\u{1F}2").map(\.id), ["run_1:a"])
+        XCTAssertEqual(try reopened.schedules(app: Engine.defaultApp, cancelOn: "ev"), [])
     }
 
     func testRunLookup_matchesExactRunOnly() throws {
@@ -132,46 +132,46 @@ final class StoreTests: XCTestCase {
         for (i, id) in ["run_4", "run_4:a", "run_4:b:c", "run_44:a", "run_4a", "run_3:z", "run_5"].enumerated() {
             _ = try store.insert(sampleSchedule(id: id, next: Int64(100 - i)))
         }
-        XCTAssertEqual(Set(try store.schedules(run: "run_4").map(\.id)), ["run_4", "run_4:a", "run_4:b:c"])
-        XCTAssertEqual(try store.schedules(run: "run_44").map(\.id), ["run_44:a"])
-        XCTAssertEqual(try store.schedules(run: "run_4:a"), [])
+        XCTAssertEqual(Set(try store.schedules(app: Engine.defaultApp, run: "run_4").map(\.id)), ["run_4", "run_4:a", "run_4:b:c"])
+        XCTAssertEqual(try store.schedules(app: Engine.defaultApp, run: "run_44").map(\.id), ["run_44:a"])
+        XCTAssertEqual(try store.schedules(app: Engine.defaultApp, run: "run_4:a"), [])
     }
 
     func testTransaction_rollsBackEverything_whenBodyThrows() throws {
         let store = try SQLiteScheduleStore(path: path)
         XCTAssertThrowsError(try store.transaction { () throws(StoreError) in
             _ = try store.insert(sampleSchedule(id: "a", next: 1))
-            try store.addTombstone(.id, "b", at: Instant(seconds: 1))
+            try store.addTombstone(app: Engine.defaultApp, .id, "b", at: Instant(seconds: 1))
             throw StoreError(.io, "simulated failure")
         })
-        XCTAssertNil(try store.schedule(id: "a"))
-        XCTAssertFalse(try store.hasTombstone(.id, "b"))
+        XCTAssertNil(try store.schedule(app: Engine.defaultApp, id: "a"))
+        XCTAssertFalse(try store.hasTombstone(app: Engine.defaultApp, .id, "b"))
         // Duplicate ids violate the unique index: the nested insert fails and the batch is rolled back.
         XCTAssertThrowsError(try store.transaction { () throws(StoreError) in
             _ = try store.insert(sampleSchedule(id: "c", next: 1))
             try store.transaction { () throws(StoreError) in _ = try store.insert(sampleSchedule(id: "c", next: 2)) }
         })
-        XCTAssertNil(try store.schedule(id: "c"))
+        XCTAssertNil(try store.schedule(app: Engine.defaultApp, id: "c"))
     }
 
     func testTombstones_purgeOnlyOlderThanCutoff() throws {
         let store = try SQLiteScheduleStore(path: path)
-        try store.addTombstone(.id, "old", at: Instant(seconds: 100))
-        try store.addTombstone(.run, "new", at: Instant(seconds: 200))
+        try store.addTombstone(app: Engine.defaultApp, .id, "old", at: Instant(seconds: 100))
+        try store.addTombstone(app: Engine.defaultApp, .run, "new", at: Instant(seconds: 200))
         XCTAssertEqual(try store.purgeTombstones(createdBefore: Instant(seconds: 150)), 1)
-        XCTAssertFalse(try store.hasTombstone(.id, "old"))
-        XCTAssertTrue(try store.hasTombstone(.run, "new"))
-        XCTAssertFalse(try store.hasTombstone(.id, "new"), "kinds are separate")
+        XCTAssertFalse(try store.hasTombstone(app: Engine.defaultApp, .id, "old"))
+        XCTAssertTrue(try store.hasTombstone(app: Engine.defaultApp, .run, "new"))
+        XCTAssertFalse(try store.hasTombstone(app: Engine.defaultApp, .id, "new"), "kinds are separate")
     }
 
     func testHistory_newestN_oldestFirst() throws {
         let store = try SQLiteScheduleStore(path: path)
         for i in 0..<5 {
-            try store.appendHistory(HistoryRecord(id: "id\(i)", event: .fired, at: Instant(seconds: Int64(i)),
+            try store.appendHistory(HistoryRecord(app: Engine.defaultApp, id: "id\(i)", event: .fired, at: Instant(seconds: Int64(i)),
                                                   due: nil, reason: nil, lateSeconds: 0, title: nil,
                                                   messageId: "m\(i)", dataJSON: #"{"i":\#(i)}"#))
         }
-        let records = try store.history(limit: 3)
+        let records = try store.history(app: Engine.defaultApp, limit: 3)
         XCTAssertEqual(records.map(\.id), ["id2", "id3", "id4"])
         XCTAssertEqual(records.last?.messageId, "m4")
         XCTAssertEqual(records.last?.dataJSON, #"{"i":4}"#)
@@ -180,11 +180,11 @@ final class StoreTests: XCTestCase {
     func testPreparedStatements_areReused_notPreparedPerCall() throws {
         let store = try SQLiteScheduleStore(path: path)
         for i in 0..<3 { _ = try store.insert(sampleSchedule(id: "w\(i)", next: Int64(i), cancelOn: ["e"])) }
-        _ = try store.schedule(id: "w0")
+        _ = try store.schedule(app: Engine.defaultApp, id: "w0")
         let warmed = store.db.cachedStatementCount
         for i in 3..<50 {
             _ = try store.insert(sampleSchedule(id: "w\(i)", next: Int64(i), cancelOn: ["e"]))
-            _ = try store.schedule(id: "w\(i)")
+            _ = try store.schedule(app: Engine.defaultApp, id: "w\(i)")
         }
         XCTAssertEqual(store.db.cachedStatementCount, warmed)
     }

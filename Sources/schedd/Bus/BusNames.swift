@@ -21,11 +21,13 @@ enum BusErrorName: String, Sendable, CaseIterable {
     case storage = "org.schedd.Scheduler1.Error.Storage"
     /// The call itself is malformed (wrong member or arguments). CLI exit 2.
     case usage = "org.schedd.Scheduler1.Error.Usage"
+    /// A push would take its app over the pending quota (`--max-pending-per-app`); nothing was stored. CLI exit 1.
+    case quotaExceeded = "org.schedd.Scheduler1.Error.QuotaExceeded"
 
     /// The CLI exit code for this error.
     var exitCode: ExitCode {
         switch self {
-        case .invalidPush, .invalidArgument, .notFound, .notFakeClock: .rejected
+        case .invalidPush, .invalidArgument, .notFound, .notFakeClock, .quotaExceeded: .rejected
         case .storage: .failure
         case .usage: .usage
         }

@@ -1,3 +1,5 @@
+import Scheduler
+
 /// One option a subcommand accepts: `--name VALUE` (or `--name=VALUE`) when `valueName` is set,
 /// else a flag. The same table drives the parser, `--help`, the man page and the shell completions.
 struct OptionSpec: Sendable {
@@ -63,6 +65,11 @@ func limitOption(default text: String) -> OptionSpec {
     .value("limit", "N", "Show at most N (0: all; default: \(text))")
 }
 
+/// The option of every subcommand that acts for an app (CONTRACT §8; docs/apps.md).
+let appOption = OptionSpec.value("app", "APPID",
+                                 "Act for this app (reverse DNS, e.g. org.example.Reminders; default: the caller's own "
+                                 + "app — its Flatpak or app scope — else org.schedd.Default)")
+
 /// The command table: every subcommand of CONTRACT §6, in the order `schedd --help` lists them.
 /// To add a command: append a `CommandSpec` here and a `case` in `runCommandLine`; help, the man
 /// page and the completions follow from the table.
@@ -83,6 +90,8 @@ let commandTable: [CommandSpec] = [
         .value("push-distributor", "NAME",
                "The UnifiedPush distributor apps register with (a bus name or its part after org.unifiedpush.Distributor.; "
                + "default: $UNIFIEDPUSH_DISTRIBUTOR, else the rule in docs/receiving-pushes.md)"),
+        .value("max-pending-per-app", "N",
+               "At most N pending schedules per app; a push over it is rejected (default \(Engine.defaultMaxPendingPerApp))"),
     ], details: [
         "The daemon owns \(BusNames.service) on the bus and serves \(BusNames.interface) at \(BusNames.objectPath).",
         "With --allow-group (or --bus system) it checks every caller's credentials and refuses others with",
@@ -90,7 +99,7 @@ let commandTable: [CommandSpec] = [
     ]),
     CommandSpec(name: "add", arguments: "TITLE (--at WHEN | --in SPAN | --calendar SPEC)",
                 summary: "Schedule a notification from the command line", positionalCount: 1...1, options: [
-        busOption,
+        busOption, appOption,
         .value("at", "WHEN", "When: a push's at (2026-12-24T18:00, …Z, …+01:00) or a systemd timestamp (tomorrow 18:00, @1767225600)"),
         .value("in", "SPAN", "After a time span from now (90s, 15min, '1h 30min')"),
         .value("calendar", "SPEC", "Repeating, at a calendar expression (Mon..Fri 09:00, daily)"),
@@ -112,27 +121,28 @@ let commandTable: [CommandSpec] = [
         "          schedd add 'Standup' --calendar 'Mon..Fri 09:30' --cancel-on vacation",
     ]),
     CommandSpec(name: "push", arguments: "[FILE|-]", summary: "Hand the daemon one push, or NDJSON pushes",
-                positionalCount: 0...1, options: [busOption], details: [
+                positionalCount: 0...1, options: [busOption, appOption], details: [
         "Reads standard input when FILE is '-' or missing. A file that parses as one JSON value is one push;",
         "otherwise each non-empty line is one push (NDJSON) and gets one answer line, in order.",
         "The push format is described in schedd-push(5).",
         "Example: echo '{\"bk\":{\"local\":{\"id\":\"run_1:a\",\"at\":\"2026-12-24T18:00\",\"title\":\"Hi\"}}}' | schedd push",
     ], positionalKind: .file),
     CommandSpec(name: "track", arguments: "EVENT", summary: "Report an event: cancels schedules with it in cancelOn",
-                positionalCount: 1...1, options: [busOption, .value("data", "JSON", "Data recorded with the event")]),
+                positionalCount: 1...1, options: [busOption, appOption, .value("data", "JSON", "Data recorded with the event")]),
     CommandSpec(name: "cancel", arguments: "ID | --run RUN", summary: "Cancel one schedule, or every schedule of a run",
-                positionalCount: 0...1, options: [busOption, .value("run", "RUN", "Cancel every schedule of this run")]),
+                positionalCount: 0...1, options: [busOption, appOption, .value("run", "RUN", "Cancel every schedule of this run")]),
     CommandSpec(name: "list", arguments: "", summary: "List pending notifications, soonest first",
                 positionalCount: 0...0, options: [
-        busOption, limitOption(default: "all"), .value("offset", "N", "Skip the first N"),
+        busOption, appOption, .flag("all-apps", "List the pending notifications of every app, with an APP column (not for sandboxed callers)"),
+        limitOption(default: "all"), .value("offset", "N", "Skip the first N"),
     ], details: [
         "Columns as systemctl list-timers: NEXT, LEFT, LAST (the last firing), PASSED, then REPEAT (a",
         "repeating schedule's calendar, '-' for a one-shot), ID and TITLE; times in the daemon's device zone.",
     ]),
     CommandSpec(name: "history", arguments: "", summary: "Show what happened, oldest first",
-                positionalCount: 0...0, options: [busOption, limitOption(default: "100, the newest")]),
+                positionalCount: 0...0, options: [busOption, appOption, limitOption(default: "100, the newest")]),
     CommandSpec(name: "clock", arguments: "show | set TIME | advance SPAN | next | zone ZONE",
-                summary: "Show or move the daemon's fake clock", positionalCount: 1...Int.max, options: [busOption],
+                summary: "Show or move the daemon's fake clock", positionalCount: 1...Int.max, options: [busOption, appOption],
                 actions: [
         ActionSpec(name: "show", arguments: "", help: "print the daemon's clock: {\"now\",\"zone\",\"fake\"}"),
         ActionSpec(name: "set", arguments: "TIME",

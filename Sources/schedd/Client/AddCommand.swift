@@ -21,7 +21,7 @@ func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
         throw .usage("add needs exactly one of --at WHEN, --in SPAN and --calendar SPEC"
                      + (triggers.isEmpty ? "" : ", not " + triggers.map { "--" + $0 }.joined(separator: " and ")))
     }
-    let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
+    let client = try SchedulerClient(args)
     var clock: DaemonClock?
     func daemonClock() throws(CommandFailure) -> DaemonClock {
         if let clock { return clock }
@@ -95,7 +95,7 @@ private func whenText(_ when: String, option: String,
     if let instant = instant(fromTimeArgument: when, now: clock.now, in: clock.zone) { return instant.rfc3339 }
     let words = when.split(separator: " ", maxSplits: 1)
     if words.count == 2, let days = ["yesterday": -1, "today": 0, "tomorrow": 1][String(words[0])] {
-        let date = clock.zone.localDateTime(at: clock.now.adding(seconds: 0))
+        let date = clock.zone.localDateTime(at: clock.now)
         let day = civilFromDays(date.daysSinceEpoch + Int64(days))
         let dated = "\(day.year)-\(twoDigits(day.month))-\(twoDigits(day.day)) \(words[1])"
         if let instant = instant(fromTimeArgument: dated, now: clock.now, in: clock.zone) { return instant.rfc3339 }

@@ -3,11 +3,12 @@ import SchedCalendar
 import ScheddService
 import Scheduler
 
-/// `schedd list [--limit N] [--offset N]`: pending notifications, soonest first.
+/// `schedd list [--limit N] [--offset N] [--app ID | --all-apps]`: pending notifications of the app,
+/// soonest first (`--all-apps`: of every app, `ListAllAppsPage`, with an APP column).
 ///
 /// JSON: the daemon's `List` page as it is. Human: a table like `systemctl list-timers` — NEXT and
-/// LEFT (by the daemon's clock), LAST and PASSED (its latest firing, `n/a` when none among the
-/// newest `lastScanLimit` history records), REPEAT (a repeating schedule's calendar expression,
+/// LEFT (by the daemon's clock), LAST and PASSED (a repeating schedule's latest occurrence, the
+/// rows' `last`; `n/a` before the first), REPEAT (a repeating schedule's calendar expression,
 /// `-` for a one-shot), ID, TITLE — with times in the daemon's device zone, columns aligned by
 /// display width (CJK titles take two columns a character), and a footer counting every pending
 /// schedule, not only the rows shown (`Showing 1 of 3 pending.`). Read page by page (`ListPage`),
@@ -15,20 +16,22 @@ import Scheduler
 func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let limit = try args.count("limit", default: 0) ?? 0
     let offset = try args.count("offset", default: 0) ?? 0
-    let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
+    let allApps = args.has("all-apps")
+    if allApps && args.value("app") != nil { throw .usage("--all-apps and --app exclude each other") }
+    let client = try SchedulerClient(args)
     if args.json {
-        Console.out(mergedJSONArray(try readPendingPages(client, offset: offset, limit: limit == 0 ? nil : limit)))
+        Console.out(mergedJSONArray(try readPendingPages(client, offset: offset, limit: limit == 0 ? nil : limit,
+                                                         allApps: allApps)))
         return
     }
-    let all = try SchedulerClient.json(mergedJSONArray(try readPendingPages(client)), "List").arrayValue ?? []
+    let all = try SchedulerClient.json(mergedJSONArray(try readPendingPages(client, allApps: allApps)), "List").arrayValue ?? []
     let shown = Array(all.dropFirst(offset).prefix(limit == 0 ? Int.max : limit))
     if all.isEmpty {
         Console.out("No pending notifications.")
         return
     }
     let clock = try DaemonClock.read(client)
-    let last = try lastFirings(client)
-    var rows = [["NEXT", "LEFT", "LAST", "PASSED", "REPEAT", "ID", "TITLE"]]
+    var rows = [(allApps ? ["APP"] : []) + ["NEXT", "LEFT", "LAST", "PASSED", "REPEAT", "ID", "TITLE"]]
     for item in shown {
         let id = item[member: "id"]?.stringValue ?? ""
         var next = "n/a", left = "n/a", lastText = "n/a", passed = "n/a"
@@ -37,14 +40,15 @@ func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
             let delta = instant.microseconds - clock.now.microseconds
             left = delta >= 0 ? formatRelativeSpan(microseconds: delta) : relativeToNow(delta)
         }
-        if let fired = last[id] {
+        if let text = item[member: "last"]?.stringValue, let fired = instant(fromTimeText: text, in: .utc) {
             lastText = clock.local(fired)
             passed = relativeToNow(fired.microseconds - clock.now.microseconds)
         }
         let trigger = item[member: "trigger"]?.stringValue ?? ""
         let repeats = trigger.hasPrefix("calendar ") ? String(trigger.dropFirst("calendar ".count)) : "-"
-        rows.append([next, left, lastText, passed, tableCell(repeats), tableCell(id),
-                     tableCell(item[member: "title"]?.stringValue ?? "")])
+        rows.append((allApps ? [tableCell(item[member: "app"]?.stringValue ?? "")] : [])
+                    + [next, left, lastText, passed, tableCell(repeats), tableCell(id),
+                       tableCell(item[member: "title"]?.stringValue ?? "")])
     }
     Console.out(formatTable(rows))
     if shown.count == all.count {
@@ -56,27 +60,12 @@ func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
     }
 }
 
-/// How many of the newest history records `list` reads to find each schedule's last firing.
-private let lastScanLimit = 1000
-
-/// The latest `fired` instant of each id among the newest `lastScanLimit` history records.
-private func lastFirings(_ client: SchedulerClient) throws(CommandFailure) -> [String: Instant] {
-    let text = mergedJSONArray(try readHistoryPages(client, limit: lastScanLimit))
-    var last: [String: Instant] = [:]
-    for record in try SchedulerClient.json(text, "History").arrayValue ?? [] where record[member: "event"] == .string("fired") {
-        guard let id = record[member: "id"]?.stringValue, let at = record[member: "at"]?.stringValue,
-              let instant = instant(fromTimeText: at, in: .utc) else { continue }
-        if instant > (last[id] ?? Instant(microseconds: Int64.min)) { last[id] = instant }
-    }
-    return last
-}
-
 /// `schedd history [--limit N]`: the newest N records (default 100; 0: all), oldest first. Human:
 /// TIME and DUE in the daemon's device zone, EVENT, ID, TITLE, LATE (`0s` when on time) and REASON.
 /// Read page by page (`HistoryPage`).
 func runHistoryCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let limit = try args.count("limit", default: 100) ?? 100
-    let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
+    let client = try SchedulerClient(args)
     let text = mergedJSONArray(try readHistoryPages(client, limit: limit == 0 ? Int.max : limit))
     if args.json {
         Console.out(text)

@@ -11,17 +11,20 @@ private let rowsPerPage = UInt32(ReplyBounds.maxRows)
 /// The pending schedules by next due, `offset` rows skipped and at most `limit` kept (every one when
 /// nil), as the texts of the page arrays in order (`mergedJSONArray` joins them). The rows of a page
 /// are counted only when `limit` needs it.
-func readPendingPages(_ client: SchedulerClient, offset: Int = 0, limit: Int? = nil) throws(CommandFailure) -> [String] {
+/// `allApps`: every app's (`ListAllAppsPage`, `list --all-apps`), else the caller's app's (`ListPage`).
+func readPendingPages(_ client: SchedulerClient, offset: Int = 0, limit: Int? = nil,
+                      allApps: Bool = false) throws(CommandFailure) -> [String] {
+    let method = allApps ? "ListAllAppsPage" : "ListPage"
     var pages: [String] = []
     // The daemon skips the first `offset` rows itself (`+N`), then every page follows the previous one's cursor.
     var cursor = offset > 0 ? "+\(offset)" : "", remaining = limit ?? Int.max
     while remaining > 0 {
         let want = UInt32(min(Int(rowsPerPage), remaining))
         let after = cursor
-        let (text, next) = try client.call("ListPage", { m throws(BusError) in try m.append(after); try m.append(want) },
+        let (text, next) = try client.call(method, { m throws(BusError) in try m.append(after); try m.append(want) },
                                            read: { m throws(BusError) in (try m.readString(), try m.readString()) })
         pages.append(text)
-        if limit != nil { remaining -= try SchedulerClient.json(text, "ListPage").arrayValue?.count ?? remaining }
+        if limit != nil { remaining -= try SchedulerClient.json(text, method).arrayValue?.count ?? remaining }
         if next.isEmpty { break }
         cursor = next
     }

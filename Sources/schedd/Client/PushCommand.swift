@@ -21,7 +21,7 @@ let batchBytes = 8 << 20
 func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
     let input = try PushInput(path: args.positionals.first ?? "-")
     let whole = try input.wholeInput(ifAtMost: PushDecoder.maxPushBytes)
-    let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
+    let client = try SchedulerClient(args)
     // Human answers name `next` in the daemon's device zone, which only the daemon knows.
     let zone = args.json ? nil : (try? DaemonClock.read(client))?.zone
     if let whole, (try? JSONValue.parse(whole)) != nil, let text = String(validating: whole, as: UTF8.self) {

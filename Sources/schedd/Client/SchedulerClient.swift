@@ -6,12 +6,24 @@ import Scheduler
 final class SchedulerClient {
     let connection: BusConnection
 
-    init(target: BusTarget) throws(CommandFailure) {
+    /// Connects to the daemon on `target`; with `app` (`--app`), declares it for every later call on this
+    /// connection (`DeclareApp`), so a refused or invalid id fails here, before anything is sent.
+    init(target: BusTarget, app: String? = nil) throws(CommandFailure) {
         do {
             connection = try BusConnection.open(target)
         } catch {
             throw .failure("no schedd daemon reachable: \(error.detail)")
         }
+        if let app {
+            _ = try call("DeclareApp", { m throws(BusError) in try m.append(app) }, read: { m throws(BusError) in
+                try m.readString()
+            })
+        }
+    }
+
+    /// The client for a subcommand's `--bus` and `--app` options.
+    convenience init(_ args: ParsedArguments) throws(CommandFailure) {
+        try self.init(target: BusTarget(option: args.value("bus")), app: args.value("app"))
     }
 
     var target: BusTarget { connection.target }

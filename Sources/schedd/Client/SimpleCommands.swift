@@ -9,7 +9,7 @@ func runTrackCommand(_ args: ParsedArguments) throws(CommandFailure) {
     if !data.isEmpty, case .failure(let failure) = parseJSON(data) {
         throw .rejected("--data: \(failure.message)")
     }
-    let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
+    let client = try SchedulerClient(args)
     let ids = try naming("track") { () throws(CommandFailure) in
         try client.call("Track", { m throws(BusError) in try m.append(event); try m.append(data) },
                         read: { m throws(BusError) in try m.readStrings() })
@@ -32,7 +32,7 @@ func runCancelCommand(_ args: ParsedArguments) throws(CommandFailure) {
     case (nil, let run?): (member, argument) = ("CancelRunReport", run)
     default: throw .usage("cancel needs exactly one of ID and --run RUN; usage: schedd cancel ID | --run RUN")
     }
-    let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
+    let client = try SchedulerClient(args)
     let text = try naming("cancel") { () throws(CommandFailure) in
         try client.call(member, { m throws(BusError) in try m.append(argument) },
                         read: { m throws(BusError) in try m.readString() })
@@ -76,7 +76,7 @@ func runClockCommand(_ args: ParsedArguments) throws(CommandFailure) {
     }
     if spec.arguments.isEmpty && !rest.isEmpty { throw .usage("clock \(action) takes no argument") }
     if !spec.arguments.isEmpty && rest.isEmpty { throw .usage("clock \(action) needs \(spec.arguments)") }
-    let client = try SchedulerClient(target: BusTarget(option: args.value("bus")))
+    let client = try SchedulerClient(args)
     let reply: String
     let readString: (BusMessage) throws(BusError) -> String = { m throws(BusError) in try m.readString() }
     switch action {

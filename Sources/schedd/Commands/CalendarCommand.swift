@@ -27,6 +27,9 @@ func runCalendarCommand(_ args: ParsedArguments, now: Instant) throws(CommandFai
     }
     var results: [JSONValue] = []
     var rejected = false
+    // glibc's mktime state, threaded through every spec and iteration as in one systemd-analyze process:
+    // it decides which pass of a standard-time fold a wall time means (CalendarSpec.MktimeState).
+    var mktime = MktimeState()
     for (index, source) in args.positionals.enumerated() {
         let isLast = index == args.positionals.count - 1
         let spec: CalendarSpec
@@ -49,7 +52,7 @@ func runCalendarCommand(_ args: ParsedArguments, now: Instant) throws(CommandFai
         }
         var elapses: [Instant] = []
         var cursor = base
-        while elapses.count < iterations, let next = spec.nextElapse(after: cursor, in: evaluationZone) {
+        while elapses.count < iterations, let next = spec.nextElapse(after: cursor, in: evaluationZone, state: &mktime) {
             elapses.append(next)
             cursor = next
         }

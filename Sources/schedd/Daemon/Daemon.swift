@@ -34,6 +34,9 @@ final class Daemon {
     let groupMembership = GroupMembership()
     var refusalLog = RateLimitedLog()
     var dueTimer: EventTimer?
+    /// Apps declared with `DeclareApp`, by the caller's unique bus name; an entry goes when its
+    /// connection leaves the bus (NameOwnerChanged). docs/apps.md "Identity".
+    var declaredApps: [String: String] = [:]
     /// Whether the database works; the back-off and log rate limit while it does not (Daemon_Storage).
     var storageHealth = StorageHealth()
     private var clockWatch: ClockChangeWatch?
@@ -74,7 +77,8 @@ final class Daemon {
         let choice = try makeNotifier(options.notifier, notifyBus: options.notifyBus, waitForBus: options.bus == .system)
         desktop = choice.desktop
         let notifier = AnnouncingNotifier(choice.notifier, logger: logger) { shown in
-            connection.emitSchedulerSignal("NotificationShown", strings: [shown.id, JSONValue(shown: shown).serialized()])
+            connection.emitSchedulerSignal("NotificationShown",
+                                           strings: [shown.id, JSONValue(shown: shown).serialized(), shown.app])
         }
         do {
             store = try SQLiteScheduleStore(path: options.databasePath)
@@ -83,6 +87,7 @@ final class Daemon {
         }
         do {
             let engine = try Engine(store: store, notifier: notifier, deviceZone: zone, retention: options.retention,
+                                    maxPendingPerApp: options.maxPendingPerApp,
                                     now: clock.now)
             boundEngine = LoopBound(engine, loop: loop)
         } catch {
@@ -117,6 +122,7 @@ final class Daemon {
                 [unowned self] message in handle(message)
             }
             try bus.onDisconnect { [unowned self] in busLost() }
+            try watchDepartedCallers()
             try startPushConnector()
             try bus.requestName(BusNames.service)
         } catch {
@@ -241,20 +247,31 @@ final class Daemon {
         } catch {
             throw .failure("cannot attach the desktop notifier: \(error.description)")
         }
-        desktop.onInteraction = { [unowned self] id, event, reason in
+        desktop.onInteraction = { [unowned self] i in
             do throws(EngineError) {
-                try engine.recordInteraction(id: id, event: event, reason: reason, now: clock.now)
+                try engine.recordInteraction(app: i.app, id: i.id, event: i.event, reason: i.reason, ran: i.ran,
+                                             ok: i.ok, now: clock.now)
             } catch {
-                logger.error("recording \(event.rawValue) failed: \(error.message)", id: id)
+                logger.error("recording \(i.event.rawValue) failed: \(error.message)", id: i.id)
             }
-            logger.info(event.rawValue + (reason.map { " (\($0))" } ?? ""), id: id, run: runId(of: id))
-            switch event {
+            logger.info(i.event.rawValue + (i.reason.map { " (\($0))" } ?? "") + (i.ran.map { ", ran \($0)" } ?? "")
+                        + (i.ok.map { $0 ? ": ok" : ": failed" } ?? "") + " [\(i.app)]", id: i.id, run: runId(of: i.id))
+            switch i.event {
             case .opened:
-                let action = reason.map { $0.hasPrefix("action:") ? String($0.dropFirst(7)) : $0 } ?? "default"
-                bus.emitSchedulerSignal("NotificationOpened", strings: [id, action])
-            case .dismissed: bus.emitSchedulerSignal("NotificationDismissed", strings: [id])
+                let action = i.reason.map { $0.hasPrefix("action:") ? String($0.dropFirst(7)) : $0 } ?? "default"
+                bus.emitSchedulerSignal("NotificationOpened", strings: [i.id, action, i.app])
+            case .dismissed: bus.emitSchedulerSignal("NotificationDismissed", strings: [i.id, i.app])
             default: break
             }
+        }
+        desktop.onSnooze = { [unowned self] notification, seconds in
+            do throws(EngineError) {
+                try engine.snooze(notification, seconds: seconds, now: clock.now)
+                logger.info("snoozed for \(seconds) s [\(notification.app)]", id: notification.id, run: notification.runId)
+            } catch {
+                logger.error("recording snoozed failed: \(error.message)", id: notification.id)
+            }
+            settle()
         }
         desktop.onServerAppeared = { [unowned self] in
             logger.info("a notification server appeared: retrying failed deliveries")
@@ -267,11 +284,11 @@ final class Daemon {
         }
     }
 
-    /// Announces cancelled ids on the bus (`NotificationCancelled`, with the reason).
-    func announceCancelled(_ ids: [String], reason: String) {
+    /// Announces cancelled ids of `app` on the bus (`NotificationCancelled`, with the reason and the app).
+    func announceCancelled(_ ids: [String], reason: String, app: String) {
         for id in ids {
-            logger.info("cancelled (\(reason))", id: id, run: runId(of: id))
-            bus.emitSchedulerSignal("NotificationCancelled", strings: [id, reason])
+            logger.info("cancelled (\(reason)) [\(app)]", id: id, run: runId(of: id))
+            bus.emitSchedulerSignal("NotificationCancelled", strings: [id, reason, app])
         }
     }
 }

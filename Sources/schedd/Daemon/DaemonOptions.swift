@@ -22,6 +22,8 @@ struct DaemonOptions {
     var allowGroup: String?
     /// `--history-days N` / `--history-max N`: history retention (CONTRACT §5; default 90 days, 100,000).
     var retention = HistoryRetention.standard
+    /// `--max-pending-per-app N`: the quota of pending schedules per app (CONTRACT §8).
+    var maxPendingPerApp = Engine.defaultMaxPendingPerApp
     /// `--push-distributor`, else `$UNIFIEDPUSH_DISTRIBUTOR`: the UnifiedPush distributor override.
     var pushDistributor: String?
 
@@ -37,6 +39,12 @@ struct DaemonOptions {
             notifier = kind
         }
         notifyBus = args.value("notify-bus")
+        if let text = args.value("max-pending-per-app") {
+            guard let n = Int(text), n >= 1, n <= 100_000_000 else {
+                throw .usage("--max-pending-per-app needs a whole number from 1 to 100000000, not '\(text)'")
+            }
+            maxPendingPerApp = n
+        }
         allowGroup = args.value("allow-group") ?? (bus == .system ? "schedd" : nil)
         if allowGroup?.isEmpty == true { throw .usage("--allow-group needs a group name") }
         pushDistributor = args.value("push-distributor") ?? environment("UNIFIEDPUSH_DISTRIBUTOR")

@@ -51,6 +51,11 @@ extension Daemon {
     func clockNext() throws(ServiceFailure) {
         let fake = try requireFakeClock("next")
         guard let due = engine.nextDue else { return }
+        // A floating wall time late in 9999 resolved in a zone west of UTC can fall past the range.
+        guard due.isSupported else {
+            throw ServiceFailure(.invalidArgument, "clock next: the next due instant \(due.rfc3339) is outside the "
+                                 + "supported range \(Instant.supportedRangeDescription)")
+        }
         if due > fake.now { fake.set(due) }
         _ = try engineCall { now throws(EngineError) in try engine.advance(to: now, mode: .timePassing) }
     }

@@ -8,6 +8,10 @@ import ScheddService
 struct ServiceFailure: Error {
     var name: BusErrorName
     var message: String
+    /// Reply org.freedesktop.DBus.Error.AccessDenied instead of `name` (an app-identity refusal).
+    var accessDenied = false
+    /// The D-Bus error name of the reply.
+    var replyName: String { accessDenied ? accessDeniedErrorName : name.rawValue }
     init(_ name: BusErrorName, _ message: String) { self.name = name; self.message = message }
 
     init(_ error: EngineError) {
@@ -15,6 +19,7 @@ struct ServiceFailure: Error {
         case .storage: name = .storage
         case .invalidArgument: name = .invalidArgument
         case .notFound: name = .notFound
+        case .quotaExceeded: name = .quotaExceeded
         }
         message = error.message
     }
@@ -38,8 +43,8 @@ extension Daemon {
             if Self.writingMembers.contains(message.member) { storageSucceeded() }
             return .replied
         } catch {
-            if error.name == .storage { storageFailed(message.member, error.message, backOff: false) }
-            return .failed(name: error.name.rawValue, message: error.message)
+            if error.name == .storage && !error.accessDenied { storageFailed(message.member, error.message, backOff: false) }
+            return .failed(name: error.replyName, message: error.message)
         }
     }
 
@@ -67,48 +72,68 @@ extension Daemon {
         do {
             switch m.member {
             case "Push":
-                let answer = try push(m.readString())
+                let app = try callerApp(m).id.rawValue
+                let answer = try push(m.readString(), app: app)
                 try m.reply { r throws(BusError) in try r.append(answer) }
             case "PushBatch":
-                let answers = try pushBatch(m.readStrings())
+                let app = try callerApp(m).id.rawValue
+                let answers = try pushBatch(m.readStrings(), app: app)
                 try m.reply { r throws(BusError) in try r.append(answers) }
             case "Track":
+                let app = try callerApp(m).id.rawValue
                 let event = try m.readString()
                 let data = try m.readString()
-                let ids = try track(event: event, data: data.isEmpty ? nil : data)
+                let ids = try track(event: event, data: data.isEmpty ? nil : data, app: app)
                 try m.reply { r throws(BusError) in try r.append(ids) }
             case "Cancel":
-                let ids = try engineCall { now throws(EngineError) in try engine.cancel(id: m.readStringOrEmpty(), now: now) }
-                announceCancelled(ids, reason: "cli")
+                let app = try callerApp(m).id.rawValue
+                let ids = try engineCall { now throws(EngineError) in
+                    try engine.cancel(id: m.readStringOrEmpty(), app: app, now: now)
+                }
+                announceCancelled(ids, reason: "cli", app: app)
                 try m.reply { r throws(BusError) in try r.append(ids) }
             case "CancelRun":
-                let ids = try engineCall { now throws(EngineError) in try engine.cancel(run: m.readStringOrEmpty(), now: now) }
-                announceCancelled(ids, reason: "run")
+                let app = try callerApp(m).id.rawValue
+                let ids = try engineCall { now throws(EngineError) in
+                    try engine.cancel(run: m.readStringOrEmpty(), app: app, now: now)
+                }
+                announceCancelled(ids, reason: "run", app: app)
                 try m.reply { r throws(BusError) in try r.append(ids) }
             case "CancelReport", "CancelRunReport":
+                let app = try callerApp(m).id.rawValue
                 let byRun = m.member == "CancelRunReport"
                 let name = m.readStringOrEmpty()
                 let result = try engineCall { now throws(EngineError) in
-                    byRun ? try engine.cancelReporting(run: name, now: now) : try engine.cancelReporting(id: name, now: now)
+                    byRun ? try engine.cancelReporting(run: name, app: app, now: now)
+                        : try engine.cancelReporting(id: name, app: app, now: now)
                 }
-                announceCancelled(result.cancelled, reason: byRun ? "run" : "cli")
+                announceCancelled(result.cancelled, reason: byRun ? "run" : "cli", app: app)
                 let text = JSONValue(cancel: result, name: name, byRun: byRun).serialized()
                 try m.reply { r throws(BusError) in try r.append(text) }
             case "List":
+                let app = try callerApp(m).id.rawValue
                 let limit = try m.readUInt32(), offset = try m.readUInt32()
-                let text = try legacyList(limit: limit, offset: offset)
+                let text = try legacyList(app: app, limit: limit, offset: offset)
                 try m.reply { r throws(BusError) in try r.append(text) }
-            case "ListPage":
+            case "ListPage", "ListAllAppsPage":
+                let caller = try callerApp(m)
+                if m.member == "ListAllAppsPage" { try requireUnsandboxed(caller, for: "listing every app's schedules") }
+                let app: String? = m.member == "ListAllAppsPage" ? nil : caller.id.rawValue
                 let after = try m.readString(), limit = try m.readUInt32()
-                let page = try listPage(after: after, limit: limit)
+                let page = try listPage(app: app, after: after, limit: limit)
                 try m.reply { r throws(BusError) in try r.append(page.pending); try r.append(page.next) }
             case "History":
-                let text = try legacyHistory(limit: m.readUInt32())
+                let app = try callerApp(m).id.rawValue
+                let text = try legacyHistory(app: app, limit: m.readUInt32())
                 try m.reply { r throws(BusError) in try r.append(text) }
             case "HistoryPage":
+                let app = try callerApp(m).id.rawValue
                 let before = try m.readUInt64(), limit = try m.readUInt32()
-                let page = try historyPage(before: before, limit: limit)
+                let page = try historyPage(app: app, before: before, limit: limit)
                 try m.reply { r throws(BusError) in try r.append(page.records); try r.append(page.next) }
+            case "DeclareApp":
+                let text = try declareApp(m, m.readString())
+                try m.reply { r throws(BusError) in try r.append(text) }
             case "ClockShow":
                 let text = clockJSON()
                 try m.reply { r throws(BusError) in try r.append(text) }
@@ -154,25 +179,28 @@ extension Daemon {
     }
 
     /// `Push(s push) → s outcomes`: a JSON array of `{"id","status","next"}`.
-    private func push(_ text: String) throws(ServiceFailure) -> String { try push(bytes: Array(text.utf8)) }
+    private func push(_ text: String, app: String) throws(ServiceFailure) -> String {
+        try push(bytes: Array(text.utf8), app: app)
+    }
 
-    /// One push given as bytes (the Push method's text, or a decrypted UnifiedPush message): decoded,
-    /// applied, durable; returns the outcome array as JSON.
-    func push(bytes: [UInt8]) throws(ServiceFailure) -> String {
+    /// One push of `app` given as bytes (the Push method's text, or a decrypted UnifiedPush message):
+    /// decoded, applied in the app's namespace, durable; returns the outcome array as JSON.
+    func push(bytes: [UInt8], app: String) throws(ServiceFailure) -> String {
         let decoded: Push
         do {
             decoded = try PushDecoder.decode(bytes)
         } catch {
             throw ServiceFailure(.invalidPush, error.message)
         }
-        let outcomes = try engineCall { now throws(EngineError) in try engine.push(decoded, now: now) }
-        announceCancellations(in: outcomes)
+        let outcomes = try engineCall { now throws(EngineError) in try engine.push(decoded, app: app, now: now) }
+        announceCancellations(in: outcomes, app: app)
         return JSONValue.array(outcomes.map(JSONValue.init(outcome:))).serialized()
     }
 
     /// `PushBatch(as pushes) → as answers`: one answer per push, in order — the outcome array, or
-    /// `{"error": …}` for a rejected push. Valid pushes go to the engine in one group commit.
-    private func pushBatch(_ texts: [String]) throws(ServiceFailure) -> [String] {
+    /// `{"error": …}` for a rejected push (bad JSON, a rule, the quota). Valid pushes go to the engine in one
+    /// group commit; one the engine rejects (over the quota) changes nothing and the others still apply.
+    private func pushBatch(_ texts: [String], app: String) throws(ServiceFailure) -> [String] {
         var answers = [String?](repeating: nil, count: texts.count)
         var valid: [(index: Int, push: Push)] = []
         for (i, text) in texts.enumerated() {
@@ -182,25 +210,32 @@ extension Daemon {
                 answers[i] = JSONValue.object([JSONMember("error", .string(error.message))]).serialized()
             }
         }
-        let outcomes = try engineCall { now throws(EngineError) in try engine.pushBatch(valid.map(\.push), now: now) }
+        let outcomes = try engineCall { now throws(EngineError) in try engine.pushEach(valid.map(\.push), app: app, now: now) }
         for (item, result) in zip(valid, outcomes) {
-            announceCancellations(in: result)
-            answers[item.index] = JSONValue.array(result.map(JSONValue.init(outcome:))).serialized()
+            switch result {
+            case .success(let outcome):
+                announceCancellations(in: outcome, app: app)
+                answers[item.index] = JSONValue.array(outcome.map(JSONValue.init(outcome:))).serialized()
+            case .failure(let error):
+                answers[item.index] = JSONValue.object([JSONMember("error", .string(error.message))]).serialized()
+            }
         }
         return answers.map { $0 ?? JSONValue.object([JSONMember("error", .string("not processed"))]).serialized() }
     }
 
-    private func announceCancellations(in outcomes: [PushOutcome]) {
-        for outcome in outcomes { if let ids = outcome.cancelled { announceCancelled(ids, reason: "push") } }
+    private func announceCancellations(in outcomes: [PushOutcome], app: String) {
+        for outcome in outcomes { if let ids = outcome.cancelled { announceCancelled(ids, reason: "push", app: app) } }
     }
 
     /// `Track(s event, s data) → as cancelled`; `data` is JSON text or empty. The engine checks `event`.
-    private func track(event: String, data: String?) throws(ServiceFailure) -> [String] {
+    private func track(event: String, data: String?, app: String) throws(ServiceFailure) -> [String] {
         if let data, case .failure(let failure) = parseJSON(data) {
             throw ServiceFailure(.invalidArgument, "data: \(failure.message)")
         }
-        let ids = try engineCall { now throws(EngineError) in try engine.track(event: event, dataJSON: data, now: now) }
-        announceCancelled(ids, reason: "event:\(event)")
+        let ids = try engineCall { now throws(EngineError) in
+            try engine.track(event: event, app: app, dataJSON: data, now: now)
+        }
+        announceCancelled(ids, reason: "event:\(event)", app: app)
         return ids
     }
 }

@@ -1,5 +1,6 @@
 import SchedCalendar
 import Scheduler
+import ScheddService
 
 /// Storage failures (CONTRACT §9; `StorageHealth` holds the rules): a failed call answers with the
 /// Storage error and the engine's transaction is rolled back, so nothing is half-applied; a failed
@@ -7,9 +8,7 @@ import Scheduler
 /// now and then, and the recovery, which comes by itself with the first write that succeeds again.
 extension Daemon {
     /// Members that write to the database: their success proves the storage works again.
-    static let writingMembers: Set<String> = [
-        "Push", "PushBatch", "Track", "Cancel", "CancelRun", "ClockSet", "ClockAdvance", "ClockZone",
-    ]
+    static var writingMembers: Set<String> { SchedulerCall.writingMethods }
 
     /// The STATUS= of a daemon that serves normally.
     var servingStatus: String { "Serving \(BusNames.service) on \(options.bus)" }

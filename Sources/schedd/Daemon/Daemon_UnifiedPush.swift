@@ -25,13 +25,17 @@ extension Daemon {
         pushConnector = connector
     }
 
-    /// A decrypted push: applied as a push of `app`, durable when this returns. Until the engine keeps
-    /// a namespace per app, every app's pushes land in the one namespace the CLI also uses.
+    /// A decrypted push: applied as a push of `app` (in its namespace, under its quota), durable when
+    /// this returns.
     private func applyNetworkPush(app: String, plaintext: [UInt8]) -> PushConnector.PushApplication {
         do {
-            return .applied(try push(bytes: plaintext))
+            return .applied(try push(bytes: plaintext, app: app))
         } catch {
-            return error.name == .storage ? .failed(error.message) : .rejected(error.message)
+            switch error.name {
+            case .storage: return .failed(error.message)
+            case .quotaExceeded: return .overQuota(error.message)
+            default: return .rejected(error.message)
+            }
         }
     }
 

@@ -24,7 +24,8 @@ final class StdoutNotifier: Notifier {
 
     func show(_ notification: DueNotification) -> DeliveryResult {
         Console.out(JSONValue(shown: notification).serialized())
-        if onScreen.insert(notification.id).inserted { order.append(notification.id) }
+        let key = Self.key(notification.app, notification.id)
+        if onScreen.insert(key).inserted { order.append(key) }
         while onScreen.count > Self.remembered, !order.isEmpty { onScreen.remove(order.removeFirst()) }
         // `order` may hold ids closed since; drop them now and then, so it stays bounded too.
         if order.count > 2 * Self.remembered { order = order.filter(onScreen.contains) }
@@ -32,7 +33,10 @@ final class StdoutNotifier: Notifier {
     }
 
     @discardableResult
-    func close(id: String) -> Bool { onScreen.remove(id) != nil }
+    func close(app: String, id: String) -> Bool { onScreen.remove(Self.key(app, id)) != nil }
+
+    /// The remembered key of a notification: app and id (NUL cannot occur in either).
+    static func key(_ app: String, _ id: String) -> String { app + "\u{0}" + id }
 }
 
 /// Wraps the configured notifier: announces each shown notification on D-Bus
@@ -60,7 +64,7 @@ final class AnnouncingNotifier: Notifier {
     }
 
     @discardableResult
-    func close(id: String) -> Bool { inner.close(id: id) }
+    func close(app: String, id: String) -> Bool { inner.close(app: app, id: id) }
 }
 
 /// The notifier `schedd run` uses, and the desktop notifier behind it when there is one (the daemon

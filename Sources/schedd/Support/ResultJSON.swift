@@ -32,26 +32,32 @@ extension JSONValue {
         ])
     }
 
-    /// `{"id","next","title","trigger","zone","floating","cancelOn"}`.
+    /// `{"id","next","title","trigger","zone","floating","cancelOn","app"}`.
     init(pending: PendingSchedule) {
         self = .object([
             JSONMember("id", .string(pending.id)), JSONMember("next", .instant(pending.next)),
             JSONMember("title", .string(pending.title)), JSONMember("trigger", .string(pending.trigger)),
             JSONMember("zone", .string(pending.zone)), JSONMember("floating", .bool(pending.floating)),
             JSONMember("cancelOn", .array(pending.cancelOn.map(JSONValue.string))),
+            JSONMember("app", .string(pending.app)), JSONMember("last", .instant(pending.last)),
         ])
     }
 
-    /// `{"id","event","at","due","reason","late","title","messageId","data"}`.
+    /// `{"id","event","at","due","reason","late","title","messageId","data","app"}` (+ `"ran","ok"` for an
+    /// `opened` that ran something for the app).
     init(history record: HistoryRecord) {
-        self = .object([
+        var members: [JSONMember] = [
             JSONMember("id", .string(record.id)), JSONMember("event", .string(record.event.rawValue)),
             JSONMember("at", .instant(record.at)), JSONMember("due", .instant(record.due)),
             JSONMember("reason", .optional(record.reason)),
             JSONMember("late", record.lateSeconds.map(JSONValue.double) ?? .null),
             JSONMember("title", .optional(record.title)), JSONMember("messageId", .optional(record.messageId)),
             JSONMember("data", .embedded(record.dataJSON)),
-        ])
+            JSONMember("app", .string(record.app)),
+        ]
+        if let ran = record.ran { members.append(JSONMember("ran", .string(ran))) }
+        if let ok = record.ok { members.append(JSONMember("ok", .bool(ok))) }
+        self = .object(members)
     }
 
     /// The stdout notifier's line and the NotificationShown signal's payload:
@@ -61,6 +67,7 @@ extension JSONValue {
             JSONMember("id", .string(n.id)), JSONMember("run", .string(n.runId)), JSONMember("title", .string(n.title)),
             JSONMember("body", .optional(n.body)), JSONMember("due", .instant(n.due)), JSONMember("at", .instant(n.at)),
             JSONMember("late", .double(n.lateSeconds)), JSONMember("urgency", .string(n.urgency.rawValue)),
+            JSONMember("app", .string(n.app)),
         ]
         if let icon = n.icon { members.append(JSONMember("icon", .string(icon))) }
         if let category = n.category { members.append(JSONMember("category", .string(category))) }
@@ -71,6 +78,16 @@ extension JSONValue {
         }
         if let messageId = n.messageId { members.append(JSONMember("messageId", .string(messageId))) }
         if let data = n.dataJSON { members.append(JSONMember("data", .embedded(data))) }
+        if let link = n.extras.deepLink { members.append(JSONMember("deepLink", .string(link))) }
+        if let action = n.extras.action {
+            var a = [JSONMember("name", .string(action.name))]
+            if let data = action.dataJSON { a.append(JSONMember("data", .embedded(data))) }
+            members.append(JSONMember("action", .object(a)))
+        }
+        if let image = n.extras.image { members.append(JSONMember("image", .string(image))) }
+        if !n.extras.snoozeSeconds.isEmpty {
+            members.append(JSONMember("snoozeSeconds", .array(n.extras.snoozeSeconds.map { .number(String($0)) })))
+        }
         self = .object(members)
     }
 }

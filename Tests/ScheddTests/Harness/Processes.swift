@@ -12,6 +12,11 @@ enum Build {
     static var schedd: String { directory.appendingPathComponent("schedd").path }
     /// Tests/Support/bus/test-bus.conf in the source tree.
     static var busConfig: String { supportFile("bus/test-bus.conf") }
+    /// A file of the source tree, by its path from the package root (`Sources/CSchedBus/vtable.c`).
+    static func sourceFile(_ relativePath: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(relativePath).path
+    }
     /// A file under Tests/Support in the source tree.
     static func supportFile(_ relativePath: String) -> String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

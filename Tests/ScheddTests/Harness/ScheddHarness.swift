@@ -53,7 +53,9 @@ final class ScheddHarness {
         let socket = try NotifySocket(path: directory.file("notify.\(starts)"))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Build.schedd)
-        var arguments = ["run", "--bus", bus.address, "--db", databasePath] + notifierArguments
+        // "$BUS" in the notifier options and the environment stands for this harness's bus address.
+        var arguments = ["run", "--bus", bus.address, "--db", databasePath]
+            + notifierArguments.map { $0.replacingOccurrences(of: "$BUS", with: bus.address) }
         if let fakeClock { arguments += ["--fake-clock", fakeClock] }
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
@@ -61,7 +63,9 @@ final class ScheddHarness {
         env["NOTIFY_SOCKET"] = socket.path
         env.removeValue(forKey: "JOURNAL_STREAM")
         env.removeValue(forKey: "WATCHDOG_USEC")
-        for (key, value) in daemonEnvironment { env[key] = value.replacingOccurrences(of: "$DIR", with: directory.path) }
+        for (key, value) in daemonEnvironment {
+            env[key] = value.replacingOccurrences(of: "$DIR", with: directory.path).replacingOccurrences(of: "$BUS", with: bus.address)
+        }
         process.environment = env
         process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
@@ -107,9 +111,13 @@ final class ScheddHarness {
         return result.lines.compactMap(parseObject)
     }
 
-    func list() throws -> [[String: Any]] { try json(["list"]) as? [[String: Any]] ?? [] }
-    func history(limit: Int = 100) throws -> [[String: Any]] {
-        try json(["history", "--limit", "\(limit)"]) as? [[String: Any]] ?? []
+    /// The pending schedules of the default app (`app`: of that app; `allApps`: of every app).
+    func list(app: String? = nil, allApps: Bool = false) throws -> [[String: Any]] {
+        try json(["list"] + (app.map { ["--app", $0] } ?? []) + (allApps ? ["--all-apps"] : [])) as? [[String: Any]] ?? []
+    }
+    /// The newest history records of the default app (`app`: of that app).
+    func history(limit: Int = 100, app: String? = nil) throws -> [[String: Any]] {
+        try json(["history", "--limit", "\(limit)"] + (app.map { ["--app", $0] } ?? [])) as? [[String: Any]] ?? []
     }
 
     /// Moves the fake clock (`clock advance SPAN`); asserts success.

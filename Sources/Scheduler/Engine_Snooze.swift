@@ -1,0 +1,62 @@
+import SchedCalendar
+
+// Snooze (CONTRACT §8): a shown notification hidden and shown again after one of its `snoozeSeconds`.
+extension Engine {
+    /// The person pressed "Snooze" for `seconds` on `notification` (as it was shown): it is kept in the
+    /// store and shown again at `now + seconds` (history `snoozed`, reason `snooze:SECONDS`; the re-show is
+    /// `fired` with reason `snoozed`). Durable before it returns; survives restarts. A cancel of its id or
+    /// run (push, CLI, event) cancels the snoozed one too. `seconds` must be in `PushDecoder.snoozeRange`.
+    public func snooze(_ notification: DueNotification, seconds: Int64, now: Instant) throws(EngineError) {
+        guard PushDecoder.snoozeRange.contains(seconds) else {
+            throw EngineError(.invalidArgument, "snooze: \(seconds) s is outside \(PushDecoder.snoozeRange.lowerBound)…"
+                + "\(PushDecoder.snoozeRange.upperBound) s")
+        }
+        let until = now.adding(seconds: seconds)
+        try storage { () throws(StoreError) in
+            try store.transaction { () throws(StoreError) in
+                try store.removeSnoozed(app: notification.app, id: notification.id)
+                try store.addSnoozed(notification, until: until)
+                var record = HistoryRecord(app: notification.app, id: notification.id, event: .snoozed, at: now,
+                                           due: notification.due, reason: "snooze:\(seconds)", lateSeconds: nil,
+                                           title: nil, messageId: nil, dataJSON: nil)
+                try fillDetails(&record)
+                if record.title == nil {
+                    (record.title, record.messageId, record.dataJSON) = (notification.title, notification.messageId,
+                                                                        notification.dataJSON)
+                }
+                try store.appendHistory(record)
+            }
+        }
+        refreshSnoozeDue()
+    }
+
+    /// Shows again every snoozed notification whose time came (`until` ≤ `now`), earliest first: each is
+    /// taken out of the store and recorded `fired` (reason `snoozed`, late from its `until`) in one
+    /// transaction before it is handed to the notifier. Beyond the default grace it is `missed` instead.
+    func deliverSnoozed(now: Instant) throws(EngineError) -> [DueNotification] {
+        guard let due = snoozeDue, due <= now else { return [] }
+        var firings: [Firing] = []
+        try storage { () throws(StoreError) in
+            try store.transaction { () throws(StoreError) in
+                for item in try store.snoozed(dueBy: now) {
+                    var n = item.notification
+                    n.at = now
+                    n.lateSeconds = Self.seconds(from: item.until, to: now)
+                    let shown = Self.isWithinGrace(due: item.until, at: now, graceSeconds: defaultGraceSeconds)
+                    try store.removeSnoozed(seq: item.seq)
+                    try store.appendHistory(HistoryRecord(
+                        app: n.app, id: n.id, event: shown ? .fired : .missed, at: now, due: item.until, reason: "snoozed",
+                        lateSeconds: n.lateSeconds, title: n.title, messageId: n.messageId, dataJSON: n.dataJSON))
+                    if shown { firings.append(Firing(notification: n, graceSeconds: nil)) }
+                }
+            }
+        }
+        refreshSnoozeDue()
+        return try deliver(firings, now: now)
+    }
+
+    /// Re-reads the earliest snoozed `until` (O(log n)); nil when none or unreadable.
+    func refreshSnoozeDue() {
+        snoozeDue = (try? store.nextSnoozedUntil()) ?? nil
+    }
+}

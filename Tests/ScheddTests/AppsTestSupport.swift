@@ -1,0 +1,97 @@
+import Foundation
+import Glibc
+import XCTest
+
+/// A Python test service (the recording notification server, the fake app) on a bus, with its JSONL log.
+final class PythonService {
+    let logPath: String
+    private let process: ChildProcess
+
+    init(script: String, address: String, arguments: [String]) throws {
+        logPath = NSTemporaryDirectory() + "schedd-svc-\(UUID().uuidString).jsonl"
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        process = try ChildProcess(DesktopHarness.python, [script, "--address", address, "--log", logPath] + arguments,
+                                   quiet: false)
+        guard waitUntil(10, { self.records().contains { $0["event"] as? String == "ready" } }) else {
+            stop()
+            throw DesktopHarnessError(message: "\(script) did not start on \(address)")
+        }
+    }
+
+    /// The recording notification server.
+    static func notificationServer(address: String) throws -> PythonService {
+        try PythonService(script: DesktopHarness.notifyDir.appendingPathComponent("recording_server.py").path,
+                          address: address, arguments: ["--caps", "body,body-markup,actions"])
+    }
+
+    /// The fake app owning `appID` with org.freedesktop.Application.
+    static func fakeApp(_ appID: String, address: String, fail: Bool = false) throws -> PythonService {
+        try PythonService(script: DesktopHarness.repoRoot.appendingPathComponent("Tests/Support/apps/fake_app.py").path,
+                          address: address, arguments: ["--app-id", appID] + (fail ? ["--fail"] : []))
+    }
+
+    func records() -> [[String: Any]] {
+        guard let text = try? String(contentsOfFile: logPath, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    func calls(_ method: String) -> [[String: Any]] { records().filter { $0["method"] as? String == method } }
+
+    /// The log as text (for messages and notes).
+    var logText: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    func stop() {
+        process.terminate()
+        try? FileManager.default.removeItem(atPath: logPath)
+    }
+}
+
+/// Calls the recording server's control interface on `address` (busctl).
+func notifyControl(_ address: String, _ args: [String]) throws {
+    let r = try runProcess("/usr/bin/busctl", ["--address=\(address)", "call", "org.freedesktop.Notifications",
+                                               "/org/schedd/test/Control", "org.schedd.test.NotifyControl"] + args)
+    XCTAssertEqual(r.status, 0, "busctl \(args): \(r.stderr)")
+}
+
+/// Runs a command as a fake Flatpak app, the way bwrap builds a sandbox: in a new mount namespace
+/// (`unshare -m --propagation private`), a private root on a tmpfs holding bind mounts of the real
+/// top-level directories and a `/.flatpak-info` naming `appID`, then `chroot` into it. Nothing is
+/// created in the real root; the daemon reads the caller's file through /proc/PID/root/.flatpak-info.
+func runAsFlatpak(_ appID: String, _ executable: String, _ arguments: [String], stdin: String? = nil,
+                  environment: [String: String] = [:]) throws -> CommandResult {
+    let root = NSTemporaryDirectory() + "schedd-flatpak-root-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let script = """
+    set -e
+    R="$1"; APP="$2"; shift 2
+    mount -t tmpfs tmpfs "$R"
+    for p in /*; do
+        d="${p#/}"
+        if [ -L "$p" ]; then ln -s "$(readlink "$p")" "$R/$d"
+        elif [ -d "$p" ]; then mkdir -p "$R/$d"; mount --rbind "$p" "$R/$d"; fi
+    done
+    printf '[Application]\\nname=%s\\n\\n[Instance]\\ninstance-id=4242\\n' "$APP" > "$R/.flatpak-info"
+    exec chroot "$R" "$@"
+    """
+    return try runProcess("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/sh", "-c", script, "sh", root, appID,
+                                               executable] + arguments, stdin: stdin, environment: environment)
+}
+
+/// Runs a command inside a real cgroup named like a desktop launcher's app scope (the shell moves
+/// itself there, then execs the command), so the daemon finds the unit in /proc/PID/cgroup.
+func runInAppScope(_ unit: String, _ executable: String, _ arguments: [String], stdin: String? = nil,
+                   environment: [String: String] = [:]) throws -> CommandResult {
+    let hierarchy = FileManager.default.fileExists(atPath: "/sys/fs/cgroup/unified/cgroup.procs")
+        ? "/sys/fs/cgroup/unified" : "/sys/fs/cgroup"
+    let base = "\(hierarchy)/schedd-apps-test-\(getpid()).slice"
+    let scope = "\(base)/user@0.service/app.slice/\(unit)"
+    try FileManager.default.createDirectory(atPath: scope, withIntermediateDirectories: true)
+    defer {
+        var path = scope
+        while path.count >= base.count { rmdir(path); path = String(path[..<path.lastIndex(of: "/")!]) }
+    }
+    // The exec'd command keeps the shell's pid, hence its cgroup; it has exited when this returns.
+    return try runProcess("/bin/sh", ["-c", "echo $$ > \"$1/cgroup.procs\"; shift; exec \"$@\"", "sh", scope, executable]
+                          + arguments, stdin: stdin, environment: environment)
+}

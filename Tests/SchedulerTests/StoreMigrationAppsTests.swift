@@ -1,0 +1,37 @@
+import XCTest
+@testable import Scheduler
+
+/// Schema step 4 (apps) on the real schema-v1 fixture: every schedule, tombstone, finished record,
+/// digest and history record from before apps belongs to the default app, keys and rowids intact.
+final class StoreMigrationAppsTests: XCTestCase {
+    func testV1Fixture_everythingBelongsToTheDefaultApp() throws {
+        let directory = makeTemporaryDirectory()
+        defer { removeTree(directory) }
+        let path = directory + "/schedd.db"
+        let bytes = try XCTUnwrap(FileManager.default.contents(atPath: StoreMigrationTests.fixture))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: bytes))
+        let store = try SQLiteScheduleStore(path: path)
+        defer { store.close() }
+        for table in ["schedules", "tombstones", "finished", "applied", "history", "failed_deliveries"] {
+            let st = try store.db.statement("SELECT count(*), count(DISTINCT app), min(app) FROM \(table)")
+            XCTAssertTrue(try st.step())
+            if st.int64(0) > 0 {
+                XCTAssertEqual(st.int64(1), 1, table)
+                XCTAssertEqual(st.string(2), Engine.defaultApp, table)
+            }
+            st.reset()
+        }
+        let pending = try store.schedulesByNext(app: Engine.defaultApp, limit: nil, offset: 0)
+        XCTAssertFalse(pending.isEmpty)
+        XCTAssertEqual(try store.schedulesByNext(app: "org.example.Other", limit: nil, offset: 0).count, 0)
+        for s in pending {
+            XCTAssertEqual(try store.schedule(key: s.key)?.id, s.id, "rowids (the wheel's keys) are kept")
+            XCTAssertEqual(s.app, Engine.defaultApp)
+        }
+        XCTAssertEqual(try store.pendingCount(app: Engine.defaultApp), pending.count)
+        let check = try store.db.statement("PRAGMA integrity_check")
+        XCTAssertTrue(try check.step())
+        XCTAssertEqual(check.string(0), "ok")
+        check.reset()
+    }
+}
