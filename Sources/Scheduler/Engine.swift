@@ -223,12 +223,14 @@ public final class Engine {
     func storage<R>(_ body: () throws(StoreError) -> R) throws(EngineError) -> R {
         storageDepth += 1
         defer { storageDepth -= 1 }
+        let mark = wheelLog.count
         do {
             let result = try body()
             if storageDepth == 1 { applyWheelLog() }
             return result
         } catch {
-            if storageDepth == 1 { wheelLog.removeAll(keepingCapacity: true) }
+            // Undone with its transaction (or, nested, its savepoint: `Engine.group`): so are its wheel changes.
+            if wheelLog.count > mark { wheelLog.removeSubrange(mark...) }
             throw EngineError(error.engineKind ?? .storage, error.message, cause: error.engineKind == nil ? error : nil)
         }
     }

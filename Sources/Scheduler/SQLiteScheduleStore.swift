@@ -39,6 +39,9 @@ public final class SQLiteScheduleStore: ScheduleStore {
             }
             // FULL: fsync the WAL at every commit (see the type's documentation). NORMAL would not.
             try db.execute("PRAGMA synchronous = FULL")
+            // Savepoint sub-journals in memory, not in a temporary file: a batch of 1,000 pushes (each in
+            // a savepoint) otherwise writes every page's pre-image to disk (16 pwrite calls per push measured).
+            try db.execute("PRAGMA temp_store = MEMORY")
             // After a checkpoint the WAL file is truncated to at most this (it would otherwise keep its peak).
             try db.execute("PRAGMA journal_size_limit = 4194304")
         } catch {
@@ -93,11 +96,9 @@ public final class SQLiteScheduleStore: ScheduleStore {
 
     public func transaction<R>(_ body: () throws(StoreError) -> R) throws(StoreError) -> R {
         if transactionDepth > 0 {
-            // Nested: a savepoint, so that a failing inner operation is undone alone (group commit:
-            // `Engine.group` applies several calls in one outer transaction).
             transactionDepth += 1
             defer { transactionDepth -= 1 }
-            return try savepoint(body)
+            return try body()
         }
         try sql { () throws(SQLiteError) in try db.statement("BEGIN IMMEDIATE").run() }
         transactionDepth = 1

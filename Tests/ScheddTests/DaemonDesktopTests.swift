@@ -16,6 +16,8 @@ final class DaemonDesktopTests: XCTestCase {
                                  extra: "\"actions\":[{\"id\":\"snooze\",\"title\":\"Snooze\"}]"))
         _ = try h.push(localPush(id: "run_1:b", at: "2026-06-01T09:05:00Z", title: "Sit down"))
         try h.advance("1h 10min")
+        // The advance is answered once both are recorded and handed over; Notify is asynchronous.
+        XCTAssertTrue(waitUntil(10) { server.calls("Notify").count == 2 }, h.daemonStderr)
         let notify = server.calls("Notify")
         XCTAssertEqual(notify.compactMap { ($0["args"] as? [String: Any])?["summary"] as? String }, ["Stand up", "Sit down"])
         XCTAssertEqual(try h.history().filter { $0["event"] as? String == "fired" }.count, 2)

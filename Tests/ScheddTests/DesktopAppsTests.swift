@@ -136,6 +136,7 @@ final class DesktopAppsTests: XCTestCase {
         XCTAssertEqual(log.snoozes.first?.1, 600)
         XCTAssertEqual(log.snoozes.first?.0.app, "org.example.Snoozy")
         XCTAssertTrue(log.interactions.isEmpty, "a snooze is not an opening")
+        XCTAssertTrue(pump(n) { n.callsInFlight == 0 }, "CloseNotification not answered")  // it is asynchronous
         XCTAssertEqual(server.calls("CloseNotification").count, 1, "pressing snooze hides it")
         XCTAssertNil(n.serverId(forSchedule: "run_1:a", app: "org.example.Snoozy"))
         // A snooze key the notification did not offer is an ordinary action.

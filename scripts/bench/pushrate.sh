@@ -85,8 +85,8 @@ for line in open(path):
     fp = json.dumps({"at": l["at"], "body": l["body"], "data": l["data"], "id": l["id"], "title": l["title"]},
                     separators=(",", ":"), sort_keys=True)
     rows.append((l["id"], due, l["title"], l["body"], data, fp, now))
-sql = ("INSERT INTO schedules(id, kind, at_instant, at_offset, next_due, title, body, data, urgency, fingerprint, "
-       "stored_at) VALUES(?1, 0, ?2, 0, ?2, ?3, ?4, ?5, 1, ?6, ?7)")
+sql = ("INSERT INTO schedules(app, id, kind, at_instant, at_offset, next_due, title, body, data, urgency, fingerprint, "
+       "stored_at) VALUES('org.schedd.Default', ?1, 0, ?2, 0, ?2, ?3, ?4, ?5, 1, ?6, ?7)")
 def conn(name):
     c = sqlite3.connect(d + "/" + name, isolation_level=None)
     c.execute("PRAGMA journal_mode = WAL"); c.execute("PRAGMA synchronous = FULL")

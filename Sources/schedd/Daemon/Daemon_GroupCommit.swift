@@ -101,7 +101,9 @@ extension Daemon {
         do throws(EngineError) {
             try engine.group { () throws(EngineError) in
                 let now = clock.now
-                for write in writes { results.append(apply(write.operation, app: write.app, now: now)) }
+                for write in writes {
+                    results.append(apply(write.operation, app: write.app, now: now))
+                }
             }
             storageSucceeded()
         } catch {
@@ -136,6 +138,15 @@ extension Daemon {
     private func apply(_ operation: PendingWrite.Operation, app: String, now: Instant)
         -> Result<WriteAnswer, ServiceFailure> {
         do throws(EngineError) {
+            return try engine.groupMember { () throws(EngineError) in try applyMember(operation, app: app, now: now) }
+        } catch {
+            return .failure(ServiceFailure(error))
+        }
+    }
+
+    private func applyMember(_ operation: PendingWrite.Operation, app: String, now: Instant)
+        throws(EngineError) -> Result<WriteAnswer, ServiceFailure> {
+        do {
             switch operation {
             case .push(let push):
                 let outcomes = try engine.push(push, app: app, now: now)
@@ -165,8 +176,6 @@ extension Daemon {
                 let ids = try engine.cancel(run: run, app: app, now: now)
                 return .success(WriteAnswer(value: .strings(ids), cancelled: ids, reason: "run"))
             }
-        } catch {
-            return .failure(ServiceFailure(error))
         }
     }
 
