@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the unit tests under AddressSanitizer (docs/fuzzing.md).
 #
-#   scripts/sanitize.sh [swift test --filter REGEX]     (default filter: CalendarTests|SchedulerTests|ScheddPushTests)
+#   scripts/sanitize.sh [swift test --filter REGEX]     (default filter: CalendarTests|SchedulerTests|ScheddPushTests|ScheddAppsTests)
 #
 # Uses its own scratch path (.build-asan) so the normal debug build is untouched. LeakSanitizer runs
 # at exit with Tests/Fuzz/lsan.supp, which suppresses leaks inside XCTest itself; a leak in our
@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
-FILTER=${1:-'CalendarTests|SchedulerTests|ScheddPushTests'}
+FILTER=${1:-'CalendarTests|SchedulerTests|ScheddPushTests|ScheddAppsTests'}
 SCRATCH=.build-asan
 start=$(date +%s)
 echo "== asan build (scratch $SCRATCH)"

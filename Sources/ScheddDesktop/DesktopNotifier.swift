@@ -1,3 +1,4 @@
+import Glibc
 import SchedCalendar
 import ScheddApps
 import ScheddBus
@@ -11,21 +12,22 @@ import Scheduler
 // Wiring, all on the loop thread:
 //
 //     let notifier = try DesktopNotifier(address: notifyBusAddress)   // nil = the user's session bus
-//     try notifier.attach(to: event)                                   // sd_bus_attach_event
-//     notifier.onInteraction = { i in                                  // .opened "action:KEY" / .dismissed
-//         try? engine.recordInteraction(app: i.app, id: i.id, event: i.event, reason: i.reason,
-//                                       ran: i.ran, ok: i.ok, now: clock.now)
-//         service.emitSignal(i.event, i.id, i.reason, i.app)           // schedd's own D-Bus signals
-//     }
-//     notifier.onSnooze = { notification, seconds in try? engine.snooze(notification, seconds: seconds, now: …) }
-//     notifier.onServerAppeared = { _ = try? engine.retryFailed(now: clock.now) }
-//     engine = try Engine(databasePath: …, notifier: notifier, …)
+//     try notifier.attach(to: loop)                                    // the loop drives its connection
+//     notifier.onInteraction = { i in … }                              // .opened "action:KEY" / .dismissed
+//     notifier.onSnooze = { notification, seconds in … }               // → Engine.snooze
+//     notifier.onDeliveryFailed = { notification, reason in … }        // → Engine.deliveryFailed (later!)
+//     notifier.onServerAppeared = { … }                                // → Engine.retryFailed
 //
-// - `show` blocks the loop for at most `Configuration.callTimeoutMicroseconds` (2 s) per call
-//   (GetCapabilities once per server, then Notify) and never throws: no server, a timeout or a lost bus
-//   become `.failed(reason:)`, which the engine records as `failed` and retries on `onServerAppeared`.
-// - The callbacks run inside sd-bus dispatch (sd-event or `process(waitingUpTo:)`); they may call back
-//   into `show`/`close` (re-entrant synchronous calls are allowed by sd-bus).
+// - Never waits on the server: `show` and `close` send asynchronous calls (ScheddBus `callAsync`) and
+//   return at once. `show` answers `.pending` (the outcome follows: `onDelivered` or `onDeliveryFailed`)
+//   or `.failed` when it knows at once (no bus, circuit open). Each call is bounded by
+//   `Configuration.callTimeoutMicroseconds` (2 s), measured by sd-bus, not by blocking.
+// - Circuit breaker: a server that lets a call time out is treated as hung — every later `show` fails
+//   at once (`isCircuitOpen`) until org.freedesktop.Notifications changes owner (NameOwnerChanged:
+//   the server restarted or another took over); then `onServerAppeared` lets the daemon retry.
+// - The callbacks run inside sd-bus dispatch (the loop or `process(waitingUpTo:)`), never inside
+//   `show`/`close`; they may call back into `show`/`close`. `onDeliveryFailed` may also run while the
+//   connection is being replaced: the daemon records failures from a loop callback of its own.
 // - Not Sendable: create, use and drop it on one thread.
 // - Choosing the default notifier: `try? DesktopNotifier(address: nil)` is nil without a session bus;
 //   `serverPresent` tells whether org.freedesktop.Notifications is owned right now (D-Bus activation
@@ -59,7 +61,8 @@ public final class DesktopNotifier: Notifier {
     /// Fixed choices of the Notify call; the defaults are what schedd uses.
     public struct Configuration: Sendable, Hashable {
         public var expireTimeouts = ExpireTimeouts()
-        /// Upper bound of each blocking call to the server (sd_bus_call's usec): 2 s.
+        /// Upper bound of each call to the server (sd-bus's reply timeout): 2 s. A call that runs out opens
+        /// the circuit (see the type's documentation).
         public var callTimeoutMicroseconds: UInt64 = 2_000_000
         /// While the bus itself is unreachable (kiosk session bus not up yet, bus daemon restarting),
         /// how often an attached notifier tries to connect again: 5 s.
@@ -91,6 +94,14 @@ public final class DesktopNotifier: Notifier {
     /// Called when a notification server takes the name org.freedesktop.Notifications (first start or
     /// restart): the daemon retries failed deliveries (`Engine.retryFailed`).
     public var onServerAppeared: (() -> Void)?
+    /// Called when the server confirmed a notification that `show` answered `.pending`.
+    public var onDelivered: ((DueNotification) -> Void)?
+    /// Called when a notification that `show` answered `.pending` could not be shown (the server's error,
+    /// a timeout, the bus going away); `reason` is for history's `failed` record.
+    public var onDeliveryFailed: ((_ notification: DueNotification, _ reason: String) -> Void)?
+    /// Called with a line for the log when something the daemon cannot see otherwise went wrong (the
+    /// circuit opened, a reconnect timer could not be armed).
+    public var onProblem: ((String) -> Void)?
 
     public let configuration: Configuration
     /// The D-Bus address given at init; nil = the user's session bus.
@@ -98,6 +109,10 @@ public final class DesktopNotifier: Notifier {
 
     /// The server's capabilities, nil until read (or after the server changed).
     public private(set) var capabilities: Set<String>?
+    /// Why the circuit is open (the server timed out), nil while it is closed.
+    public private(set) var circuitReason: String?
+    /// True while calls to the server fail at once because it timed out before (until it changes owner).
+    public var isCircuitOpen: Bool { circuitReason != nil }
 
     private var connection: NotificationsBus?
     private var attachedLoop: EventLoop?
@@ -113,6 +128,11 @@ public final class DesktopNotifier: Notifier {
     private var actionInvoked: Set<UInt32> = []
     /// Activation tokens the server sent for a server id, waiting for its `ActionInvoked`.
     private var tokens: [UInt32: String] = [:]
+    /// Counts server instances: a late answer of an earlier instance must not touch the current one.
+    private var generation = 0
+    /// Notifications waiting for the first GetCapabilities answer of this server instance.
+    private var waitingForCapabilities: [DueNotification] = []
+    private var capabilitiesRequested = false
 
     /// Connects to `address` (e.g. `unix:path=/run/user/1000/bus`), or to the user's session bus when
     /// nil, and subscribes to the server's signals and NameOwnerChanged. A missing notification server
@@ -145,7 +165,11 @@ public final class DesktopNotifier: Notifier {
     /// session has a notification server" rule can test this right after init.
     public var serverPresent: Bool { isConnected && serverOwner != nil }
 
-    /// Lets the daemon's event loop drive this connection's signals and the reconnect timer. Survives
+    /// Deliveries handed over and not answered yet (Notify, GetCapabilities and CloseNotification calls
+    /// in flight, plus notifications waiting for the capabilities).
+    public var callsInFlight: Int { (connection?.connection.callsInFlight ?? 0) + waitingForCapabilities.count }
+
+    /// Lets the daemon's event loop drive this connection's signals, replies and the reconnect timer. Survives
     /// reconnects: a replacement connection is attached to the same loop.
     public func attach(to loop: EventLoop) throws(BusError) {
         try connection?.attach(to: loop)
@@ -174,49 +198,51 @@ public final class DesktopNotifier: Notifier {
 
     // MARK: - Notifier
 
-    /// Notify, replacing the same schedule's notification when still on screen. O(1) bus round trips:
-    /// GetCapabilities (first time per server) + Notify, each bounded by the call timeout.
+    /// Sends Notify (after GetCapabilities, the first time per server instance), replacing the same
+    /// schedule's notification when still on screen. Never waits: `.pending` when sent (the outcome comes
+    /// through `onDelivered`/`onDeliveryFailed`), `.failed` when it cannot be sent at all or the circuit is
+    /// open. O(1) work per call.
     public func show(_ notification: DueNotification) -> DeliveryResult {
+        if let circuitReason { return .failed(reason: circuitReason) }
+        let bus: NotificationsBus
         do throws(BusError) {
-            let bus = try connected()
-            let caps: Set<String>
-            if let cached = capabilities {
-                caps = cached
-            } else {
-                caps = Set(try bus.getCapabilities())
-                capabilities = caps
-            }
-            let key = Key(app: notification.app, id: notification.id)
-            let request = NotifyRequest(notification: notification, capabilities: caps,
-                                        replacesId: serverIds[key] ?? 0, configuration: configuration,
-                                        presentation: appDirectory.presentation(for: notification.app))
-            let (serverId, sender) = try bus.notify(request)
-            if let sender, sender != serverOwner { adoptServer(sender) }
-            if let old = serverIds[key], old != serverId { shown[old] = nil }
-            serverIds[key] = serverId
-            shown[serverId] = notification
-            actionInvoked.remove(serverId)
-            tokens[serverId] = nil
-            return .shown
+            bus = try connected()
         } catch {
-            if !(connection?.isOpen ?? false) {
-                dropConnection()
-                scheduleReconnect()
-            }
             return .failed(reason: Self.failureReason(error, timeout: configuration.callTimeoutMicroseconds))
         }
+        if let capabilities { return send(notification, capabilities: capabilities, on: bus) }
+        waitingForCapabilities.append(notification)
+        if !capabilitiesRequested {
+            do throws(BusError) {
+                try requestCapabilities(on: bus)
+            } catch {
+                waitingForCapabilities.removeAll { $0 == notification }
+                return .failed(reason: Self.failureReason(error, timeout: configuration.callTimeoutMicroseconds))
+            }
+        }
+        return .pending
     }
 
-    /// CloseNotification for schedule `id` if its notification is on screen; otherwise nothing.
-    /// A failure is ignored: a server that went away took its notifications with it.
     /// Closes the notification of schedule `id` of `app` when the server still shows it (it has not sent
-    /// `NotificationClosed` for it); returns whether it did.
+    /// `NotificationClosed` for it); returns whether it did. Never waits: CloseNotification is sent
+    /// asynchronously; a failure is ignored (a server that went away took its notifications with it),
+    /// except that a timeout opens the circuit.
     @discardableResult
     public func close(app: String, id: String) -> Bool {
         guard let serverId = serverIds.removeValue(forKey: Key(app: app, id: id)) else { return false }
         forget(serverId)
-        try? connection?.closeNotification(serverId)
+        closeOnServer(serverId)
         return true
+    }
+
+    /// CloseNotification, asynchronously (skipped while the circuit is open).
+    private func closeOnServer(_ serverId: UInt32) {
+        guard circuitReason == nil, let connection, connection.isOpen else { return }
+        let sentTo = generation
+        try? connection.closeNotification(serverId) { [weak self] error in
+            guard let self, let error, error.isTimeout, sentTo == generation else { return }
+            openCircuit(error)
+        }
     }
 
     private func forget(_ serverId: UInt32) {
@@ -233,8 +259,96 @@ public final class DesktopNotifier: Notifier {
         if error.isTimeout {
             return "notification server did not answer \(error.operation) within \(Double(timeout) / 1e6) s"
         }
+        if error.isDisconnected { return "notification bus lost: \(error.detail)" }
         return "notification server unreachable: \(error)"
     }
+    private func send(_ notification: DueNotification, capabilities: Set<String>, on bus: NotificationsBus)
+        -> DeliveryResult {
+        let request = NotifyRequest(notification: notification, capabilities: capabilities,
+                                    replacesId: serverIds[Key(app: notification.app, id: notification.id)] ?? 0,
+                                    configuration: configuration,
+                                    presentation: appDirectory.presentation(for: notification.app))
+        let sentTo = generation
+        do throws(BusError) {
+            try bus.notify(request) { [weak self] result in self?.notifyAnswered(notification, result, sentTo: sentTo) }
+            return .pending
+        } catch {
+            return .failed(reason: Self.failureReason(error, timeout: configuration.callTimeoutMicroseconds))
+        }
+    }
+
+    private func notifyAnswered(_ notification: DueNotification,
+                                _ result: Result<(id: UInt32, sender: String?), BusError>, sentTo: Int) {
+        switch result {
+        case .success(let (serverId, sender)):
+            if sentTo == generation {
+                if let sender, sender != serverOwner { adoptServer(sender) }
+                let key = Key(app: notification.app, id: notification.id)
+                if let old = serverIds[key], old != serverId { shown[old] = nil }
+                serverIds[key] = serverId
+                shown[serverId] = notification
+                actionInvoked.remove(serverId)
+                tokens[serverId] = nil
+            }
+            onDelivered?(notification)
+        case .failure(let error):
+            if error.isTimeout && sentTo == generation { openCircuit(error) }
+            onDeliveryFailed?(notification, Self.failureReason(error, timeout: configuration.callTimeoutMicroseconds))
+        }
+    }
+
+    private func requestCapabilities(on bus: NotificationsBus) throws(BusError) {
+        let askedOf = generation
+        try bus.getCapabilities { [weak self] result in self?.capabilitiesAnswered(result, askedOf: askedOf) }
+        capabilitiesRequested = true
+    }
+
+    private func capabilitiesAnswered(_ result: Result<[String], BusError>, askedOf: Int) {
+        guard askedOf == generation else {
+            // The server changed meanwhile: ask the new one for the notifications still waiting.
+            if !waitingForCapabilities.isEmpty && !capabilitiesRequested, let connection, connection.isOpen {
+                do throws(BusError) { try requestCapabilities(on: connection) } catch { failWaiting(error) }
+            }
+            return
+        }
+        capabilitiesRequested = false
+        switch result {
+        case .success(let caps):
+            let caps = Set(caps)
+            capabilities = caps
+            let waiting = waitingForCapabilities
+            waitingForCapabilities.removeAll()
+            guard let connection else { return failWaiting(waiting, reason: "notification bus lost") }
+            for notification in waiting {
+                if case .failed(let reason) = send(notification, capabilities: caps, on: connection) {
+                    onDeliveryFailed?(notification, reason)
+                }
+            }
+        case .failure(let error):
+            if error.isTimeout { openCircuit(error) }
+            failWaiting(error)
+        }
+    }
+
+    private func failWaiting(_ error: BusError) {
+        let waiting = waitingForCapabilities
+        waitingForCapabilities.removeAll()
+        failWaiting(waiting, reason: Self.failureReason(error, timeout: configuration.callTimeoutMicroseconds))
+    }
+
+    private func failWaiting(_ waiting: [DueNotification], reason: String) {
+        for notification in waiting { onDeliveryFailed?(notification, reason) }
+    }
+
+    /// The server let a call time out: fail fast until it changes owner.
+    private func openCircuit(_ error: BusError) {
+        guard circuitReason == nil else { return }
+        circuitReason = "notification server did not answer \(error.operation) within "
+            + "\(Double(configuration.callTimeoutMicroseconds) / 1e6) s; not called again until it restarts"
+        onProblem?("the notification server \(serverOwner ?? "") is not answering (\(error.operation) timed out): "
+                   + "deliveries fail at once until org.freedesktop.Notifications changes owner")
+    }
+
 
     private func makeConnection() throws(BusError) -> NotificationsBus {
         let bus = try NotificationsBus(address: address, callTimeoutMicroseconds: configuration.callTimeoutMicroseconds) {
@@ -255,18 +369,23 @@ public final class DesktopNotifier: Notifier {
     }
 
     private func dropConnection() {
-        connection?.close()
+        let old = connection
         connection = nil
         forgetServer()
+        old?.close()  // fails its calls in flight (onDeliveryFailed)
     }
 
     /// Arms the reconnect timer (only when attached to a loop; without one, `show` reconnects).
     private func scheduleReconnect() {
         guard let attachedLoop else { return }
-        if reconnectTimer == nil {
-            reconnectTimer = try? attachedLoop.addTimer(clock: .monotonic) { [weak self] in self?.reconnectNow() }
+        do throws(BusError) {
+            if reconnectTimer == nil {
+                reconnectTimer = try attachedLoop.addTimer(clock: .monotonic) { [weak self] in self?.reconnectNow() }
+            }
+            try reconnectTimer?.arm(afterMicroseconds: configuration.reconnectIntervalMicroseconds)
+        } catch {
+            onProblem?("cannot arm the notification bus's reconnect timer: \(error)")
         }
-        try? reconnectTimer?.arm(afterMicroseconds: configuration.reconnectIntervalMicroseconds)
     }
 
     /// Timer callback (outside any bus dispatch, so the old connection may be freed here).
@@ -283,9 +402,12 @@ public final class DesktopNotifier: Notifier {
         }
     }
 
-    /// Forgets everything that belonged to the previous server instance.
+    /// Forgets everything that belonged to the previous server instance (its circuit included).
     private func forgetServer() {
+        generation += 1
         capabilities = nil
+        capabilitiesRequested = false
+        circuitReason = nil
         serverOwner = nil
         serverIds.removeAll()
         shown.removeAll()
@@ -306,12 +428,17 @@ public final class DesktopNotifier: Notifier {
         case .disconnected:
             // Inside the dying connection's dispatch: only forget; the timer replaces the connection.
             forgetServer()
+            failWaiting(BusError(operation: "GetCapabilities", name: "org.freedesktop.DBus.Error.Disconnected",
+                                 message: "the bus daemon hung up", errno: ECONNRESET))
             scheduleReconnect()
         case .nameOwnerChanged(_, let newOwner):
             // A new owner is a new server instance, unless a Notify reply already told us about it.
             if newOwner.isEmpty || newOwner != serverOwner {
                 forgetServer()
                 serverOwner = newOwner.isEmpty ? nil : newOwner
+                if !waitingForCapabilities.isEmpty, let connection, connection.isOpen {
+                    do throws(BusError) { try requestCapabilities(on: connection) } catch { failWaiting(error) }
+                }
             }
             if !newOwner.isEmpty { onServerAppeared?() }
         case .activationToken(let sender, let serverId, let token):
@@ -324,7 +451,7 @@ public final class DesktopNotifier: Notifier {
                 // Hide it; it comes back from the engine after `seconds`.
                 serverIds[Key(app: notification.app, id: notification.id)] = nil
                 forget(serverId)
-                try? connection?.closeNotification(serverId)
+                closeOnServer(serverId)
                 onSnooze?(notification, seconds)
                 return
             }

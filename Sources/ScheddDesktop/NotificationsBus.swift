@@ -78,7 +78,7 @@ final class NotificationsBus {
     }
 
     /// The unique name of the current owner of org.freedesktop.Notifications, nil when there is none.
-    /// Asks the bus daemon (never the server).
+    /// Asks the bus daemon (never the server), waiting at most the call timeout: used at connect time.
     func serverOwner() -> String? {
         let getNameOwner = BusMethod(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                      interface: "org.freedesktop.DBus", member: "GetNameOwner")
@@ -87,28 +87,33 @@ final class NotificationsBus {
                                     read: { m throws(BusError) in try m.readString() })
     }
 
-    /// `GetCapabilities() → as`.
-    func getCapabilities() throws(BusError) -> [String] {
-        try connection.call(method("GetCapabilities"), timeoutMicroseconds: callTimeoutMicroseconds, { _ throws(BusError) in },
-                            read: Self.readCapabilities)
+    /// `GetCapabilities() → as`, asynchronously; `completion` runs in a later dispatch (see
+    /// `BusConnection.callAsync`).
+    func getCapabilities(_ completion: @escaping (Result<[String], BusError>) -> Void) throws(BusError) {
+        try connection.callAsync(method("GetCapabilities"), timeoutMicroseconds: callTimeoutMicroseconds,
+                                 { _ throws(BusError) in }) { result in
+            completion(result.flatMap { reply in Result { () throws(BusError) in try reply.readStrings() } })
+        }
     }
 
-    static func readCapabilities(_ reply: BusMessage) throws(BusError) -> [String] { try reply.readStrings() }
-
-    /// `Notify(susssasa{sv}i) → u`; returns the server's id and the reply's sender (the server's unique name).
-    func notify(_ request: NotifyRequest) throws(BusError) -> (id: UInt32, sender: String?) {
-        try connection.call(method("Notify"), timeoutMicroseconds: callTimeoutMicroseconds,
-                            { m throws(BusError) in try Self.appendNotify(request, to: m) }, read: Self.readNotifyReply)
+    /// `Notify(susssasa{sv}i) → u`, asynchronously; `completion` gets the server's id and the reply's
+    /// sender (the server's unique name).
+    func notify(_ request: NotifyRequest,
+                _ completion: @escaping (Result<(id: UInt32, sender: String?), BusError>) -> Void) throws(BusError) {
+        try connection.callAsync(method("Notify"), timeoutMicroseconds: callTimeoutMicroseconds,
+                                 { m throws(BusError) in try Self.appendNotify(request, to: m) }) { result in
+            completion(result.flatMap { reply in
+                Result { () throws(BusError) in (try reply.readUInt32(), reply.sender) }
+            })
+        }
     }
 
-    static func readNotifyReply(_ reply: BusMessage) throws(BusError) -> (id: UInt32, sender: String?) {
-        (try reply.readUInt32(), reply.sender)
-    }
-
-    /// `CloseNotification(u id)`.
-    func closeNotification(_ id: UInt32) throws(BusError) {
-        try connection.call(method("CloseNotification"), timeoutMicroseconds: callTimeoutMicroseconds,
-                            { m throws(BusError) in try m.append(id) }, read: { _ throws(BusError) in })
+    /// `CloseNotification(u id)`, asynchronously.
+    func closeNotification(_ id: UInt32, _ completion: @escaping (BusError?) -> Void) throws(BusError) {
+        try connection.callAsync(method("CloseNotification"), timeoutMicroseconds: callTimeoutMicroseconds,
+                                 { m throws(BusError) in try m.append(id) }) { result in
+            if case .failure(let error) = result { completion(error) } else { completion(nil) }
+        }
     }
 
     /// The arguments of Notify, in the spec's order: `susssasa{sv}i`.

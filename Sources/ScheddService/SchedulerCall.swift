@@ -26,7 +26,7 @@ public enum SchedulerCall: Sendable, Equatable {
     case clockAdvance(microseconds: UInt64)
     case clockNext
     case clockZone(String)
-    /// `DeclareApp`: the app id a caller without a sandbox or app unit declares for its connection.
+    /// `DeclareApp(s app)`: the calls that follow on the connection act for `app` (docs/apps.md).
     case declareApp(String)
 
     /// Every method with its D-Bus input signature, as the vtable (Sources/CSchedBus/vtable.c) declares it.

@@ -62,6 +62,11 @@ public final class Engine {
     public let retention: HistoryRetention
     /// The `now` of the latest call: where the clock stood before an `advance` (its `start`).
     var lastNow: Instant
+    /// The `start` of a sliced `advance` that has not finished (nil when none is under way).
+    var sliceStart: Instant?
+
+    /// True while a sliced `advance(maxBatches:)` left due entries for a further call.
+    public var isAdvancing: Bool { sliceStart != nil }
     /// The earliest instant a snoozed notification is to be shown again (cached from the store).
     var snoozeDue: Instant?
 

@@ -25,13 +25,21 @@ extension Engine {
     /// marks the ones it cannot confirm `unconfirmed`. Entries due less than `onTimeMicroseconds` before `now`
     /// are batches of one (at most one unconfirmed per crash on the real clock); others batches of up to
     /// `firingBatchSize` (the bound of a catch-up). A step backwards fires nothing already fired.
+    ///
+    /// **Slices.** With `maxBatches`, at most that many batches are decided and delivered; what is still due
+    /// goes back into the wheel (so `nextDue <= now` and `isAdvancing` tell the caller to call again), and
+    /// the next call goes on from the same `start` — the event loop interleaves bus traffic between slices
+    /// without changing any decision. A sliced advance is finished when a call leaves nothing due.
     @discardableResult
-    public func advance(to now: Instant, mode: AdvanceMode) throws(EngineError) -> [DueNotification] {
-        let start = min(lastNow, now), previousNow = lastNow
+    public func advance(to now: Instant, mode: AdvanceMode, maxBatches: Int = .max) throws(EngineError)
+        -> [DueNotification] {
+        let start = min(sliceStart ?? lastNow, now), previousNow = lastNow
         lastNow = now
         var queue = DueQueue(ascending: wheel.advance(to: now))
         var delivered: [DueNotification] = []
-        while !queue.isEmpty {
+        var batches = 0
+        while !queue.isEmpty && batches < maxBatches {
+            batches += 1
             var firings: [Firing] = []
             // What fell due just now (the real clock's timer) is committed and handed over one firing at a
             // time, so a crash leaves at most that one unconfirmed; a catch-up or a long span goes in batches.
@@ -57,13 +65,17 @@ extension Engine {
                 for entry in queue.elements { wheel.insert(key: entry.key, due: entry.due) }
                 for entry in taken { wheel.insert(key: entry.key, due: entry.due) }
                 if delivered.isEmpty { lastNow = previousNow }  // nothing happened: a retry is the same advance
+                if !delivered.isEmpty || sliceStart != nil { sliceStart = start }  // a retry goes on from `start`
                 throw error
             }
             delivered += try deliver(firings, now: now)
             // Between batches, at the instant reached so far: a long span keeps its history bounded as it goes.
             try maintainIfDue(now: mode == .wallClock ? now : min(now, firings.last?.notification.at ?? now))
         }
-        delivered += try deliverSnoozed(now: now)
+        // An unfinished slice: the rest waits in the wheel (overdue) for the next call, from `start`.
+        for entry in queue.elements { wheel.insert(key: entry.key, due: entry.due) }
+        sliceStart = queue.isEmpty ? nil : start
+        if sliceStart == nil { delivered += try deliverSnoozed(now: now) }
         try maintainIfDue(now: now)
         return delivered
     }
@@ -169,7 +181,7 @@ extension Engine {
         var notification = DueNotification(
             app: s.app, id: s.id, runId: s.runId, title: s.title, body: s.body, urgency: s.urgency, icon: s.icon,
             category: s.category, actions: s.actions, dataJSON: s.dataJSON, messageId: s.messageId,
-            due: occurrence, at: at, lateSeconds: lateness)
+            due: occurrence, at: at, lateSeconds: lateness, graceSeconds: s.graceSeconds)
         notification.extras = s.extras
         firings.append(Firing(notification: notification, graceSeconds: s.graceSeconds))
     }
@@ -179,9 +191,22 @@ extension Engine {
     func deliver(_ firings: [Firing], now: Instant) throws(EngineError) -> [DueNotification] {
         var failures: [(Firing, String)] = []
         for firing in firings {
+            // `.pending`: an asynchronous notifier reports a failure later, through `deliveryFailed`.
             if case .failed(let reason) = notifier.show(firing.notification) { failures.append((firing, reason)) }
         }
         if !firings.isEmpty { store.confirmHandOver() }  // written by the next commit, whichever it is
+        try recordFailures(failures)
+        return firings.map(\.notification)
+    }
+
+    /// An asynchronous notifier's late answer: the hand-over of `notification` (which `show` answered
+    /// `.pending`) failed. Recorded like a failure `show` reports at once: history `failed`, queued for
+    /// `retryFailed`. One transaction.
+    public func deliveryFailed(_ notification: DueNotification, reason: String) throws(EngineError) {
+        try recordFailures([(Firing(notification: notification, graceSeconds: notification.graceSeconds), reason)])
+    }
+
+    private func recordFailures(_ failures: [(Firing, String)]) throws(EngineError) {
         if !failures.isEmpty {
             try storage { () throws(StoreError) in
                 try store.transaction { () throws(StoreError) in
@@ -197,7 +222,6 @@ extension Engine {
                 }
             }
         }
-        return firings.map(\.notification)
     }
 
     /// Retries every notification whose delivery `failed` (a notification server appeared), oldest due first.
@@ -211,6 +235,7 @@ extension Engine {
             try store.transaction { () throws(StoreError) in
                 for failed in try store.failedDeliveries() {
                     var n = failed.notification
+                    n.graceSeconds = failed.graceSeconds
                     n.at = now
                     n.lateSeconds = Self.seconds(from: n.due, to: now)
                     let shown = Self.isWithinGrace(due: n.due, at: now,

@@ -43,9 +43,10 @@ public final class InMemoryScheduleStore: ScheduleStore {
     public func transaction<R>(_ body: () throws(StoreError) -> R) throws(StoreError) -> R {
         try checkOpen()
         if depth > 0 {
+            // Nested: undone alone when it fails, like SQLiteScheduleStore's savepoints.
             depth += 1
             defer { depth -= 1 }
-            return try body()
+            return try savepoint(body)
         }
         let snapshot = state
         depth = 1

@@ -21,28 +21,36 @@ public struct DueNotification: Sendable, Hashable {
     public var at: Instant
     /// Seconds late (0 when on time).
     public var lateSeconds: Double
+    /// The schedule's `graceSeconds` (nil: the daemon's default): how long a failed delivery stays worth
+    /// retrying (`Engine.deliveryFailed`).
+    public var graceSeconds: Int64?
     /// `bk.deepLink`, `bk.action`, `bk.image`, `snoozeSeconds`.
     public var extras = NotificationExtras()
 
     public init(app: String, id: String, runId: String, title: String, body: String?, urgency: Urgency, icon: String?,
                 category: String?, actions: [NotificationAction], dataJSON: String?, messageId: String?,
-                due: Instant, at: Instant, lateSeconds: Double) {
+                due: Instant, at: Instant, lateSeconds: Double, graceSeconds: Int64? = nil) {
         self.app = app; self.id = id; self.runId = runId; self.title = title; self.body = body; self.urgency = urgency
         self.icon = icon; self.category = category; self.actions = actions; self.dataJSON = dataJSON
         self.messageId = messageId; self.due = due; self.at = at; self.lateSeconds = lateSeconds
+        self.graceSeconds = graceSeconds
     }
 }
 
 /// The outcome of handing a notification to the notifier.
 public enum DeliveryResult: Sendable, Hashable {
     case shown
+    /// Handed to an asynchronous notifier (a D-Bus call on its way): the outcome comes later — a failure
+    /// through `Engine.deliveryFailed`; the event loop never waits for it.
+    case pending
     /// The notification server could not be reached; `reason` says why. The engine records `failed`
     /// and retries when `Engine.retryFailed` is called (a server appeared).
     case failed(reason: String)
 }
 
 /// Where due notifications go: the desktop (D-Bus), stdout lines, nowhere, or a recording for tests.
-/// Called on the engine's thread, in due order.
+/// Called on the engine's thread, in due order. `show` must not wait on another process: a notifier that
+/// talks to one answers `.pending` and reports a late failure through `Engine.deliveryFailed`.
 public protocol Notifier: AnyObject {
     func show(_ notification: DueNotification) -> DeliveryResult
     /// A schedule of `app` whose notification may be on screen was cancelled: close it if it is. Returns

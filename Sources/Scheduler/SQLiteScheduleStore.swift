@@ -93,9 +93,11 @@ public final class SQLiteScheduleStore: ScheduleStore {
 
     public func transaction<R>(_ body: () throws(StoreError) -> R) throws(StoreError) -> R {
         if transactionDepth > 0 {
+            // Nested: a savepoint, so that a failing inner operation is undone alone (group commit:
+            // `Engine.group` applies several calls in one outer transaction).
             transactionDepth += 1
             defer { transactionDepth -= 1 }
-            return try body()
+            return try savepoint(body)
         }
         try sql { () throws(SQLiteError) in try db.statement("BEGIN IMMEDIATE").run() }
         transactionDepth = 1

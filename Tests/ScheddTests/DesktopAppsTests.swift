@@ -44,7 +44,7 @@ final class DesktopAppsTests: XCTestCase {
         try apps.add("org.example.Shown", "[Desktop Entry]\nType=Application\nName=Shown App\nName[de]=Gezeigt\nIcon=shown-icon\nExec=shown %u\n")
         let server = service(try PythonService.notificationServer(address: bus.address))
         let (n, _) = try notifier()
-        XCTAssertEqual(n.show(note(app: "org.example.Shown", image: "file:///tmp/a%20b.png", snooze: [600, 5400],
+        XCTAssertEqual(showAndWait(n, note(app: "org.example.Shown", image: "file:///tmp/a%20b.png", snooze: [600, 5400],
                                    actions: [NotificationAction(id: "done", title: "Done")])), .shown)
         let args = try XCTUnwrap(server.calls("Notify").first?["args"] as? [String: Any])
         XCTAssertEqual(args["app_name"] as? String, "Shown App")
@@ -57,7 +57,7 @@ final class DesktopAppsTests: XCTestCase {
         XCTAssertEqual(hints["x-schedd-app"]?["value"] as? String, "org.example.Shown")
 
         // No desktop file: the app id as the name, nothing to open; a remote bk.image is not shown.
-        XCTAssertEqual(n.show(note(app: "org.example.NoFile", id: "b", image: "https://example.org/x.png")), .shown)
+        XCTAssertEqual(showAndWait(n, note(app: "org.example.NoFile", id: "b", image: "https://example.org/x.png")), .shown)
         let second = try XCTUnwrap(server.calls("Notify").last?["args"] as? [String: Any])
         XCTAssertEqual(second["app_name"] as? String, "org.example.NoFile")
         XCTAssertEqual(second["actions"] as? [String], [])
@@ -69,7 +69,7 @@ final class DesktopAppsTests: XCTestCase {
         let server = service(try PythonService.notificationServer(address: bus.address))
         let app = service(try PythonService.fakeApp("org.example.Active", address: bus.address))
         let (n, log) = try notifier()
-        XCTAssertEqual(n.show(note(app: "org.example.Active", deepLink: "active://x",
+        XCTAssertEqual(showAndWait(n, note(app: "org.example.Active", deepLink: "active://x",
                                    action: AppActionRequest(name: "show-item", dataJSON: #"{"item":7}"#),
                                    actions: [NotificationAction(id: "done", title: "Done")])), .shown)
         let sid = try XCTUnwrap(server.calls("Notify").first?["reply"] as? Int)
@@ -83,7 +83,7 @@ final class DesktopAppsTests: XCTestCase {
         XCTAssertEqual(log.interactions[0].ok, true)
 
         // Clicking the body: bk.action wins over the deep link; no token this time (none was sent).
-        XCTAssertEqual(n.show(note(app: "org.example.Active", id: "c", deepLink: "active://x",
+        XCTAssertEqual(showAndWait(n, note(app: "org.example.Active", id: "c", deepLink: "active://x",
                                    action: AppActionRequest(name: "show-item", dataJSON: #"{"item":7}"#))), .shown)
         let sid2 = try XCTUnwrap(server.calls("Notify").last?["reply"] as? Int)
         try notifyControl(bus.address, ["EmitActionInvoked", "us", "\(sid2)", "default"])
@@ -97,7 +97,7 @@ final class DesktopAppsTests: XCTestCase {
         app.stop()
         services.removeAll { $0 === app }
         let failing = service(try PythonService.fakeApp("org.example.Active", address: bus.address, fail: true))
-        XCTAssertEqual(n.show(note(app: "org.example.Active", id: "d")), .shown)
+        XCTAssertEqual(showAndWait(n, note(app: "org.example.Active", id: "d")), .shown)
         let sid3 = try XCTUnwrap(server.calls("Notify").last?["reply"] as? Int)
         try notifyControl(bus.address, ["EmitActionInvoked", "us", "\(sid3)", "default"])
         XCTAssertTrue(pump(n) { log.interactions.count == 3 })
@@ -112,7 +112,7 @@ final class DesktopAppsTests: XCTestCase {
         try apps.add("org.example.Exec", "[Desktop Entry]\nType=Application\nName=Exec App\nExec=\(script) \(launches) --open %U\n")
         let server = service(try PythonService.notificationServer(address: bus.address))
         let (n, log) = try notifier()
-        XCTAssertEqual(n.show(note(app: "org.example.Exec", deepLink: "exec://item/5")), .shown)
+        XCTAssertEqual(showAndWait(n, note(app: "org.example.Exec", deepLink: "exec://item/5")), .shown)
         let sid = try XCTUnwrap(server.calls("Notify").first?["reply"] as? Int)
         try notifyControl(bus.address, ["EmitActivation", "uss", "\(sid)", "tok-x", "default"])
         XCTAssertTrue(pump(n) { !log.interactions.isEmpty })
@@ -129,7 +129,7 @@ final class DesktopAppsTests: XCTestCase {
     func testSnoozeButton_hidesIt_andReportsTheDuration() throws {
         let server = service(try PythonService.notificationServer(address: bus.address))
         let (n, log) = try notifier()
-        XCTAssertEqual(n.show(note(app: "org.example.Snoozy", snooze: [600])), .shown)
+        XCTAssertEqual(showAndWait(n, note(app: "org.example.Snoozy", snooze: [600])), .shown)
         let sid = try XCTUnwrap(server.calls("Notify").first?["reply"] as? Int)
         try notifyControl(bus.address, ["EmitActionInvoked", "us", "\(sid)", "schedd-snooze-600"])
         XCTAssertTrue(pump(n) { !log.snoozes.isEmpty })
@@ -139,7 +139,7 @@ final class DesktopAppsTests: XCTestCase {
         XCTAssertEqual(server.calls("CloseNotification").count, 1, "pressing snooze hides it")
         XCTAssertNil(n.serverId(forSchedule: "run_1:a", app: "org.example.Snoozy"))
         // A snooze key the notification did not offer is an ordinary action.
-        XCTAssertEqual(n.show(note(app: "org.example.Snoozy", id: "e", snooze: [600])), .shown)
+        XCTAssertEqual(showAndWait(n, note(app: "org.example.Snoozy", id: "e", snooze: [600])), .shown)
         let sid2 = try XCTUnwrap(server.calls("Notify").last?["reply"] as? Int)
         try notifyControl(bus.address, ["EmitActionInvoked", "us", "\(sid2)", "schedd-snooze-60"])
         XCTAssertTrue(pump(n) { !log.interactions.isEmpty })

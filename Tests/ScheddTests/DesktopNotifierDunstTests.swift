@@ -59,7 +59,7 @@ final class DesktopNotifierDunstTests: XCTestCase {
         let notifier = try DesktopNotifier(address: bus.address)
         let title = "Stand up & stretch"
         let body = "Use <b>bold</b> & \"quotes\" — shown as typed"
-        let result = notifier.show(dueNotification(id: "run_9:dunst", title: title, body: body, urgency: .critical,
+        let result = showAndWait(notifier, dueNotification(id: "run_9:dunst", title: title, body: body, urgency: .critical,
                                                    actions: [NotificationAction(id: "snooze", title: "Snooze")]))
         XCTAssertEqual(result, .shown)
         XCTAssertTrue(notifier.capabilities?.contains("body-markup") ?? false, "dunstrc sets markup = full")
@@ -67,6 +67,7 @@ final class DesktopNotifierDunstTests: XCTestCase {
         try screenshotIfAsked()
 
         notifier.close(app: Engine.defaultApp, id: "run_9:dunst")  // CloseNotification: dunst moves it to its history
+        XCTAssertTrue(pump(notifier) { notifier.callsInFlight == 0 }, "CloseNotification not answered")
         XCTAssertEqual(try dunstctl("count", "displayed"), "0")
         let shown = try XCTUnwrap(try history().first { $0["appname"] as? String == "schedd" })
         XCTAssertEqual(shown["summary"] as? String, title)
@@ -89,7 +90,7 @@ final class DesktopNotifierDunstTests: XCTestCase {
         let notifier = try DesktopNotifier(address: bus.address)
         let log = InteractionLog()
         log.attach(to: notifier)
-        XCTAssertEqual(notifier.show(dueNotification(id: "run_9:close-me", title: "Close me")), .shown)
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "run_9:close-me", title: "Close me")), .shown)
         _ = try dunstctl("close")  // the person closes the topmost notification (reason 2)
         XCTAssertTrue(pump(notifier) { !log.entries.isEmpty })
         XCTAssertEqual(log.entries, [.init(id: "run_9:close-me", event: .dismissed, reason: nil)])
@@ -115,14 +116,14 @@ final class DesktopNotifierDunstTests: XCTestCase {
         var note = dueNotification(id: "run_9:open-me", title: "Open me")
         note.app = "org.example.Reminders"
         note.extras.deepLink = "reminders://todo/9"
-        XCTAssertEqual(notifier.show(note), .shown)
+        XCTAssertEqual(showAndWait(notifier, note), .shown)
         _ = try dunstctl("action", "0")  // the person activates the topmost notification: its "default" action
         XCTAssertTrue(pump(notifier) { !log.entries.isEmpty })
         XCTAssertTrue(waitUntil { (try? String(contentsOfFile: launches, encoding: .utf8))?.contains("reminders://todo/9") == true },
                       "the desktop file's Exec ran with the deep link")
         _ = try dunstctl("close")
         let marker = dueNotification(id: "run_9:marker", title: "Marker")
-        XCTAssertEqual(notifier.show(marker), .shown)
+        XCTAssertEqual(showAndWait(notifier, marker), .shown)
         _ = try dunstctl("close")
         XCTAssertTrue(pump(notifier) { log.entries.contains { $0.id == "run_9:marker" } })
         XCTAssertEqual(log.entries, [.init(id: "run_9:open-me", event: .opened, reason: "action:default"),

@@ -24,7 +24,7 @@ final class DesktopNotifierInteractionTests: XCTestCase {
     }
 
     private func show(_ id: String) throws -> UInt32 {
-        XCTAssertEqual(notifier.show(dueNotification(id: id, actions: [NotificationAction(id: "snooze", title: "Snooze")])),
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: id, actions: [NotificationAction(id: "snooze", title: "Snooze")])),
                        .shown)
         return try XCTUnwrap(notifier.serverId(forSchedule: id))
     }

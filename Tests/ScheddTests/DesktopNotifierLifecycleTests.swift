@@ -29,7 +29,7 @@ final class DesktopNotifierLifecycleTests: XCTestCase {
         log.attach(to: notifier)
         let note = dueNotification(id: "run_2:late", title: "Retry me")
         XCTAssertFalse(notifier.serverPresent)
-        guard case .failed(let reason) = notifier.show(note) else { return XCTFail("shown without a server") }
+        guard case .failed(let reason) = showAndWait(notifier, note) else { return XCTFail("shown without a server") }
         XCTAssertTrue(reason.contains("no notification server"), reason)
         XCTAssertEqual(log.serverAppeared, 0)
 
@@ -37,21 +37,24 @@ final class DesktopNotifierLifecycleTests: XCTestCase {
         XCTAssertTrue(pump(notifier) { log.serverAppeared > 0 }, "NameOwnerChanged not seen")
         XCTAssertEqual(log.serverAppeared, 1)
         XCTAssertTrue(notifier.serverPresent)
-        XCTAssertEqual(notifier.show(note), .shown)
+        XCTAssertEqual(showAndWait(notifier, note), .shown)
         XCTAssertEqual(server.notifyArgs().map { $0["summary"] as? String }, ["Retry me"])
     }
 
     /// The daemon's onServerAppeared calls Engine.retryFailed, which calls show from inside the
-    /// NameOwnerChanged dispatch: a synchronous call re-entering sd-bus must work.
+    /// NameOwnerChanged dispatch: sending an asynchronous call from inside sd-bus dispatch must work.
     func testOnServerAppeared_mayShowFromInsideTheCallback() throws {
         let notifier = try DesktopNotifier(address: bus.address)
         let note = dueNotification(id: "retry", title: "Retried inside the callback")
-        XCTAssertNotEqual(notifier.show(note), .shown)
+        XCTAssertNotEqual(showAndWait(notifier, note), .shown)
         var retried: [DeliveryResult] = []
+        var delivered: [DueNotification] = []
         notifier.onServerAppeared = { retried.append(notifier.show(note)) }
+        notifier.onDelivered = { delivered.append($0) }
         let server = try startServer()
-        XCTAssertTrue(pump(notifier) { !retried.isEmpty })
-        XCTAssertEqual(retried, [.shown])
+        XCTAssertTrue(pump(notifier) { !delivered.isEmpty })
+        XCTAssertEqual(retried, [.pending])
+        XCTAssertEqual(delivered, [note])
         XCTAssertEqual(server.notifyArgs().map { $0["summary"] as? String }, ["Retried inside the callback"])
         notifier.onServerAppeared = nil
     }
@@ -61,7 +64,7 @@ final class DesktopNotifierLifecycleTests: XCTestCase {
         let notifier = try DesktopNotifier(address: bus.address)
         let log = InteractionLog()
         log.attach(to: notifier)
-        XCTAssertEqual(notifier.show(dueNotification(id: "keep", body: "a & b")), .shown)
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "keep", body: "a & b")), .shown)
         XCTAssertNotNil(notifier.serverId(forSchedule: "keep"))
         XCTAssertEqual(first.notifyArgs().first?["body"] as? String, "a &amp; b")
 
@@ -73,7 +76,7 @@ final class DesktopNotifierLifecycleTests: XCTestCase {
         XCTAssertTrue(pump(notifier) { log.serverAppeared > 0 })
         notifier.close(app: Engine.defaultApp, id: "keep")
         XCTAssertEqual(second.calls("CloseNotification").count, 0, "an id of the old server was sent to the new one")
-        XCTAssertEqual(notifier.show(dueNotification(id: "keep", body: "a & b")), .shown)
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "keep", body: "a & b")), .shown)
         let args = try XCTUnwrap(second.notifyArgs().first)
         XCTAssertEqual(args["replaces_id"] as? Int, 0)
         XCTAssertEqual(args["body"] as? String, "a & b", "capabilities of the new server (no body-markup)")
@@ -85,7 +88,7 @@ final class DesktopNotifierLifecycleTests: XCTestCase {
         var configuration = DesktopNotifier.Configuration()
         configuration.callTimeoutMicroseconds = 200_000
         let notifier = try DesktopNotifier(address: bus.address, configuration: configuration)
-        guard case .failed(let reason) = notifier.show(dueNotification(id: "h")) else { return XCTFail("shown") }
+        guard case .failed(let reason) = showAndWait(notifier, dueNotification(id: "h")) else { return XCTFail("shown") }
         XCTAssertTrue(reason.contains("did not answer GetCapabilities"), reason)
     }
 
@@ -93,7 +96,7 @@ final class DesktopNotifierLifecycleTests: XCTestCase {
         let notifier = try DesktopNotifier(address: bus.address)
         bus.stop()
         pump(notifier, upTo: 0.3) { false }
-        guard case .failed(let reason) = notifier.show(dueNotification(id: "g")) else { return XCTFail("shown") }
+        guard case .failed(let reason) = showAndWait(notifier, dueNotification(id: "g")) else { return XCTFail("shown") }
         XCTAssertTrue(reason.contains("unreachable"), reason)
     }
 
@@ -109,7 +112,7 @@ final class DesktopNotifierLifecycleTests: XCTestCase {
         let event = try EventLoop()
         defer { notifier.detach() }
         try notifier.attach(to: event)
-        XCTAssertEqual(notifier.show(dueNotification(id: "ev")), .shown)
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "ev")), .shown)
         try server.emitActionInvoked(bus: bus, id: try XCTUnwrap(notifier.serverId(forSchedule: "ev")), key: "default")
         let deadline = Date().addingTimeInterval(5)
         while log.entries.isEmpty && Date() < deadline { event.runOnce(waitingUpTo: 20_000) }
@@ -121,12 +124,12 @@ final class DesktopNotifierLifecycleTests: XCTestCase {
     func testMeasure_notifyRoundTrip_over40Notifications() throws {
         let server = try startServer()
         let notifier = try DesktopNotifier(address: bus.address)
-        XCTAssertEqual(notifier.show(dueNotification(id: "warmup")), .shown)  // reads capabilities
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "warmup")), .shown)  // reads capabilities
         var roundTrips: [Double] = []
         var starts: [Double] = []
         for index in 0..<40 {
             let start = Date().timeIntervalSince1970
-            XCTAssertEqual(notifier.show(dueNotification(id: "m\(index)", title: "n\(index)")), .shown)
+            XCTAssertEqual(showAndWait(notifier, dueNotification(id: "m\(index)", title: "n\(index)")), .shown)
             roundTrips.append((Date().timeIntervalSince1970 - start) * 1000)
             starts.append(start)
         }
@@ -179,7 +182,7 @@ final class DesktopNotifierReconnectTests: XCTestCase {
         defer { notifier.detach() }
         try notifier.attach(to: event)
         XCTAssertFalse(notifier.isConnected)
-        guard case .failed(let reason) = notifier.show(dueNotification(id: "k")) else { return XCTFail("shown") }
+        guard case .failed(let reason) = showAndWait(notifier, dueNotification(id: "k")) else { return XCTFail("shown") }
         XCTAssertTrue(reason.contains("unreachable"), reason)
 
         for round in 1...2 {
@@ -188,7 +191,7 @@ final class DesktopNotifierReconnectTests: XCTestCase {
             let server = try RecordingServer(bus: bus)
             servers.append(server)
             XCTAssertTrue(run(event) { log.serverAppeared >= round }, "round \(round): server not reported")
-            XCTAssertEqual(notifier.show(dueNotification(id: "k", title: "round \(round)")), .shown)
+            XCTAssertEqual(showAndWait(notifier, dueNotification(id: "k", title: "round \(round)")), .shown)
             XCTAssertEqual(server.notifyArgs().first?["summary"] as? String, "round \(round)")
             XCTAssertEqual(server.notifyArgs().first?["replaces_id"] as? Int, 0, "ids of an earlier bus are forgotten")
             server.stop()

@@ -25,7 +25,7 @@ final class DesktopNotifierTests: XCTestCase {
         let server = try startServer()
         let notifier = try DesktopNotifier(address: bus.address)
         let icon = "/usr/share/icons/schedd/bell icon.png"
-        let result = notifier.show(dueNotification(id: "run_1:stretch", title: "Stand up", body: "Stretch now",
+        let result = showAndWait(notifier, dueNotification(id: "run_1:stretch", title: "Stand up", body: "Stretch now",
                                                    urgency: .critical, icon: icon, category: "reminder",
                                                    actions: [NotificationAction(id: "snooze", title: "Snooze 5 min")]))
         XCTAssertEqual(result, .shown)
@@ -55,7 +55,7 @@ final class DesktopNotifierTests: XCTestCase {
     func testShow_themedIcon_isSentAsName_withoutImagePath() throws {
         let server = try startServer()
         let notifier = try DesktopNotifier(address: bus.address)
-        XCTAssertEqual(notifier.show(dueNotification(id: "a", icon: "appointment-soon")), .shown)
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "a", icon: "appointment-soon")), .shown)
         let args = try XCTUnwrap(server.notifyArgs().first)
         XCTAssertEqual(args["app_icon"] as? String, "appointment-soon")
         XCTAssertNil((args["hints"] as? [String: Any])?["image-path"])
@@ -67,7 +67,7 @@ final class DesktopNotifierTests: XCTestCase {
         let notifier = try DesktopNotifier(address: bus.address)
         let cases: [(Urgency, Int, Int)] = [(.low, 0, 5000), (.normal, 1, -1), (.critical, 2, 0)]
         for (index, (urgency, _, _)) in cases.enumerated() {
-            XCTAssertEqual(notifier.show(dueNotification(id: "u\(index)", urgency: urgency)), .shown)
+            XCTAssertEqual(showAndWait(notifier, dueNotification(id: "u\(index)", urgency: urgency)), .shown)
         }
         let sent = server.notifyArgs()
         XCTAssertEqual(sent.count, cases.count)
@@ -82,7 +82,7 @@ final class DesktopNotifierTests: XCTestCase {
         let server = try startServer(caps: ["body", "body-markup"])
         let notifier = try DesktopNotifier(address: bus.address)
         let body = "Use <b>bold</b> & \"quotes\" 'too'"
-        XCTAssertEqual(notifier.show(dueNotification(id: "m", title: "A & <B>", body: body)), .shown)
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "m", title: "A & <B>", body: body)), .shown)
         let args = try XCTUnwrap(server.notifyArgs().first)
         XCTAssertEqual(args["body"] as? String,
                        "Use &lt;b&gt;bold&lt;/b&gt; &amp; &quot;quotes&quot; &apos;too&apos;")
@@ -93,7 +93,7 @@ final class DesktopNotifierTests: XCTestCase {
         let server = try startServer(caps: ["body"])
         let notifier = try DesktopNotifier(address: bus.address)
         let body = "Use <b>bold</b> & friends"
-        let result = notifier.show(dueNotification(id: "p", body: body,
+        let result = showAndWait(notifier, dueNotification(id: "p", body: body,
                                                    actions: [NotificationAction(id: "snooze", title: "Snooze")]))
         XCTAssertEqual(result, .shown)
         let args = try XCTUnwrap(server.notifyArgs().first)
@@ -104,16 +104,16 @@ final class DesktopNotifierTests: XCTestCase {
     func testShow_nilBody_sendsEmptyBody() throws {
         let server = try startServer()
         let notifier = try DesktopNotifier(address: bus.address)
-        XCTAssertEqual(notifier.show(dueNotification(id: "nb", body: nil)), .shown)
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "nb", body: nil)), .shown)
         XCTAssertEqual(server.notifyArgs().first?["body"] as? String, "")
     }
 
     func testShow_sameScheduleAgain_replacesItsNotification_andReadsCapabilitiesOnce() throws {
         let server = try startServer()
         let notifier = try DesktopNotifier(address: bus.address)
-        XCTAssertEqual(notifier.show(dueNotification(id: "daily", title: "Day 1")), .shown)
-        XCTAssertEqual(notifier.show(dueNotification(id: "other", title: "Other")), .shown)
-        XCTAssertEqual(notifier.show(dueNotification(id: "daily", title: "Day 2")), .shown)
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "daily", title: "Day 1")), .shown)
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "other", title: "Other")), .shown)
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "daily", title: "Day 2")), .shown)
         let notifies = server.calls("Notify")
         XCTAssertEqual(notifies.count, 3)
         let firstReply = try XCTUnwrap(notifies[0]["reply"] as? Int)
@@ -127,12 +127,13 @@ final class DesktopNotifierTests: XCTestCase {
     func testClose_onScreen_sendsCloseNotificationWithItsServerId_once() throws {
         let server = try startServer()
         let notifier = try DesktopNotifier(address: bus.address)
-        XCTAssertEqual(notifier.show(dueNotification(id: "a")), .shown)
-        XCTAssertEqual(notifier.show(dueNotification(id: "b")), .shown)
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "a")), .shown)
+        XCTAssertEqual(showAndWait(notifier, dueNotification(id: "b")), .shown)
         let serverIdOfB = try XCTUnwrap(notifier.serverId(forSchedule: "b"))
         notifier.close(app: Engine.defaultApp, id: "b")
         notifier.close(app: Engine.defaultApp, id: "b")
         notifier.close(app: Engine.defaultApp, id: "never-shown")
+        XCTAssertTrue(pump(notifier) { notifier.callsInFlight == 0 }, "CloseNotification not answered")
         let closes = server.calls("CloseNotification")
         XCTAssertEqual(closes.count, 1)
         XCTAssertEqual((closes.first?["args"] as? [String: Any])?["id"] as? Int, Int(serverIdOfB))
@@ -143,9 +144,10 @@ final class DesktopNotifierTests: XCTestCase {
     func testClose_afterShowAgain_closesTheReplacement() throws {
         let server = try startServer()
         let notifier = try DesktopNotifier(address: bus.address)
-        _ = notifier.show(dueNotification(id: "r", title: "1"))
-        _ = notifier.show(dueNotification(id: "r", title: "2"))
+        _ = showAndWait(notifier, dueNotification(id: "r", title: "1"))
+        _ = showAndWait(notifier, dueNotification(id: "r", title: "2"))
         notifier.close(app: Engine.defaultApp, id: "r")
+        XCTAssertTrue(pump(notifier) { notifier.callsInFlight == 0 }, "CloseNotification not answered")
         let replyIds = server.calls("Notify").compactMap { $0["reply"] as? Int }
         XCTAssertEqual((server.calls("CloseNotification").first?["args"] as? [String: Any])?["id"] as? Int,
                        replyIds.last)

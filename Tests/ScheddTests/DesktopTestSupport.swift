@@ -239,3 +239,24 @@ func waitUntil(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
     while !condition() && Date() < deadline { usleep(20_000) }
     return condition()
 }
+
+/// Shows `note` and dispatches the notifier's bus until it reports the outcome: `.shown` once the server
+/// answered Notify, `.failed(reason:)` when it could not (at once, or after the call failed or timed
+/// out); `.pending` only when nothing came within `seconds`.
+func showAndWait(_ notifier: DesktopNotifier, _ note: DueNotification, upTo seconds: Double = 5) -> DeliveryResult {
+    let delivered = notifier.onDelivered, failed = notifier.onDeliveryFailed
+    var outcome: DeliveryResult?
+    notifier.onDelivered = { n in
+        if n == note { outcome = .shown }
+        delivered?(n)
+    }
+    notifier.onDeliveryFailed = { n, reason in
+        if n == note { outcome = .failed(reason: reason) }
+        failed?(n, reason)
+    }
+    defer { notifier.onDelivered = delivered; notifier.onDeliveryFailed = failed }
+    let first = notifier.show(note)
+    guard first == .pending else { return first }
+    pump(notifier, upTo: seconds) { outcome != nil }
+    return outcome ?? .pending
+}

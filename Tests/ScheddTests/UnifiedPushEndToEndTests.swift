@@ -28,6 +28,10 @@ final class UnifiedPushEndToEndTests: XCTestCase {
         let shown = server.notifyArgs()
         XCTAssertEqual(shown.map { $0["summary"] as? String }, ["Time for your lesson"])
         XCTAssertEqual(shown.first?["body"] as? String, "Ten minutes of Spanish")
+        // Shown as the app the registration belongs to (no desktop file here: its id).
+        XCTAssertEqual(shown.first?["app_name"] as? String, "org.example.Lessons")
+        let hints = shown.first?["hints"] as? [String: Any]
+        XCTAssertEqual((hints?["desktop-entry"] as? [String: Any])?["value"] as? String, "org.example.Lessons")
         let fired = try XCTUnwrap(try h.history(app: "org.example.Lessons").first { $0["event"] as? String == "fired" })
         XCTAssertEqual(fired["id"] as? String, "run_7:lesson")
         XCTAssertEqual(fired["messageId"] as? String, "srv-7")

@@ -20,7 +20,8 @@ final class TestDistributor {
         process = try ChildProcess(DesktopHarness.python,
                                    [Self.script, "--address", address, "--log", logPath, "--name", name] + extra,
                                    quiet: false)
-        guard waitFor(seconds: 10, { !self.events("ready").isEmpty }) else {
+        // Generous: importing dbus, gi and cryptography takes seconds on a loaded 2-core machine.
+        guard waitFor(seconds: 30, { !self.events("ready").isEmpty }) else {
             process.terminate()
             throw TestSetupError("the test distributor did not start (python3-dbus or python3-cryptography missing?)")
         }

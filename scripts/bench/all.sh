@@ -14,7 +14,7 @@ for b in calendar wheel store memory restore; do
     echo "== schedd-bench $b (load $(cut -d' ' -f1-3 /proc/loadavg))"
     "$root/.build-bench/release/schedd-bench" "$b"
 done
-for s in "million.sh" "burst.sh both" "burst.sh real 100000 1" "pushrate.sh" "atcompare.sh" "idle.sh" "latency.sh" "unifiedpush.sh"; do
+for s in "million.sh" "burst.sh both" "burst.sh real 100000 1" "pushrate.sh" "atcompare.sh" "idle.sh" "latency.sh" "unifiedpush.sh" "testbed.sh"; do
     echo "== scripts/bench/$s"
     # shellcheck disable=SC2086
     "$here"/$s

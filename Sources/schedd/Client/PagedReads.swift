@@ -1,3 +1,4 @@
+import ScheddBus
 import Scheduler
 import ScheddService
 import ScheddBus

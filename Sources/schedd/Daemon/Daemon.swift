@@ -34,6 +34,20 @@ final class Daemon {
     let groupMembership = GroupMembership()
     var refusalLog = RateLimitedLog()
     var dueTimer: EventTimer?
+    /// The notifier wrapper that logs and announces shown notifications.
+    let announcer: AnnouncingNotifier
+    /// Group commit (Daemon_GroupCommit.swift): write calls waiting for the commit, and its trigger.
+    var pendingWrites: [PendingWrite] = []
+    var commitTrigger: EventTrigger?
+    /// Sliced delivery (Daemon_Delivery.swift): the mode of the delivery under way, its trigger, and
+    /// the clock calls waiting for it to finish.
+    var deliveryMode: AdvanceMode?
+    var continueTrigger: EventTrigger?
+    var repliesAfterDelivery: [(call: BusDeferredCall, text: () -> String)] = []
+    /// Late answers of the desktop notifier, recorded by `failureTrigger`.
+    var lateFailures: [(DueNotification, String)] = []
+    var retryWanted = false
+    var failureTrigger: EventTrigger?
     /// Apps declared with `DeclareApp`, by the caller's unique bus name; an entry goes when its
     /// connection leaves the bus (NameOwnerChanged). docs/apps.md "Identity".
     var declaredApps: [String: String] = [:]
@@ -80,6 +94,7 @@ final class Daemon {
             connection.emitSchedulerSignal("NotificationShown",
                                            strings: [shown.id, JSONValue(shown: shown).serialized(), shown.app])
         }
+        announcer = notifier
         do {
             store = try SQLiteScheduleStore(path: options.databasePath)
         } catch {
@@ -132,9 +147,15 @@ final class Daemon {
             for signal in [SIGTERM, SIGINT] {
                 try loop.addSignal(signal) { [unowned self] in
                     logger.info("signal \(signal): finishing")
+                    flushWrites()  // calls already taken off the bus are committed and answered
                     loop.exit(0)
                 }
             }
+            // Below the bus (0): after every message already waiting was handed over. The group commit
+            // before a delivery slice, so that calls are answered during a long catch-up.
+            commitTrigger = try loop.addTrigger(priority: 10) { [unowned self] in flushWrites() }
+            failureTrigger = try loop.addTrigger(priority: 15) { [unowned self] in recordLateFailures() }
+            continueTrigger = try loop.addTrigger(priority: 20) { [unowned self] in continueDelivery() }
             dueTimer = try loop.addTimer(clock: .realtime) { [unowned self] in dueTimerFired() }
             if fakeClock == nil {
                 let watch = try ClockChangeWatch()
@@ -189,10 +210,13 @@ final class Daemon {
 
     /// Delivers whatever is due by the clock (late or missed per CONTRACT §3 when the clock jumped
     /// or the daemon was down), then sleeps until the next due instant. Called after every change.
-    /// While storage fails, firings wait for the back-off (Daemon_Storage) instead of retrying at once.
+    /// While a sliced delivery is under way (Daemon_Delivery.swift), it settles when done; while storage
+    /// fails, firings wait for the back-off (Daemon_Storage) instead of retrying at once.
     func settle() {
+        guard deliveryMode == nil else { return }
         let now = clock.now
         if let due = engine.nextDue, due <= now { deliverDue(now: now, mode: .wallClock) }
+        guard deliveryMode == nil else { return }
         maintainWhenIdle(now: now)
         if fakeClock == nil { armDueTimer(at: dueWakeUp(engine.nextDue)) }
     }
@@ -205,6 +229,7 @@ final class Daemon {
     /// The due timer fired: time passed normally, so what is due fires on time (history `late` 0),
     /// unless the wake-up came implausibly late.
     private func dueTimerFired() {
+        guard deliveryMode == nil else { return }
         let now = clock.now
         if let due = engine.nextDue, due <= now, now.microseconds - due.microseconds < Self.timerLatencyToleranceMicroseconds {
             deliverDue(now: now, mode: .timePassing)
@@ -214,11 +239,7 @@ final class Daemon {
 
     private func wallClockChanged() {
         logger.info("the wall clock changed; now \(clock.now.rfc3339)")
-        do {
-            try engine.advance(to: clock.now, mode: .wallClock)
-        } catch {
-            logger.error("re-evaluating after a clock change failed: \(error.message)")
-        }
+        deliverDue(now: clock.now, mode: .wallClock)
         settle()
     }
 
@@ -273,15 +294,10 @@ final class Daemon {
             }
             settle()
         }
-        desktop.onServerAppeared = { [unowned self] in
-            logger.info("a notification server appeared: retrying failed deliveries")
-            do throws(EngineError) {
-                _ = try engine.retryFailed(now: clock.now)
-            } catch {
-                logger.error("retrying failed deliveries failed: \(error.message)")
-            }
-            settle()
-        }
+        desktop.onServerAppeared = { [unowned self] in retryWhenServerAppeared() }
+        desktop.onDelivered = { [unowned self] notification in announcer.announceShown(notification) }
+        desktop.onDeliveryFailed = { [unowned self] notification, reason in deliveryFailedLater(notification, reason) }
+        desktop.onProblem = { [unowned self] line in logger.warning(line) }
     }
 
     /// Announces cancelled ids of `app` on the bus (`NotificationCancelled`, with the reason and the app).

@@ -28,11 +28,11 @@ extension Daemon {
         }
         fake.set(target)
         logger.info("fake clock set to \(target.rfc3339)")
-        _ = try engineCall { now throws(EngineError) in try engine.advance(to: now, mode: .wallClock) }
+        try startDelivery(mode: .wallClock)
     }
 
-    /// Time passing: everything due in the span fires on time, in due order; returns after all of it
-    /// was delivered and recorded.
+    /// Time passing: everything due in the span fires on time, in due order; answered after all of it
+    /// was recorded and handed to the notifier (an asynchronous notifier's outcome is not waited for).
     ///
     /// The span is checked, never trusted: the clock must stay inside `Instant.supportedRange`, so
     /// `ClockAdvance(UInt64.max)` or many advances of 2^62 µs are errors naming that range (the fake
@@ -43,7 +43,17 @@ extension Daemon {
             try ClockArguments.advanceTarget(from: fake.now, microseconds: microseconds)
         }
         fake.set(target)
-        _ = try engineCall { now throws(EngineError) in try engine.advance(to: now, mode: .timePassing) }
+        try startDelivery(mode: .timePassing)
+    }
+
+    /// Delivers what the clock move made due (in slices: the caller answers after `replyAfterDelivery`).
+    private func startDelivery(mode: AdvanceMode) throws(ServiceFailure) {
+        do throws(EngineError) {
+            try startSlicedDelivery(mode: mode)
+        } catch {
+            throw ServiceFailure(error)
+        }
+        settle()
     }
 
     /// `clock next`: time passing up to the next due instant (nothing when nothing is pending, or
@@ -57,7 +67,7 @@ extension Daemon {
                                  + "supported range \(Instant.supportedRangeDescription)")
         }
         if due > fake.now { fake.set(due) }
-        _ = try engineCall { now throws(EngineError) in try engine.advance(to: now, mode: .timePassing) }
+        try startDelivery(mode: .timePassing)
     }
 
     /// A device-zone change to `name`, as a change of /etc/localtime would be.

@@ -39,9 +39,11 @@ extension Daemon {
             return .failed(name: accessDeniedErrorName, message: denial)
         }
         do throws(ServiceFailure) {
-            try dispatch(message)
+            if try queueWrite(message) { return .deferred }  // group commit (Daemon_GroupCommit.swift)
+            flushWrites()  // every other call sees the writes that came before it
+            let result = try dispatch(message)
             if Self.writingMembers.contains(message.member) { storageSucceeded() }
-            return .replied
+            return result
         } catch {
             if error.name == .storage && !error.accessDenied { storageFailed(message.member, error.message, backOff: false) }
             return .failed(name: error.replyName, message: error.message)
@@ -68,37 +70,11 @@ extension Daemon {
         return denial
     }
 
-    private func dispatch(_ m: BusMessage) throws(ServiceFailure) {
+    /// The calls that are not queued for the group commit; `.deferred` for a clock call that is answered
+    /// once the delivery it started is done.
+    private func dispatch(_ m: BusMessage) throws(ServiceFailure) -> BusMethodResult {
         do {
             switch m.member {
-            case "Push":
-                let app = try callerApp(m).id.rawValue
-                let answer = try push(m.readString(), app: app)
-                try m.reply { r throws(BusError) in try r.append(answer) }
-            case "PushBatch":
-                let app = try callerApp(m).id.rawValue
-                let answers = try pushBatch(m.readStrings(), app: app)
-                try m.reply { r throws(BusError) in try r.append(answers) }
-            case "Track":
-                let app = try callerApp(m).id.rawValue
-                let event = try m.readString()
-                let data = try m.readString()
-                let ids = try track(event: event, data: data.isEmpty ? nil : data, app: app)
-                try m.reply { r throws(BusError) in try r.append(ids) }
-            case "Cancel":
-                let app = try callerApp(m).id.rawValue
-                let ids = try engineCall { now throws(EngineError) in
-                    try engine.cancel(id: m.readStringOrEmpty(), app: app, now: now)
-                }
-                announceCancelled(ids, reason: "cli", app: app)
-                try m.reply { r throws(BusError) in try r.append(ids) }
-            case "CancelRun":
-                let app = try callerApp(m).id.rawValue
-                let ids = try engineCall { now throws(EngineError) in
-                    try engine.cancel(run: m.readStringOrEmpty(), app: app, now: now)
-                }
-                announceCancelled(ids, reason: "run", app: app)
-                try m.reply { r throws(BusError) in try r.append(ids) }
             case "CancelReport", "CancelRunReport":
                 let app = try callerApp(m).id.rawValue
                 let byRun = m.member == "CancelRunReport"
@@ -139,16 +115,13 @@ extension Daemon {
                 try m.reply { r throws(BusError) in try r.append(text) }
             case "ClockSet":
                 try clockSet(m.readString())
-                let text = clockJSON()
-                try m.reply { r throws(BusError) in try r.append(text) }
+                return replyAfterDelivery(m) { [unowned self] in clockJSON() }
             case "ClockAdvance":
                 try clockAdvance(microseconds: m.readUInt64())
-                let text = clockJSON()
-                try m.reply { r throws(BusError) in try r.append(text) }
+                return replyAfterDelivery(m) { [unowned self] in clockJSON() }
             case "ClockNext":
                 try clockNext()
-                let text = clockJSON()
-                try m.reply { r throws(BusError) in try r.append(text) }
+                return replyAfterDelivery(m) { [unowned self] in clockJSON() }
             case "ClockZone":
                 try clockZone(m.readString())
                 let text = clockJSON()
@@ -156,6 +129,7 @@ extension Daemon {
             default:
                 throw ServiceFailure(.usage, "unknown method \(m.member)")
             }
+            return .replied
         } catch let failure as ServiceFailure {
             throw failure
         } catch let failure as BusError {
@@ -178,13 +152,9 @@ extension Daemon {
         return result
     }
 
-    /// `Push(s push) → s outcomes`: a JSON array of `{"id","status","next"}`.
-    private func push(_ text: String, app: String) throws(ServiceFailure) -> String {
-        try push(bytes: Array(text.utf8), app: app)
-    }
-
-    /// One push of `app` given as bytes (the Push method's text, or a decrypted UnifiedPush message):
-    /// decoded, applied in the app's namespace, durable; returns the outcome array as JSON.
+    /// One push of `app` given as bytes (a decrypted UnifiedPush message): decoded, applied in the app's
+    /// namespace, durable; returns the outcome array as JSON. (The Push method goes through the group
+    /// commit instead: Daemon_GroupCommit.swift.)
     func push(bytes: [UInt8], app: String) throws(ServiceFailure) -> String {
         let decoded: Push
         do {
@@ -197,46 +167,8 @@ extension Daemon {
         return JSONValue.array(outcomes.map(JSONValue.init(outcome:))).serialized()
     }
 
-    /// `PushBatch(as pushes) → as answers`: one answer per push, in order — the outcome array, or
-    /// `{"error": …}` for a rejected push (bad JSON, a rule, the quota). Valid pushes go to the engine in one
-    /// group commit; one the engine rejects (over the quota) changes nothing and the others still apply.
-    private func pushBatch(_ texts: [String], app: String) throws(ServiceFailure) -> [String] {
-        var answers = [String?](repeating: nil, count: texts.count)
-        var valid: [(index: Int, push: Push)] = []
-        for (i, text) in texts.enumerated() {
-            do {
-                valid.append((i, try PushDecoder.decode(Array(text.utf8))))
-            } catch {
-                answers[i] = JSONValue.object([JSONMember("error", .string(error.message))]).serialized()
-            }
-        }
-        let outcomes = try engineCall { now throws(EngineError) in try engine.pushEach(valid.map(\.push), app: app, now: now) }
-        for (item, result) in zip(valid, outcomes) {
-            switch result {
-            case .success(let outcome):
-                announceCancellations(in: outcome, app: app)
-                answers[item.index] = JSONValue.array(outcome.map(JSONValue.init(outcome:))).serialized()
-            case .failure(let error):
-                answers[item.index] = JSONValue.object([JSONMember("error", .string(error.message))]).serialized()
-            }
-        }
-        return answers.map { $0 ?? JSONValue.object([JSONMember("error", .string("not processed"))]).serialized() }
-    }
-
-    private func announceCancellations(in outcomes: [PushOutcome], app: String) {
+    func announceCancellations(in outcomes: [PushOutcome], app: String) {
         for outcome in outcomes { if let ids = outcome.cancelled { announceCancelled(ids, reason: "push", app: app) } }
-    }
-
-    /// `Track(s event, s data) → as cancelled`; `data` is JSON text or empty. The engine checks `event`.
-    private func track(event: String, data: String?, app: String) throws(ServiceFailure) -> [String] {
-        if let data, case .failure(let failure) = parseJSON(data) {
-            throw ServiceFailure(.invalidArgument, "data: \(failure.message)")
-        }
-        let ids = try engineCall { now throws(EngineError) in
-            try engine.track(event: event, app: app, dataJSON: data, now: now)
-        }
-        announceCancelled(ids, reason: "event:\(event)", app: app)
-        return ids
     }
 }
 

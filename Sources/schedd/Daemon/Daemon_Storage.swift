@@ -15,10 +15,11 @@ extension Daemon {
 
     /// Delivers what is due at `now` (in `mode`) unless a storage failure is being backed off; a
     /// failure starts or lengthens the back-off, a success after failures is the recovery.
+    /// The delivery goes in slices (Daemon_Delivery.swift); a failing later slice is reported the same way.
     func deliverDue(now: Instant, mode: AdvanceMode) {
         guard storageHealth.mayFire(at: now) else { return }
         do {
-            try engine.advance(to: now, mode: mode)
+            try startSlicedDelivery(mode: mode)
             storageSucceeded()
         } catch {
             storageFailed("delivering due notifications", error.message, backOff: true)

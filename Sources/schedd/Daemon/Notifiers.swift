@@ -53,14 +53,23 @@ final class AnnouncingNotifier: Notifier {
     func show(_ notification: DueNotification) -> DeliveryResult {
         let result = inner.show(notification)
         switch result {
-        case .shown:
-            logger.info("shown (due \(notification.due.rfc3339), late \(notification.lateSeconds)s)",
-                        id: notification.id, run: notification.runId)
-            announce(notification)
-        case .failed(let reason):
-            logger.warning("delivery failed: \(reason)", id: notification.id, run: notification.runId)
+        case .shown: announceShown(notification)
+        case .pending: break  // an asynchronous notifier confirms later: the daemon calls announceShown then
+        case .failed(let reason): logFailure(notification, reason)
         }
         return result
+    }
+
+    /// Logs and announces (`NotificationShown`) a notification the notifier showed.
+    func announceShown(_ notification: DueNotification) {
+        logger.info("shown (due \(notification.due.rfc3339), late \(notification.lateSeconds)s)",
+                    id: notification.id, run: notification.runId)
+        announce(notification)
+    }
+
+    /// Logs a delivery that failed (history records it as `failed`).
+    func logFailure(_ notification: DueNotification, _ reason: String) {
+        logger.warning("delivery failed: \(reason)", id: notification.id, run: notification.runId)
     }
 
     @discardableResult

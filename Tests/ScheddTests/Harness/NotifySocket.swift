@@ -27,6 +27,18 @@ final class NotifySocket {
     /// Waits until an assignment equal to `line` arrives, reading datagrams for at most
     /// `deadlineSeconds`; returns whether it came. (A deadline to stop waiting, not a timing assertion.)
     /// `unless` is checked between reads: true gives up at once (the daemon exited).
+    /// Reads every datagram already queued, without waiting. A test that lets the daemon send
+    /// `WATCHDOG=1` must drain regularly: the kernel queues at most `net.unix.max_dgram_qlen` (10 here)
+    /// unread datagrams, and then the daemon's next `sd_notify` blocks (systemd always reads at once).
+    func drain() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n <= 0 { return }
+            received += String(decoding: buffer[0..<n], as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+    }
+
     func wait(for line: String, deadlineSeconds: Double = 20, unless giveUp: () -> Bool = { false }) -> Bool {
         if received.contains(line) { return true }
         var remaining = Int32(deadlineSeconds * 1000)
