@@ -6,7 +6,7 @@ PKGS=(pkg-config libsqlite3-dev sqlite3 libsystemd-dev systemd dbus-daemon dbus-
       python3 python3-dbus python3-gi libnotify-bin dunst xvfb tzdata
       libssl-dev python3-cryptography
       faketime groff-base man-db zsh fish bash-completion
-      python3-jeepney python3-pytest python3-venv python3-setuptools jq
+      python3-jeepney python3-pytest python3-venv python3-setuptools python3-wheel jq
       lintian dpkg-dev binutils adduser)
 missing=()
 for p in "${PKGS[@]}"; do

@@ -43,9 +43,20 @@ public final class ScheddClient: Sendable {
 
     private init(loop: ClientLoop) { self.loop = loop }
 
-    /// Connects to `bus`. Signals sent after this returns are seen by `signals()` streams.
-    public static func connect(to bus: Bus = .session) async throws(ScheddError) -> ScheddClient {
-        ScheddClient(loop: try await ClientLoop.start(bus.target))
+    /// Connects to `bus`. Signals sent after this returns are seen by `signals()` streams. `app`
+    /// declares the app id the calls act for (`DeclareApp`; a sandboxed caller always acts as its
+    /// sandbox's app, and may declare only that).
+    public static func connect(to bus: Bus = .session, app: String? = nil) async throws(ScheddError) -> ScheddClient {
+        let client = ScheddClient(loop: try await ClientLoop.start(bus.target))
+        if let app { try await client.declareApp(app) }
+        return client
+    }
+
+    /// Makes the calls that follow on this connection act for `app` (`""`: the caller's own id);
+    /// returns the daemon's `{"app","source","sandboxed"}` answer as JSON text.
+    @discardableResult
+    public func declareApp(_ app: String) async throws(ScheddError) -> String {
+        try await call("DeclareApp", { m throws(BusError) in try m.append(app) }, read: { m throws(BusError) in try m.readString() })
     }
 
     deinit { loop.close() }

@@ -34,7 +34,8 @@ public final class Testbed: Sendable {
     }
 
     /// Starts a testbed. `fakeClock`: where the clock starts (RFC 3339; nil: now). `zone`: the device zone.
-    public static func start(fakeClock: String? = nil, zone: String = "UTC",
+    /// `app`: the app id the client declares.
+    public static func start(fakeClock: String? = nil, zone: String = "UTC", app: String? = nil,
                              schedd: String? = nil) async throws(ScheddError) -> Testbed {
         let binary: String
         if let schedd { binary = schedd } else { binary = try locateSchedd() }
@@ -50,7 +51,7 @@ public final class Testbed: Sendable {
             throw ScheddError(.protocolError, "schedd testbed printed no variables: \(output)")
         }
         do throws(ScheddError) {
-            let client = try await ScheddClient.connect(to: .address(address))
+            let client = try await ScheddClient.connect(to: .address(address), app: app)
             return Testbed(client: client, address: address, shownPath: shown, supervisor: pid)
         } catch {
             stopSupervisor(pid)

@@ -278,12 +278,23 @@ public final class InMemoryScheduleStore: ScheduleStore {
     public func purgeHistory(olderThan cutoff: Instant, keepNewest: Int, limit: Int) throws(StoreError) -> Int {
         try checkOpen()
         var count = 0
-        while count < limit, let oldest = state.history.first,
-              state.history.count > keepNewest || oldest.record.at < cutoff {
+        while count < limit, let oldest = state.history.first, oldest.record.at < cutoff {
             state.history.removeFirst()
             count += 1
         }
-        return count
+        // Per app: each app's oldest records beyond its newest `keepNewest`.
+        var perApp: [String: Int] = [:]
+        for entry in state.history { perApp[entry.record.app, default: 0] += 1 }
+        var drop = Set<Int64>()
+        for entry in state.history where count + drop.count < limit {
+            let app = entry.record.app
+            if let n = perApp[app], n > keepNewest {
+                drop.insert(entry.seq)
+                perApp[app] = n - 1
+            }
+        }
+        state.history.removeAll { drop.contains($0.seq) }
+        return count + drop.count
     }
 
     public func reclaimFreePages(limit pages: Int) throws(StoreError) -> Int { try checkOpen(); return 0 }

@@ -131,43 +131,62 @@ extension SQLiteScheduleStore {
     @discardableResult
     public func purgeHistory(olderThan cutoff: Instant, keepNewest: Int, limit: Int) throws(StoreError) -> Int {
         try sql { () throws(SQLiteError) -> Int in
-            // Records go oldest first (append order): while older than `cutoff`, or while more than
-            // `keepNewest` remain. `byCount` is the seq of the newest record over the count; the OFFSET scan
-            // (O(keepNewest)) runs only when the seq range shows there may be more than that.
-            let range = try db.statement("SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM history")
-            let (low, high) = try range.step() ? (range.int64(0), range.int64(1)) : (0, 0)
-            range.reset()
-            var byCount: Int64 = 0
-            if high - low + 1 > Int64(max(0, keepNewest)) {
-                let over = try db.statement("SELECT seq FROM history ORDER BY seq DESC LIMIT 1 OFFSET ?1")
-                over.bind(1, Int64(max(0, keepNewest)))
-                byCount = try over.step() ? over.int64(0) : 0
+            var victims: [(seq: Int64, payload: Int64?)] = []
+            // By age: the oldest records (append order) while older than `cutoff`.
+            let old = try db.statement("SELECT seq, payload, at FROM history ORDER BY seq LIMIT ?1")
+            old.bind(1, Int64(max(0, limit)))
+            while try old.step(), old.int64(2) < cutoff.microseconds {
+                victims.append((old.int64(0), old.optionalInt64(1)))
+            }
+            old.reset()
+            // By count, per app (CONTRACT §5 "per app"): each app's records beyond its newest `keepNewest`.
+            // Apps are visited by seeks on `history_by_app`; the OFFSET scan (O(keepNewest)) runs only for an
+            // app whose seq range shows it may hold more than that.
+            let nextApp = try db.statement("SELECT app FROM history WHERE app > ?1 ORDER BY app LIMIT 1")
+            let range = try db.statement("SELECT min(seq), max(seq) FROM history WHERE app = ?1")
+            let over = try db.statement("SELECT seq FROM history WHERE app = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2")
+            let excess = try db.statement("""
+                SELECT seq, payload FROM history WHERE app = ?1 AND seq <= ?2 ORDER BY seq LIMIT ?3
+                """)
+            var app = ""
+            var seen = Set(victims.map(\.seq))
+            while victims.count < limit {
+                nextApp.bind(1, app)
+                guard try nextApp.step() else { nextApp.reset(); break }
+                app = nextApp.string(0)
+                nextApp.reset()
+                range.bind(1, app)
+                let (low, high) = try range.step() ? (range.int64(0), range.int64(1)) : (0, 0)
+                range.reset()
+                guard high - low + 1 > Int64(max(0, keepNewest)) else { continue }
+                over.bind(1, app)
+                over.bind(2, Int64(max(0, keepNewest)))
+                let boundary = try over.step() ? over.int64(0) : 0
                 over.reset()
+                guard boundary > 0 else { continue }
+                excess.bind(1, app)
+                excess.bind(2, boundary)
+                excess.bind(3, Int64(limit - victims.count))
+                while try excess.step() {
+                    let seq = excess.int64(0)
+                    if seen.insert(seq).inserted { victims.append((seq, excess.optionalInt64(1))) }
+                }
+                excess.reset()
             }
-            let victims = try db.statement("SELECT seq, payload, at FROM history ORDER BY seq LIMIT ?1")
-            victims.bind(1, Int64(max(0, limit)))
-            var last: Int64 = 0, count = 0
-            var payloads = Set<Int64>()
-            while try victims.step() {
-                let seq = victims.int64(0)
-                guard seq <= byCount || victims.int64(2) < cutoff.microseconds else { break }
-                last = seq
-                count += 1
-                if let ref = victims.optionalInt64(1) { payloads.insert(ref) }
+            guard !victims.isEmpty else { return 0 }
+            let delete = try db.statement("DELETE FROM history WHERE seq = ?1")
+            for v in victims {
+                delete.bind(1, v.seq)
+                try delete.run()
             }
-            victims.reset()
-            guard count > 0 else { return 0 }
-            let delete = try db.statement("DELETE FROM history WHERE seq <= ?1")
-            delete.bind(1, last)
-            try delete.run()
             let orphan = try db.statement("""
                 DELETE FROM payloads WHERE ref = ?1 AND NOT EXISTS(SELECT 1 FROM history WHERE payload = ?1)
                 """)
-            for ref in payloads {
+            for ref in Set(victims.compactMap(\.payload)) {
                 orphan.bind(1, ref)
                 try orphan.run()
             }
-            return count
+            return victims.count
         }
     }
 

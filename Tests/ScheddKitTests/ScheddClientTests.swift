@@ -160,3 +160,25 @@ final class ScheddClientTests: XCTestCase {
         }
     }
 }
+
+final class ScheddClientAppTests: XCTestCase {
+    func testDeclaredApps_haveNamespacesOfTheirOwn() async throws {
+        let testbed = try await Testbed.start(fakeClock: "2026-01-01T00:00:00Z", app: "org.example.Shop")
+        defer { testbed.stop() }
+        try await testbed.schedule(id: "run_1:a", title: "Shop", at: "2026-01-01T10:00:00Z", cancelOn: ["checkout"])
+        let mail = try await ScheddClient.connect(to: .address(testbed.address), app: "org.example.Mail")
+        defer { mail.close() }
+        _ = try await mail.push(.local(LocalNotification(id: "run_1:a", title: "Mail", trigger: .at("2026-01-01T10:00:00Z"),
+                                                         cancelOn: ["checkout"])))
+        let cancelled = try await mail.track("checkout")
+        XCTAssertEqual(cancelled, ["run_1:a"])
+        try await testbed.advance("1d")
+        XCTAssertEqual(try testbed.shown().map(\.title), ["Shop"])
+        do {
+            _ = try await ScheddClient.connect(to: .address(testbed.address), app: "not a reverse-DNS id")
+            XCTFail("a bad app id is rejected")
+        } catch {
+            XCTAssertEqual(error.code, .invalidArgument)
+        }
+    }
+}

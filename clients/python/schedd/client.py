@@ -77,10 +77,12 @@ class Client:
     """A connection to schedd on one bus.
 
     ``bus`` is ``"SESSION"`` (``$DBUS_SESSION_BUS_ADDRESS``), ``"SYSTEM"`` or a D-Bus address
-    (``unix:path=/tmp/…``). Not thread-safe: use one client per thread.
+    (``unix:path=/tmp/…``). ``app`` declares the app id the calls act for (``DeclareApp``; a
+    sandboxed caller gets its sandbox's id whatever it declares). Not thread-safe: use one client
+    per thread.
     """
 
-    def __init__(self, bus: str = "SESSION"):
+    def __init__(self, bus: str = "SESSION", app: str | None = None):
         try:
             self._connection: DBusConnection = open_dbus_connection(bus=bus)
         except (OSError, KeyError, ValueError) as error:
@@ -88,6 +90,18 @@ class Client:
         self._address = DBusAddress(OBJECT_PATH, bus_name=SERVICE, interface=INTERFACE)
         self._signals: deque = deque(maxlen=100_000)
         self._filter = None
+        self.identity: dict | None = None
+        if app is not None:
+            try:
+                self.identity = self.declare_app(app)
+            except Exception:
+                self._connection.close()
+                raise
+
+    def declare_app(self, app: str) -> dict:
+        """Makes the calls that follow on this connection act for ``app`` (``""``: the caller's own);
+        returns ``{"app", "source", "sandboxed"}``."""
+        return json.loads(self.call("DeclareApp", "s", app)[0])
 
     def close(self) -> None:
         """Closes the connection."""

@@ -10,7 +10,7 @@ Installed with the package (entry point ``pytest11``), so no ``conftest.py`` is 
         schedd_testbed.advance("10h")
         assert [n.id for n in schedd_testbed.shown()] == ["run_1:dinner"]
 
-The marker's keywords go to :class:`schedd.Testbed` (``fake_clock``, ``tz``, ``keep``). The
+The marker's keywords go to :class:`schedd.Testbed` (``fake_clock``, ``tz``, ``keep``, ``app``). The
 schedd binary is ``--schedd-binary``, else ``$SCHEDD_BINARY``, else ``schedd`` on PATH.
 """
 
@@ -28,7 +28,7 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "schedd(fake_clock=None, tz='UTC', keep=False): how the schedd_testbed fixture starts its testbed")
+        "markers", "schedd(fake_clock=None, tz='UTC', keep=False, app=None): how the schedd_testbed fixture starts its testbed")
 
 
 @pytest.fixture

@@ -88,12 +88,13 @@ class Testbed:
     """A running testbed and a client connected to it.
 
     ``fake_clock``: where the clock starts (RFC 3339; default: now). ``tz``: the device zone
-    (default UTC). Use as a context manager, or call :meth:`stop`.
+    (default UTC). ``app``: the app id the client declares. Use as a context manager, or call :meth:`stop`.
     """
 
     __test__ = False  # not a pytest test class
 
-    def __init__(self, fake_clock: str | None = None, tz: str = "UTC", binary: str | None = None, keep: bool = False):
+    def __init__(self, fake_clock: str | None = None, tz: str = "UTC", binary: str | None = None, keep: bool = False,
+                 app: str | None = None):
         self.binary = find_schedd(binary)
         arguments = [self.binary, "testbed", "--print-env", "--json", "--tz", tz]
         if fake_clock:
@@ -112,7 +113,7 @@ class Testbed:
         self.pid = int(variables["SCHEDD_TESTBED_PID"])
         self.environment: dict = dict(variables)
         try:
-            self.client = Client(self.address)
+            self.client = Client(self.address, app=app)
         except Exception:
             self._terminate()
             raise
@@ -154,6 +155,10 @@ class Testbed:
             if time.monotonic() > deadline:
                 raise TestbedError(f"the testbed (pid {pid}) did not stop within 30 s")
             time.sleep(0.005)
+
+    def client_for(self, app: str) -> Client:
+        """Another client on this testbed acting for ``app`` (close it when done)."""
+        return Client(self.address, app=app)
 
     # What the test does --------------------------------------------------------------------------
 

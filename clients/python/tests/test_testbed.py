@@ -167,3 +167,15 @@ def test_the_fixture_from_another_suite(pytester):
     """)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q")
     result.assert_outcomes(passed=3)
+
+
+@pytest.mark.schedd(fake_clock="2026-01-01T00:00:00Z", app="org.example.Shop")
+def test_apps_have_namespaces(schedd_testbed):
+    assert schedd_testbed.client.identity["app"] == "org.example.Shop"
+    schedd_testbed.schedule("run_1:a", "Shop", at="2026-01-01T10:00:00Z", cancelOn=["checkout"])
+    with schedd_testbed.client_for("org.example.Mail") as mail:
+        mail.push({"bk": {"local": {"id": "run_1:a", "at": "2026-01-01T10:00:00Z", "title": "Mail",
+                                    "cancelOn": ["checkout"]}}})
+        assert mail.track("checkout") == ["run_1:a"]
+    schedd_testbed.advance("1d")
+    assert [(n.id, n.title) for n in schedd_testbed.shown()] == [("run_1:a", "Shop")]
