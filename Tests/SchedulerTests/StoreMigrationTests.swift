@@ -60,6 +60,7 @@ final class StoreMigrationTests: XCTestCase {
             XCTAssertTrue(try store.isApplied(app: Engine.defaultApp, id: s.id, digest: s.fingerprint), s.id)
         }
         XCTAssertEqual(try store.schedule(app: Engine.defaultApp, id: "replace-me")?.title, "new")
+        XCTAssertEqual(try store.pendingCount(app: Engine.defaultApp), 6, "step 5 counts the migrated rows")
 
         let history = try store.history(app: Engine.defaultApp, limit: 100)
         XCTAssertEqual(history.map(\.id), ["replace-me", "late", "gone", "fires"])

@@ -1,0 +1,75 @@
+import SchedCalendar
+import XCTest
+@testable import Scheduler
+
+/// The per-app pending counts that schema step 5 keeps by triggers (the quota's O(1) read): after every
+/// kind of change — push, replace, cancel, run cancel, event, firing, a push the quota rejects (its
+/// savepoint rolled back) and a restart — they equal a count of the rows themselves.
+final class StorePendingCountTests: XCTestCase {
+    let t0 = utc(2026, 3, 8, 5)
+    let a = "org.example.A", b = "org.example.B"
+
+    /// `app → rows` counted from `schedules`, and `app → n` from `pending_counts` (apps at 0 left out).
+    func counts(_ path: String) throws -> (rows: [String: Int64], kept: [String: Int64]) {
+        let db = try SQLiteConnection(openingExisting: path)
+        defer { db.close() }
+        func read(_ sql: String) throws -> [String: Int64] {
+            let st = try db.statement(sql)
+            defer { st.reset() }
+            var result: [String: Int64] = [:]
+            while try st.step() { result[st.string(0)] = st.int64(1) }
+            return result
+        }
+        return (try read("SELECT app, count(*) FROM schedules GROUP BY app"),
+                try read("SELECT app, n FROM pending_counts WHERE n <> 0"))
+    }
+
+    func assertCountsAgree(_ h: EngineHarness, _ expected: [String: Int64], _ step: String,
+                           file: StaticString = #filePath, line: UInt = #line) throws {
+        let (rows, kept) = try counts(h.path)
+        XCTAssertEqual(rows, expected, "rows after \(step)", file: file, line: line)
+        XCTAssertEqual(kept, rows, "kept counts after \(step)", file: file, line: line)
+        for (app, n) in expected {
+            XCTAssertEqual(try h.e.store.pendingCount(app: app), Int(n), "\(app) after \(step)", file: file, line: line)
+        }
+    }
+
+    func testKeptCounts_followEveryChange_andEqualTheRows() throws {
+        let h = try EngineHarness(now: t0)
+        let soon = atFixed(t0.adding(seconds: 60)), later = atFixed(t0.adding(seconds: 3600))
+        for id in ["run_1:a", "run_1:b", "run_2:a", "solo"] {
+            _ = try h.e.push(pushLocal(makeLocal(id, later, cancelOn: ["checkout"])), app: a, now: t0)
+        }
+        _ = try h.e.push(pushLocal(makeLocal("fires", soon)), app: a, now: t0)
+        _ = try h.e.push(pushLocal(makeLocal("run_1:a", later)), app: b, now: t0)
+        try assertCountsAgree(h, [a: 5, b: 1], "pushes")
+        _ = try h.e.push(pushLocal(makeLocal("solo", atFixed(t0.adding(seconds: 7200)))), app: a, now: t0)
+        try assertCountsAgree(h, [a: 5, b: 1], "a replace")
+        _ = try h.e.cancel(id: "solo", app: a, now: t0)
+        try assertCountsAgree(h, [a: 4, b: 1], "a cancel")
+        _ = try h.e.cancel(run: "run_1", app: a, now: t0)
+        try assertCountsAgree(h, [a: 2, b: 1], "a run cancel")
+        _ = try h.e.advance(to: t0.adding(seconds: 60), mode: .timePassing)
+        try assertCountsAgree(h, [a: 1, b: 1], "a firing")
+        _ = try h.e.track(event: "checkout", app: a, dataJSON: nil, now: t0.adding(seconds: 60))
+        try assertCountsAgree(h, [b: 1], "an event")
+        try h.restart(now: t0.adding(seconds: 60))
+        try assertCountsAgree(h, [b: 1], "a restart")
+    }
+
+    func testAPushTheQuotaRejects_leavesTheCountAsItWas() throws {
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let path = dir + "/q.db"
+        let engine = try Engine(databasePath: path, notifier: ScriptedNotifier(), deviceZone: .utc,
+                                maxPendingPerApp: 2, now: t0)
+        defer { engine.close() }
+        let due = atFixed(t0.adding(seconds: 600))
+        let results = try engine.pushEach((1...4).map { pushLocal(makeLocal("q\($0)", due)) }, app: a, now: t0)
+        XCTAssertEqual(results.filter { if case .failure = $0 { true } else { false } }.count, 2)
+        let (rows, kept) = try counts(path)
+        XCTAssertEqual(rows, [a: 2])
+        XCTAssertEqual(kept, rows)
+        XCTAssertEqual(try engine.store.pendingCount(app: a), 2)
+    }
+}
