@@ -1,25 +1,8 @@
 import SeededRandomness
 import Foundation
 import XCTest
+@_exported import TestPrerequisites
 import SchedCalendar
-
-/// Whether a missing reference (systemd-analyze, zdump, Python's zoneinfo, zone files) fails the
-/// test instead of skipping it: `SCHEDD_REQUIRE_REFERENCES=1`, which .ci/run sets, so that CI can
-/// never turn a missing reference into a green differential test.
-var referencesRequired: Bool { ProcessInfo.processInfo.environment["SCHEDD_REQUIRE_REFERENCES"] == "1" }
-
-/// A reference the test needs is missing (CI installs it).
-struct MissingReference: Error, CustomStringConvertible {
-    var description: String
-}
-
-/// The error to throw when `what` is missing: a skip on a developer's machine, a failure when
-/// `referencesRequired`.
-func missingReference(_ what: String) -> any Error {
-    referencesRequired
-        ? MissingReference(description: "\(what) (SCHEDD_REQUIRE_REFERENCES=1: the differential tests need it)")
-        : XCTSkip(what)
-}
 
 /// Runs `path` with `arguments`, returns its exit status and standard output.
 /// Skips the test when the executable is missing (fails it under `SCHEDD_REQUIRE_REFERENCES=1`).

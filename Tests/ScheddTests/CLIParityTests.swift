@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestPrerequisites
 
 /// The daemon-less commands against systemd 252 line for line (CONTRACT §6): `calendar`,
 /// `timespan` and `timestamp` beside `systemd-analyze calendar|timespan|timestamp`, both run under
@@ -21,7 +22,7 @@ final class CLIParityTests: XCTestCase {
         var args = ["-f", frozen]
         if tz.isEmpty { args = ["-f", frozen, "/usr/bin/env", "-u", "TZ"] } else { env["TZ"] = tz }
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/faketime") else {
-            throw XCTSkip("unreachable: scripts/install-deps.sh installs faketime")  // never skipped in CI
+            throw missingReference("faketime is not installed (scripts/install-deps.sh installs it)")  // never skipped in CI
         }
         return try runProcess("/usr/bin/faketime", args + [executable] + arguments, environment: env)
     }

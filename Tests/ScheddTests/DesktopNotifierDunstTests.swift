@@ -2,6 +2,7 @@ import Foundation
 import Scheduler
 import ScheddDesktop
 import XCTest
+import TestPrerequisites
 
 /// The real DesktopNotifier against a real notification server: dunst under Xvfb on a private bus
 /// (Tests/Support/notify/start-dunst.sh, dunstrc with markup on). Skipped only when Xvfb or dunst is
@@ -13,7 +14,7 @@ final class DesktopNotifierDunstTests: XCTestCase {
 
     override func setUpWithError() throws {
         guard DesktopHarness.which("Xvfb") != nil, DesktopHarness.which("dunst") != nil,
-              DesktopHarness.which("dunstctl") != nil else { throw XCTSkip("Xvfb/dunst not installed") }
+              DesktopHarness.which("dunstctl") != nil else { throw missingReference("Xvfb/dunst not installed") }
         bus = try PrivateBus()
         let (status, output) = try DesktopHarness.run("/bin/bash",
             [DesktopHarness.notifyDir.appendingPathComponent("start-dunst.sh").path, bus.address])

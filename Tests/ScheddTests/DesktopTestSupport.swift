@@ -4,6 +4,7 @@ import Scheduler
 import ScheddApps
 import ScheddDesktop
 import XCTest
+import TestPrerequisites
 
 /// Paths of the test harness (Tests/Support/notify).
 enum DesktopHarness {
@@ -59,7 +60,7 @@ final class ChildProcess {
         defer { env.forEach { free($0) } }
         var pid: pid_t = 0
         let r = posix_spawn(&pid, executable, &actions, nil, argv, env)
-        guard r == 0 else { throw XCTSkip("cannot start \(executable): errno \(r)") }
+        guard r == 0 else { throw missingReference("cannot start \(executable): errno \(r)") }
         self.pid = pid
     }
 
@@ -99,7 +100,7 @@ final class PrivateBus {
         let (status, output) = try DesktopHarness.run("/bin/bash", [script] + (address.map { [$0] } ?? []))
         let lines = output.split(separator: "\n").map(String.init)
         guard status == 0, lines.count >= 2, let pid = Int32(lines[1]) else {
-            throw XCTSkip("cannot start dbus-daemon: \(output)")
+            throw missingReference("cannot start dbus-daemon: \(output)")
         }
         self.address = lines[0]
         self.pid = pid
@@ -126,7 +127,7 @@ final class RecordingServer {
         }
         guard records().contains(where: { $0["event"] as? String == "ready" }) else {
             stop()
-            throw XCTSkip("recording server did not start (python3-dbus missing?)")
+            throw missingReference("recording server did not start (python3-dbus missing?)")
         }
     }
 

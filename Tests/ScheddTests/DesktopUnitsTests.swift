@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestPrerequisites
 
 /// units/ and scripts/install.sh: every unit passes `systemd-analyze verify` without a word, the D-Bus
 /// files load, and an install puts each file where systemd and D-Bus look, with its paths rewritten.
@@ -9,7 +10,7 @@ final class DesktopUnitsTests: XCTestCase {
     }
 
     func testVerifyUnits_reportsNothing() throws {
-        guard DesktopHarness.which("systemd-analyze") != nil else { throw XCTSkip("systemd-analyze not installed") }
+        guard DesktopHarness.which("systemd-analyze") != nil else { throw missingReference("systemd-analyze not installed") }
         let (status, output) = try bash("Tests/Support/verify-units.sh")
         XCTAssertEqual(status, 0, output)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import XCTest
+import TestPrerequisites
 
 /// A full disk for real (CONTRACT §9, "Storage failure"; issue 9 items 4 and 9): the database on a
 /// 2 MiB tmpfs filled up with dd, the real daemon on the real clock on a private bus with stock limits.
@@ -12,7 +13,7 @@ final class StorageFullTests: XCTestCase {
     private var h: ScheddHarness?
 
     override func setUpWithError() throws {
-        try XCTSkipUnless(geteuid() == 0, "needs root to mount a tmpfs")
+        try requirePrerequisite(geteuid() == 0, "needs root to mount a tmpfs")
         h = try ScheddHarness(fakeClock: nil, databaseName: "disk/schedd.db") { dir in
             let point = dir.file("disk")
             try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import XCTest
+import TestPrerequisites
 
 /// Kiosk mode's own access rule (`schedd run --allow-group`, the default with `--bus system`): on a
 /// system-like bus whose policy lets everyone call everything, the daemon itself serves only root and
@@ -14,7 +15,7 @@ final class SystemBusAccessTests: XCTestCase {
     static let memberName = "schedd-test-member"
 
     func testAllowGroup_servesRootAndGroupMembers_refusesOthersWithAccessDenied() throws {
-        try XCTSkipUnless(geteuid() == 0, "needs root: creates a group and a user, runs the CLI as that user")
+        try requirePrerequisite(geteuid() == 0, "needs root: creates a group and a user, runs the CLI as that user")
         let groupID = try Self.ensureGroup()
         let userID = try Self.ensureUser()
         let outsiderGroup: gid_t = 65534 // nogroup: neither root's group nor the allowed one

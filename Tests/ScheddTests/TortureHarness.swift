@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestPrerequisites
 
 /// Runs the Python drivers of Tests/Support/torture against the schedd binary built next to this
 /// test bundle. The drivers print their figures; a failing check exits 1 with `VIOLATION:` lines.
@@ -20,14 +21,14 @@ enum TortureHarness {
             }
         }
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            throw XCTSkip("the schedd executable was not built next to the tests")
+            throw missingReference("the schedd executable was not built next to the tests")
         }
         return found.path
     }
 
     /// Runs `driver args…` with the schedd binary; returns (exit status, combined output).
     static func runDriver(_ driver: String, _ args: [String]) throws -> (status: Int32, output: String) {
-        guard FileManager.default.isExecutableFile(atPath: python) else { throw XCTSkip("\(python) is missing") }
+        guard FileManager.default.isExecutableFile(atPath: python) else { throw missingReference("\(python) is missing") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [supportDir.appendingPathComponent(driver).path, "--schedd", try scheddBinary()] + args
@@ -94,7 +95,7 @@ final class DriverVerdicts: @unchecked Sendable {
         defer { lock.unlock() }
         if let cached { return cached }
         let (status, output) = try TortureHarness.runDriver(driver, arguments)
-        if status == Self.skipStatus { throw XCTSkip("\(driver): \(output)") }
+        if status == Self.skipStatus { throw missingReference("\(driver): \(output)") }
         var verdicts: [String: String?] = [:]
         for line in output.split(separator: "\n").map(String.init) {
             if line.hasPrefix("PASS ") {
