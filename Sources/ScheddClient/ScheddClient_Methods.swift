@@ -70,8 +70,11 @@ extension ScheddClient {
         return result
     }
 
-    /// How many schedules are pending (the fake-timer libraries' `countTimers`).
-    public func pendingCount() async throws(ScheddError) -> Int { try await pending().count }
+    /// How many schedules of this app are pending (the fake-timer libraries' `countTimers`): one
+    /// `PendingCount` call, O(1) in the number pending.
+    public func pendingCount() async throws(ScheddError) -> Int {
+        Int(try await call("PendingCount", { _ throws(BusError) in }, read: { m throws(BusError) in try m.readUInt32() }))
+    }
 
     /// History, oldest first: all of it, or the newest `limit` records; page by page.
     public func history(limit: Int? = nil) async throws(ScheddError) -> [HistoryRecord] {

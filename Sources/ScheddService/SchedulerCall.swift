@@ -28,6 +28,10 @@ public enum SchedulerCall: Sendable, Equatable {
     case clockZone(String)
     /// `DeclareApp(s app)`: the calls that follow on the connection act for `app` (docs/apps.md).
     case declareApp(String)
+    /// `PendingCount() → u`: how many schedules of the caller's app are pending. O(log apps).
+    case pendingCount
+    /// `PendingCountAllApps() → u`: how many schedules of every app are pending (unsandboxed callers only).
+    case pendingCountAllApps
 
     /// Every method with its D-Bus input signature, as the vtable (Sources/CSchedBus/vtable.c) declares it.
     public static let methods: [(name: String, signature: String)] = [
@@ -35,6 +39,7 @@ public enum SchedulerCall: Sendable, Equatable {
         ("CancelReport", "s"), ("CancelRunReport", "s"), ("List", "uu"), ("ListPage", "su"), ("History", "u"),
         ("HistoryPage", "tu"), ("ClockShow", ""), ("ClockSet", "s"), ("ClockAdvance", "t"), ("ClockNext", ""),
         ("ClockZone", "s"), ("DeclareApp", "s"), ("ListAllAppsPage", "su"),
+        ("PendingCount", ""), ("PendingCountAllApps", ""),
     ]
 
     /// Reads the arguments of `member` from `arguments`; throws for an unknown member or arguments
@@ -69,6 +74,8 @@ public enum SchedulerCall: Sendable, Equatable {
         case "ClockNext": self = .clockNext
         case "ClockZone": self = .clockZone(try a.readString())
         case "DeclareApp": self = .declareApp(try a.readString())
+        case "PendingCount": self = .pendingCount
+        case "PendingCountAllApps": self = .pendingCountAllApps
         default: throw CallArgumentError("unknown method \(member)")
         }
         guard a.isAtEnd else { throw CallArgumentError("\(member): more arguments than its signature has") }
@@ -98,6 +105,8 @@ public enum SchedulerCall: Sendable, Equatable {
         case .clockNext: "ClockNext"
         case .clockZone: "ClockZone"
         case .declareApp: "DeclareApp"
+        case .pendingCount: "PendingCount"
+        case .pendingCountAllApps: "PendingCountAllApps"
         }
     }
 

@@ -146,6 +146,12 @@ public final class Engine {
     /// Number of pending schedules.
     public var pendingCount: Int { wheel.count }
 
+    /// Number of pending schedules of `app` (nil: of every app), from the store's kept counts: O(log apps)
+    /// on SQLite, whatever the number of schedules (`PendingCount`, the `list` footer).
+    public func pendingCount(app: String?) throws(EngineError) -> Int {
+        try storage { () throws(StoreError) in try store.pendingCount(app: app) }
+    }
+
     /// Pending schedules of `app` by next due, paged; `app` nil lists every app's (`list --all-apps`).
     public func list(app: String? = Engine.defaultApp, limit: Int?, offset: Int = 0) throws(EngineError) -> [PendingSchedule] {
         let rows = try storage { () throws(StoreError) in

@@ -171,9 +171,9 @@ public final class InMemoryScheduleStore: ScheduleStore {
         return Array(limit.map { rows.prefix(max(0, $0)) } ?? rows)
     }
 
-    public func pendingCount(app: String) throws(StoreError) -> Int {
+    public func pendingCount(app: String?) throws(StoreError) -> Int {
         try checkOpen()
-        return state.schedules.values.reduce(0) { $0 + ($1.app == app ? 1 : 0) }
+        return state.schedules.values.reduce(0) { $0 + (app == nil || $1.app == app ? 1 : 0) }
     }
 
     // MARK: Tombstones

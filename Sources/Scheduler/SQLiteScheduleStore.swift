@@ -403,9 +403,15 @@ public final class SQLiteScheduleStore: ScheduleStore {
         }
     }
 
-    public func pendingCount(app: String) throws(StoreError) -> Int {
+    public func pendingCount(app: String?) throws(StoreError) -> Int {
         try sql { () throws(SQLiteError) -> Int in
-            // Kept by triggers on `schedules` (schema step 5): one key lookup, not a count of the app's rows.
+            // Kept by triggers on `schedules` (schema step 5): one key lookup (or a sum over the apps), not a
+            // count of the rows.
+            guard let app else {
+                let all = try db.statement("SELECT coalesce(sum(n), 0) FROM pending_counts")
+                defer { all.reset() }
+                return try all.step() ? Int(all.int64(0)) : 0
+            }
             let st = try db.statement("SELECT n FROM pending_counts WHERE app = ?1")
             defer { st.reset() }
             st.bind(1, app)

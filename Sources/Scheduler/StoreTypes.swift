@@ -165,9 +165,9 @@ public protocol ScheduleStore: AnyObject {
     /// At most `limit` pending schedules of `app` (nil: of every app) ordered by (next due, key), starting
     /// just after `cursor` (from the first when nil). A keyset seek: O(log n + limit), whatever the depth.
     func schedulesByNext(app: String?, after cursor: PendingCursor?, limit: Int) throws(StoreError) -> [StoredSchedule]
-    /// Number of pending schedules of `app` (the quota, CONTRACT §8). O(log apps) in SQLite (a count kept by
+    /// Number of pending schedules of `app` (nil: of every app; the quota, CONTRACT §8). O(log apps) in SQLite (a count kept by
     /// triggers), O(n) in memory.
-    func pendingCount(app: String) throws(StoreError) -> Int
+    func pendingCount(app: String?) throws(StoreError) -> Int
     /// Pending schedules pinned to zone `name` (by `timeZone`/suffix or their `until`'s zone). O(n).
     func pinnedSchedules(zone name: String) throws(StoreError) -> [StoredSchedule]
     /// Every zone name pending schedules are pinned to (their zone or `until` zone). O(n).

@@ -69,6 +69,10 @@ final class FuzzWorld {
             listPage(app: Engine.defaultApp, after: after, limit: limit, before: before)
         case .listAllAppsPage(let after, let limit):
             listPage(app: nil, after: after, limit: limit, before: before)
+        case .pendingCount:
+            check((try? engine.pendingCount(app: Engine.defaultApp)) == engine.pendingCount, "PendingCount disagrees with the wheel")
+        case .pendingCountAllApps:
+            check((try? engine.pendingCount(app: nil)) == engine.pendingCount, "PendingCountAllApps disagrees with the wheel")
         case .declareApp:
             break  // identity of the connection (ScheddApps' AppID rules); nothing reaches the engine
         case .history(let limit):

@@ -11,8 +11,8 @@ import Scheduler
 /// rows' `last`; `n/a` before the first), REPEAT (a repeating schedule's calendar expression,
 /// `-` for a one-shot), ID, TITLE — with times in the daemon's device zone, columns aligned by
 /// display width (CJK titles take two columns a character), and a footer counting every pending
-/// schedule, not only the rows shown (`Showing 1 of 3 pending.`). Read page by page (`ListPage`),
-/// every page, however long the list.
+/// schedule, not only the rows shown (`Showing 1 of 3 pending.`, from `PendingCount`). Only the rows
+/// shown are read, page by page (`ListPage`); `--limit 0` reads every page, however long the list.
 func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let limit = try args.count("limit", default: 0) ?? 0
     let offset = try args.count("offset", default: 0) ?? 0
@@ -24,9 +24,13 @@ func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
                                                          allApps: allApps)))
         return
     }
-    let all = try SchedulerClient.json(mergedJSONArray(try readPendingPages(client, allApps: allApps)), "List").arrayValue ?? []
-    let shown = Array(all.dropFirst(offset).prefix(limit == 0 ? Int.max : limit))
-    if all.isEmpty {
+    // Only the rows shown are read; the footer's total is one PendingCount call, so `list --limit 20`
+    // costs the same with 20 or a million pending.
+    let shown = try SchedulerClient.json(mergedJSONArray(try readPendingPages(client, offset: offset,
+                                                                              limit: limit == 0 ? nil : limit,
+                                                                              allApps: allApps)), "List").arrayValue ?? []
+    let total = try readPendingCount(client, allApps: allApps)
+    if total == 0 && shown.isEmpty {
         Console.out("No pending notifications.")
         return
     }
@@ -51,12 +55,14 @@ func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
                        tableCell(item[member: "title"]?.stringValue ?? "")])
     }
     Console.out(formatTable(rows))
-    if shown.count == all.count {
-        Console.out("\n\(all.count) pending.")
+    // The count and the rows are two reads: a push in between can make them disagree by that push,
+    // never more; the footer then still names both numbers as read.
+    if shown.count == total && offset == 0 {
+        Console.out("\n\(total) pending.")
     } else if shown.isEmpty {
-        Console.out("\nNone shown of \(all.count) pending (from #\(offset + 1)).")
+        Console.out("\nNone shown of \(total) pending (from #\(offset + 1)).")
     } else {
-        Console.out("\nShowing \(shown.count) of \(all.count) pending" + (offset > 0 ? " (from #\(offset + 1))." : "."))
+        Console.out("\nShowing \(shown.count) of \(total) pending" + (offset > 0 ? " (from #\(offset + 1))." : "."))
     }
 }
 

@@ -32,6 +32,14 @@ func readPendingPages(_ client: SchedulerClient, offset: Int = 0, limit: Int? = 
     return pages
 }
 
+/// How many schedules are pending — of the caller's app, or of every app with `allApps`
+/// (`PendingCount` / `PendingCountAllApps`): one call whatever the number, so a footer can count every
+/// pending schedule without reading them all.
+func readPendingCount(_ client: SchedulerClient, allApps: Bool = false) throws(CommandFailure) -> Int {
+    Int(try client.call(allApps ? "PendingCountAllApps" : "PendingCount", { _ throws(BusError) in },
+                        read: { m throws(BusError) in try m.readUInt32() }))
+}
+
 /// The newest `limit` history records as page texts, oldest page first (each page oldest first).
 func readHistoryPages(_ client: SchedulerClient, limit: Int) throws(CommandFailure) -> [String] {
     var newestFirst: [String] = []

@@ -107,6 +107,12 @@ extension Daemon {
                 let before = try m.readUInt64(), limit = try m.readUInt32()
                 let page = try historyPage(app: app, before: before, limit: limit)
                 try m.reply { r throws(BusError) in try r.append(page.records); try r.append(page.next) }
+            case "PendingCount", "PendingCountAllApps":
+                let caller = try callerApp(m)
+                let allApps = m.member == "PendingCountAllApps"
+                if allApps { try requireUnsandboxed(caller, for: "counting every app's schedules") }
+                let count = try engineCall { _ throws(EngineError) in try engine.pendingCount(app: allApps ? nil : caller.id.rawValue) }
+                try m.reply { r throws(BusError) in try r.append(UInt32(clamping: count)) }
             case "DeclareApp":
                 let text = try declareApp(m, m.readString())
                 try m.reply { r throws(BusError) in try r.append(text) }
