@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "SchedCalendar", path: "Sources/Calendar"),
         // Apps (CONTRACT §8): caller → app id, desktop files, Exec= command lines. Pure parsing plus
         // procfs reads; no bus (the daemon hands it bus-verified PIDs).
-        .target(name: "ScheddApps", dependencies: ["CLinuxProcess"], path: "Sources/ScheddApps"),
+        .target(name: "ScheddApps", dependencies: ["CLinuxProcess", "Scheduler"], path: "Sources/ScheddApps"),
         // UnifiedPush connector: RFC 8188/8291 decryption over libcrypto, registrations.
         .target(name: "ScheddPush", dependencies: ["CCrypto", "SchedCalendar", "Scheduler", "ScheddBus", "CSchedBus",
                                                   "ScheddApps"], path: "Sources/ScheddPush"),

@@ -1,3 +1,4 @@
+import Scheduler
 /// The command line of a desktop file's `Exec=` key, split into arguments and with its field codes
 /// expanded (Desktop Entry Specification 1.5, "The Exec key").
 ///
@@ -114,23 +115,8 @@ public enum ExecCommandLine {
     }
 
     /// `/a b/x.txt` for `file:///a%20b/x.txt` (also `file://localhost/…`); nil for other URLs or bad escapes.
-    public static func localPath(ofFileURL url: String) -> String? {
-        var rest: Substring
-        if url.hasPrefix("file:///") { rest = url.dropFirst(7) }
-        else if url.hasPrefix("file://localhost/") { rest = url.dropFirst(16) }
-        else { return nil }
-        if let cut = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<cut] }
-        var bytes: [UInt8] = []
-        var utf8 = Array(rest.utf8)[...]
-        while let byte = utf8.popFirst() {
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
-            guard utf8.count >= 2, let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16),
-                  value != 0 else { return nil }
-            utf8 = utf8.dropFirst(2)
-            bytes.append(value)
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
+    /// The same rule as a push's `bk.image` (`NotificationExtras.localPath(ofFileURL:)`, which it calls).
+    public static func localPath(ofFileURL url: String) -> String? { NotificationExtras.localPath(ofFileURL: url) }
 }
 
 /// An `Exec=` value schedd cannot turn into a command (the message names the problem).

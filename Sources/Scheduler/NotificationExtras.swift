@@ -31,7 +31,7 @@ public struct NotificationExtras: Sendable, Hashable {
     }
 
     /// `/a b` for `file:///a%20b` (or `file://localhost/…`); nil for anything else or a bad escape.
-    static func localPath(ofFileURL url: String) -> String? {
+    public static func localPath(ofFileURL url: String) -> String? {
         var rest: Substring
         if url.hasPrefix("file:///") { rest = url.dropFirst(7) }
         else if url.hasPrefix("file://localhost/") { rest = url.dropFirst(16) }
