@@ -1,6 +1,7 @@
 /// SHA-256 (FIPS 180-4) of a byte sequence: content hashes of zone files and the engine's push digests.
 ///
-/// Pure and allocation-light: O(n) in the input, one 64-word schedule per 64-byte block. Not constant
+/// Pure and allocation-light: O(n) in the input, whole blocks read in place, the 64-word schedule on the
+/// stack. Not constant
 /// time (nothing secret is hashed here). `hex` is the lowercase hexadecimal form that `sha256sum` prints.
 public enum SHA256 {
     private static let k: [UInt32] = [
@@ -16,25 +17,64 @@ public enum SHA256 {
 
     /// The 32-byte digest of `bytes`.
     public static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
-        var message = Array(bytes)
-        let bitLength = UInt64(message.count) &* 8
-        message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        var w = [UInt32](repeating: 0, count: 64)
-        for block in stride(from: 0, to: message.count, by: 64) {
+        if let direct = bytes.withContiguousStorageIfAvailable({ digest(UnsafeRawBufferPointer($0)) }) { return direct }
+        return Array(bytes).withUnsafeBytes { digest($0) }
+    }
+
+    /// The 32-byte digest of the bytes in `buffer`: whole blocks are read in place, only the padded tail
+    /// (one or two blocks) is copied; the message schedule lives on the stack.
+    public static func digest(_ buffer: UnsafeRawBufferPointer) -> [UInt8] {
+        var state = State()
+        let whole = buffer.count / 64 * 64
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            k.withUnsafeBufferPointer { k in
+                var offset = 0
+                while offset < whole {
+                    state.compress(UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + 64)]), w, k)
+                    offset += 64
+                }
+                // The tail, 0x80, zeros and the 64-bit length in bits: one block, or two when the tail has 56+ bytes.
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
+                    let rest = buffer.count - whole
+                    tail.initialize(repeating: 0)
+                    for i in 0..<rest { tail[i] = buffer[whole + i] }
+                    tail[rest] = 0x80
+                    let length = rest < 56 ? 64 : 128
+                    let bits = UInt64(buffer.count) &* 8
+                    for i in 0..<8 { tail[length - 1 - i] = UInt8(truncatingIfNeeded: bits >> UInt64(8 * i)) }
+                    let raw = UnsafeRawBufferPointer(tail)
+                    state.compress(UnsafeRawBufferPointer(rebasing: raw[0..<64]), w, k)
+                    if length == 128 { state.compress(UnsafeRawBufferPointer(rebasing: raw[64..<128]), w, k) }
+                }
+            }
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(32)
+        for word in [state.a, state.b, state.c, state.d, state.e, state.f, state.g, state.h] {
+            out.append(UInt8(truncatingIfNeeded: word >> 24)); out.append(UInt8(truncatingIfNeeded: word >> 16))
+            out.append(UInt8(truncatingIfNeeded: word >> 8)); out.append(UInt8(truncatingIfNeeded: word))
+        }
+        return out
+    }
+
+    /// The eight working hash words between blocks.
+    private struct State {
+        var a: UInt32 = 0x6a09e667, b: UInt32 = 0xbb67ae85, c: UInt32 = 0x3c6ef372, d: UInt32 = 0xa54ff53a
+        var e: UInt32 = 0x510e527f, f: UInt32 = 0x9b05688c, g: UInt32 = 0x1f83d9ab, h: UInt32 = 0x5be0cd19
+
+        /// Mixes one 64-byte block into the state; `w` is scratch for the 64-word message schedule.
+        @inline(__always)
+        mutating func compress(_ block: UnsafeRawBufferPointer, _ w: UnsafeMutableBufferPointer<UInt32>,
+                               _ k: UnsafeBufferPointer<UInt32>) {
             for i in 0..<16 {
-                let j = block + 4 * i
-                w[i] = UInt32(message[j]) << 24 | UInt32(message[j + 1]) << 16 | UInt32(message[j + 2]) << 8
-                    | UInt32(message[j + 3])
+                w[i] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self))
             }
             for i in 16..<64 {
                 let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
                 let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
                 w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
             }
-            var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
+            var (a, b, c, d, e, f, g, hh) = (self.a, self.b, self.c, self.d, self.e, self.f, self.g, self.h)
             for i in 0..<64 {
                 let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
                 let choice = (e & f) ^ (~e & g)
@@ -44,26 +84,33 @@ public enum SHA256 {
                 let t2 = s0 &+ majority
                 (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
             }
-            h[0] = h[0] &+ a; h[1] = h[1] &+ b; h[2] = h[2] &+ c; h[3] = h[3] &+ d
-            h[4] = h[4] &+ e; h[5] = h[5] &+ f; h[6] = h[6] &+ g; h[7] = h[7] &+ hh
+            self.a &+= a; self.b &+= b; self.c &+= c; self.d &+= d
+            self.e &+= e; self.f &+= f; self.g &+= g; self.h &+= hh
         }
-        return h.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - 8 * $0)) } }
     }
 
     /// The digest as 64 lowercase hexadecimal digits.
     public static func hex(_ bytes: some Collection<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        for byte in digest(bytes) {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0xF)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        hexString(digest(bytes))
     }
 
-    /// The digest of a string's UTF-8 bytes, as hex.
-    public static func hex(_ text: String) -> String { hex(Array(text.utf8)) }
+    /// The digest of a string's UTF-8 bytes, as hex (read in place when the string is stored contiguously).
+    public static func hex(_ text: String) -> String {
+        var text = text
+        return text.withUTF8 { hexString(digest(UnsafeRawBufferPointer($0))) }
+    }
+
+    private static func hexString(_ digest: [UInt8]) -> String {
+        String(unsafeUninitializedCapacity: 2 * digest.count) { out in
+            for (i, byte) in digest.enumerated() {
+                out[2 * i] = hexDigit(byte >> 4)
+                out[2 * i + 1] = hexDigit(byte & 0xF)
+            }
+            return 2 * digest.count
+        }
+    }
+
+    @inline(__always) private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 0x30 + v : 0x57 + v }
 
     @inline(__always) private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { x >> n | x << (32 - n) }
 }
