@@ -1,5 +1,4 @@
 import ScheddBus
-import CSystemd
 import Glibc
 import SchedCalendar
 import ScheddDesktop
