@@ -1,4 +1,3 @@
-import CSystemd
 import Glibc
 import SchedCalendar
 import ScheddBus
