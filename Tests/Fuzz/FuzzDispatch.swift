@@ -14,6 +14,7 @@
 // - a ListPage holds only rows after its cursor, in (next due, key) order, at most the bound + 1;
 //   a HistoryPage only records below its `before`, newest first;
 // - the fake clock stays inside `Instant.supportedRange`.
+import SystemZones
 import SchedCalendar
 import Scheduler
 import ScheddService
@@ -27,14 +28,14 @@ final class FuzzWorld {
     let engine: Engine
 
     init() {
-        engine = try! Engine(store: InMemoryScheduleStore(), notifier: RecordingNotifier(), deviceZone: .utc, now: now)
+        engine = try! Engine(store: InMemoryScheduleStore(), notifier: RecordingNotifier(), deviceZone: .utc, zones: ZoneDatabase.shared, now: now)
         let seeds = [
             #"{"bk":{"local":{"id":"run_1:a","at":"2026-03-08T06:00:00Z","title":"A","cancelOn":["ev"]}}}"#,
             #"{"bk":{"local":{"id":"run_1:b","calendar":"*-*-* 07:30","title":"B"}}}"#,
             #"{"bk":{"local":{"id":"run_2:c","at":"2026-03-09T08:00","title":"C","timeZone":"UTC"}}}"#,
             #"{"bk":{"local":{"id":"d","at":"2026-03-08T05:00:00Z","title":"D"}}}"#,
         ]
-        for text in seeds { _ = try! engine.push(try! PushDecoder.decode(Array(text.utf8)), now: now) }
+        for text in seeds { _ = try! engine.push(try! PushDecoder.decode(Array(text.utf8), zones: ZoneDatabase.shared), now: now) }
         _ = try! engine.advance(to: now.adding(seconds: 1), mode: .timePassing)
         now = now.adding(seconds: 1)
     }
@@ -46,10 +47,10 @@ final class FuzzWorld {
         let before = fingerprint
         switch call {
         case .push(let text):
-            guard let push = try? PushDecoder.decode(Array(text.utf8)) else { return unchanged(before, "Push") }
+            guard let push = try? PushDecoder.decode(Array(text.utf8), zones: ZoneDatabase.shared) else { return unchanged(before, "Push") }
             _ = try? engine.push(push, now: now)
         case .pushBatch(let texts):
-            let pushes = texts.compactMap { try? PushDecoder.decode(Array($0.utf8)) }
+            let pushes = texts.compactMap { try? PushDecoder.decode(Array($0.utf8), zones: ZoneDatabase.shared) }
             _ = try? engine.pushBatch(pushes, now: now)
         case .track(let event, let data):
             if let data, (try? JSONValue.parse(data)) == nil { return unchanged(before, "Track data") }

@@ -2,6 +2,7 @@ import ScheddService
 import ScheddBus
 import SchedCalendar
 import Scheduler
+import SystemZones
 
 /// `schedd add TITLE (--at WHEN | --in SPAN | --calendar SPEC) [--body TEXT] [--id ID]
 /// [--cancel-on EVENT]… [--urgency LEVEL] [--grace SPAN] [--action ID=TITLE]… [--until WHEN] [--tz ZONE]`:
@@ -100,7 +101,7 @@ private func whenText(_ when: String, option: String,
         let dated = "\(day.year)-\(twoDigits(day.month))-\(twoDigits(day.day)) \(words[1])"
         if let instant = instant(fromTimeArgument: dated, now: clock.now, in: clock.zone) { return instant.rfc3339 }
     }
-    if let spec = try? CalendarSpec(parsing: when), let next = spec.nextElapse(after: clock.now, in: clock.zone) {
+    if let spec = try? CalendarSpec(parsing: when, zones: ZoneDatabase.shared), let next = spec.nextElapse(after: clock.now, in: clock.zone) {
         return next.rfc3339
     }
     throw .rejected("\(option): '\(when)' is not a time: expected YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM], a systemd timestamp "

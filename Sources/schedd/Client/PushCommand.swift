@@ -2,6 +2,7 @@ import ScheddBus
 import SchedCalendar
 import ScheddService
 import Scheduler
+import SystemZones
 
 /// How many NDJSON pushes go in one PushBatch call at most: large enough to amortize the group commit.
 private let batchSize = 1000
@@ -90,7 +91,7 @@ private func isStartOfOneValue(_ prefix: ArraySlice<UInt8>) -> Bool {
 /// parser gives as `push: invalid JSON at byte N: invalid UTF-8` (or an earlier syntax error).
 private func invalidUTF8Message(_ bytes: [UInt8]) -> String {
     do throws(PushError) {
-        _ = try PushDecoder.decode(bytes)
+        _ = try PushDecoder.decode(bytes, zones: ZoneDatabase.shared)
     } catch {
         return error.message
     }
@@ -161,7 +162,7 @@ private struct PushBatch {
 
 /// Warns on stderr about members schedd ignores (CONTRACT §1: forward compatibility).
 private func warnAboutUnknownMembers(_ text: String, line: Int?) {
-    guard let push = try? PushDecoder.decode(Array(text.utf8)) else { return }
+    guard let push = try? PushDecoder.decode(Array(text.utf8), zones: ZoneDatabase.shared) else { return }
     for member in push.unknownMembers {
         Console.err("schedd: warning: \(line.map { "line \($0): " } ?? "")\(member): unknown member, ignored")
     }

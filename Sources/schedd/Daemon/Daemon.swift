@@ -1,3 +1,4 @@
+import SystemZones
 import ScheddBus
 import Glibc
 import SchedCalendar
@@ -100,7 +101,8 @@ final class Daemon {
             throw .failure("cannot open the database '\(options.databasePath)': \(error.message)")
         }
         do {
-            let engine = try Engine(store: store, notifier: notifier, deviceZone: zone, retention: options.retention,
+            let engine = try Engine(store: store, notifier: notifier, deviceZone: zone, zones: ZoneDatabase.shared,
+                                    retention: options.retention,
                                     maxPendingPerApp: options.maxPendingPerApp,
                                     now: clock.now)
             boundEngine = LoopBound(engine, loop: loop)
@@ -168,7 +170,7 @@ final class Daemon {
                 }
             }
             if options.zoneName == nil {
-                let watch = try ZoneChangeWatch(paths: zoneFilePaths())
+                let watch = try ZoneChangeWatch(paths: ZoneDatabase.shared.deviceZoneFilePaths(tz: environment("TZ")))
                 zoneWatch = watch
                 try loop.addReadable(fd: watch.fd) { [unowned self] in
                     do {
@@ -198,14 +200,6 @@ final class Daemon {
         settle()
     }
 
-    /// The files whose change is a device-zone change: /etc/localtime, or the zone file `TZ` names.
-    private func zoneFilePaths() -> [String] {
-        guard let tz = environment("TZ"), !tz.isEmpty else { return ["/etc/localtime"] }
-        let name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
-        if name.hasPrefix("/") { return [name] }
-        let directory = environment("TZDIR") ?? "/usr/share/zoneinfo"
-        return name.contains(",") ? [] : [directory + "/" + name]
-    }
 
     /// Delivers whatever is due by the clock (late or missed per CONTRACT §3 when the clock jumped
     /// or the daemon was down), then sleeps until the next due instant. Called after every change.

@@ -45,14 +45,14 @@ extension Daemon {
         let app = try callerApp(m).id.rawValue
         switch m.member {
         case "Push":
-            operation = .push(try Self.decodePush(m.readStringOrEmpty()))
+            operation = .push(try decodePush(m.readStringOrEmpty()))
         case "PushBatch":
             let texts = (try? m.readStrings()) ?? []
             var answers = [String?](repeating: nil, count: texts.count)
             var valid: [(index: Int, push: Push)] = []
             for (i, text) in texts.enumerated() {
                 do throws(ServiceFailure) {
-                    valid.append((i, try Self.decodePush(text)))
+                    valid.append((i, try decodePush(text)))
                 } catch {
                     answers[i] = JSONValue.object([JSONMember("error", .string(error.message))]).serialized()
                 }
@@ -82,9 +82,9 @@ extension Daemon {
         return true
     }
 
-    private static func decodePush(_ text: String) throws(ServiceFailure) -> Push {
+    private func decodePush(_ text: String) throws(ServiceFailure) -> Push {
         do {
-            return try PushDecoder.decode(Array(text.utf8))
+            return try PushDecoder.decode(Array(text.utf8), zones: engine.zones)
         } catch {
             throw ServiceFailure(.invalidPush, error.message)
         }

@@ -164,7 +164,7 @@ extension Daemon {
     func push(bytes: [UInt8], app: String) throws(ServiceFailure) -> String {
         let decoded: Push
         do {
-            decoded = try PushDecoder.decode(bytes)
+            decoded = try PushDecoder.decode(bytes, zones: engine.zones)
         } catch {
             throw ServiceFailure(.invalidPush, error.message)
         }

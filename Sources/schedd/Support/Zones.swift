@@ -1,3 +1,4 @@
+import SystemZones
 import SchedCalendar
 
 /// Zone lookups for the command line: `--tz ZONE`, else the device zone (`TZ`, else /etc/localtime).
