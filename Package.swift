@@ -51,7 +51,7 @@ let package = Package(
                 path: "Sources/ScheddDesktop"),
         // The service's calls without the bus: typed method arguments, their checks, reply bounds. Pure,
         // so the dispatch fuzz harness (Tests/Fuzz/FuzzDispatch.swift) links it without sd-bus.
-        .target(name: "ScheddService", dependencies: ["SchedCalendar", "Scheduler"], path: "Sources/ScheddService"),
+        .target(name: "ScheddService", dependencies: ["SchedCalendar", "Scheduler", "ScheddSystem"], path: "Sources/ScheddService"),
         .target(name: "ScheddClient", dependencies: ["ScheddBus"], path: "Sources/ScheddClient"),
         .target(name: "ScheddTestKit", dependencies: ["ScheddClient"], path: "Sources/ScheddTestKit"),
         .executableTarget(name: "schedd", dependencies: ["SchedCalendar", "Scheduler", "CSystemd", "CSchedBus",

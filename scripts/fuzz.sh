@@ -75,7 +75,7 @@ if [[ " ${TARGETS[*]} " == *" push "* || " ${TARGETS[*]} " == *" dispatch "* ]];
         -I Sources/CLinuxProcess
 fi
 if [[ " ${TARGETS[*]} " == *" dispatch "* ]]; then
-    build_module ScheddService Sources/ScheddService "SchedCalendar Scheduler" -I Sources/CSQLite -I Sources/CCrypto \
+    build_module ScheddService Sources/ScheddService "SchedCalendar Scheduler ScheddSystem" -I Sources/CSQLite -I Sources/CCrypto \
         -I Sources/CLinuxProcess
 fi
 for t in "${TARGETS[@]}"; do build_harness "$t"; done

@@ -2,7 +2,7 @@ import SchedCalendar
 import Synchronization
 
 /// A source of the current wall-clock instant. The engine never reads one: the daemon does and
-/// passes `now` in. The system clock (`CLOCK_REALTIME`) is the daemon's (`SystemClock`, in schedd).
+/// passes `now` in. The system clock (`CLOCK_REALTIME`) is `SystemClock`, in ScheddService.
 public protocol Clock: Sendable {
     var now: Instant { get }
 }
