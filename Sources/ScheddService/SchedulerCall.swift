@@ -32,6 +32,12 @@ public enum SchedulerCall: Sendable, Equatable {
     case pendingCount
     /// `PendingCountAllApps() → u`: how many schedules of every app are pending (unsandboxed callers only).
     case pendingCountAllApps
+    /// `HistoryAllAppsPage`: `HistoryPage` over every app's records (unsandboxed callers only).
+    case historyAllAppsPage(before: UInt64, limit: UInt32)
+    /// `Tombstone(s id) → s`: the tombstone that blocks a push with `id`, as JSON (`schedd add`).
+    case tombstone(id: String)
+    /// `Unblock(s id) → s`: lifts `id`'s own tombstone and forgets its earlier pushes (`add --replace`).
+    case unblock(id: String)
 
     /// Every method with its D-Bus input signature, as the vtable (Sources/CSchedBus/vtable.c) declares it.
     public static let methods: [(name: String, signature: String)] = [
@@ -39,7 +45,8 @@ public enum SchedulerCall: Sendable, Equatable {
         ("CancelReport", "s"), ("CancelRunReport", "s"), ("List", "uu"), ("ListPage", "su"), ("History", "u"),
         ("HistoryPage", "tu"), ("ClockShow", ""), ("ClockSet", "s"), ("ClockAdvance", "t"), ("ClockNext", ""),
         ("ClockZone", "s"), ("DeclareApp", "s"), ("ListAllAppsPage", "su"),
-        ("PendingCount", ""), ("PendingCountAllApps", ""),
+        ("PendingCount", ""), ("PendingCountAllApps", ""), ("HistoryAllAppsPage", "tu"), ("Tombstone", "s"),
+        ("Unblock", "s"),
     ]
 
     /// Reads the arguments of `member` from `arguments`; throws for an unknown member or arguments
@@ -76,6 +83,11 @@ public enum SchedulerCall: Sendable, Equatable {
         case "DeclareApp": self = .declareApp(try a.readString())
         case "PendingCount": self = .pendingCount
         case "PendingCountAllApps": self = .pendingCountAllApps
+        case "HistoryAllAppsPage":
+            let before = try a.readUInt64(), limit = try a.readUInt32()
+            self = .historyAllAppsPage(before: before, limit: limit)
+        case "Tombstone": self = .tombstone(id: try a.readString())
+        case "Unblock": self = .unblock(id: try a.readString())
         default: throw CallArgumentError("unknown method \(member)")
         }
         guard a.isAtEnd else { throw CallArgumentError("\(member): more arguments than its signature has") }
@@ -107,13 +119,16 @@ public enum SchedulerCall: Sendable, Equatable {
         case .declareApp: "DeclareApp"
         case .pendingCount: "PendingCount"
         case .pendingCountAllApps: "PendingCountAllApps"
+        case .historyAllAppsPage: "HistoryAllAppsPage"
+        case .tombstone: "Tombstone"
+        case .unblock: "Unblock"
         }
     }
 
     /// The methods that change state: their success proves that storage works.
     public static let writingMethods: Set<String> = [
         "Push", "PushBatch", "Track", "Cancel", "CancelRun", "CancelReport", "CancelRunReport", "ClockSet",
-        "ClockAdvance", "ClockNext", "ClockZone",
+        "ClockAdvance", "ClockNext", "ClockZone", "Unblock",
     ]
 }
 

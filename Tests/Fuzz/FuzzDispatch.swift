@@ -73,6 +73,17 @@ final class FuzzWorld {
             check((try? engine.pendingCount(app: Engine.defaultApp)) == engine.pendingCount, "PendingCount disagrees with the wheel")
         case .pendingCountAllApps:
             check((try? engine.pendingCount(app: nil)) == engine.pendingCount, "PendingCountAllApps disagrees with the wheel")
+        case .historyAllAppsPage(let before, let limit):
+            let bound: Int64? = before == 0 ? nil : Int64(clamping: before)
+            let rows = limit == 0 ? ReplyBounds.maxRows : min(Int(limit), ReplyBounds.maxRows)
+            let page = (try? engine.historyPage(app: nil, before: bound, limit: rows + 1)) ?? []
+            check(page.allSatisfy { $0.seq < (bound ?? Int64.max) }, "HistoryAllAppsPage record not below its cursor")
+        case .tombstone(let id):
+            _ = try? engine.blockingTombstone(id: id)
+            unchanged(before, "Tombstone")
+        case .unblock(let id):
+            _ = try? engine.unblock(id: id)
+            unchanged(before, "Unblock")  // a tombstone is no pending schedule: nothing pending changes
         case .declareApp:
             break  // identity of the connection (ScheddApps' AppID rules); nothing reaches the engine
         case .history(let limit):

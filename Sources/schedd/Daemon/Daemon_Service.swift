@@ -102,8 +102,10 @@ extension Daemon {
                 let app = try callerApp(m).id.rawValue
                 let text = try legacyHistory(app: app, limit: m.readUInt32())
                 try m.reply { r throws(BusError) in try r.append(text) }
-            case "HistoryPage":
-                let app = try callerApp(m).id.rawValue
+            case "HistoryPage", "HistoryAllAppsPage":
+                let caller = try callerApp(m)
+                if m.member == "HistoryAllAppsPage" { try requireUnsandboxed(caller, for: "reading every app's history") }
+                let app: String? = m.member == "HistoryAllAppsPage" ? nil : caller.id.rawValue
                 let before = try m.readUInt64(), limit = try m.readUInt32()
                 let page = try historyPage(app: app, before: before, limit: limit)
                 try m.reply { r throws(BusError) in try r.append(page.records); try r.append(page.next) }
@@ -113,6 +115,14 @@ extension Daemon {
                 if allApps { try requireUnsandboxed(caller, for: "counting every app's schedules") }
                 let count = try engineCall { _ throws(EngineError) in try engine.pendingCount(app: allApps ? nil : caller.id.rawValue) }
                 try m.reply { r throws(BusError) in try r.append(UInt32(clamping: count)) }
+            case "Tombstone":
+                let app = try callerApp(m).id.rawValue
+                let text = try tombstoneJSON(app: app, id: m.readString())
+                try m.reply { r throws(BusError) in try r.append(text) }
+            case "Unblock":
+                let app = try callerApp(m).id.rawValue
+                let text = try unblockJSON(app: app, id: m.readString())
+                try m.reply { r throws(BusError) in try r.append(text) }
             case "DeclareApp":
                 let text = try declareApp(m, m.readString())
                 try m.reply { r throws(BusError) in try r.append(text) }
