@@ -1,3 +1,4 @@
+import ScheddClientCore
 import ScheddBus
 import CSystemd
 import Glibc
@@ -119,7 +120,7 @@ final class Daemon {
             return .failure
         }
         ServiceManager.notify("READY=1\nSTATUS=\(servingStatus)")
-        logger.info("serving \(BusNames.service) on \(options.bus)"
+        logger.info("serving \(SchedulerNames.service) on \(options.bus)"
                     + (fakeClock.map { _ in " with a fake clock at \(clock.now.rfc3339)" } ?? "")
                     + (callerPolicy.map { " to root and group '\($0.groupName)' (gid \($0.groupID))" } ?? ""))
         let code = loop.run()
@@ -133,13 +134,13 @@ final class Daemon {
     private func start() throws(CommandFailure) {
         do {
             try bus.attach(to: loop)
-            try bus.serve(path: BusNames.objectPath, interface: BusNames.interface, vtable: schedulerVtable()) {
+            try bus.serve(path: SchedulerNames.objectPath, interface: SchedulerNames.interface, vtable: schedulerVtable()) {
                 [unowned self] message in handle(message)
             }
             try bus.onDisconnect { [unowned self] in busLost() }
             try watchDepartedCallers()
             try startPushConnector()
-            try bus.requestName(BusNames.service)
+            try bus.requestName(SchedulerNames.service)
         } catch {
             throw .failure(error.description)
         }

@@ -1,3 +1,4 @@
+import ScheddClientCore
 import SchedCalendar
 import ScheddBus
 import Scheduler
@@ -64,7 +65,7 @@ extension Daemon {
                 try m.reply { r throws(BusError) in try r.append(text()) }
                 return .replied
             } catch {
-                return .failed(name: BusErrorName.usage.rawValue, message: error.detail)
+                return .failed(name: SchedulerErrorName.usage.rawValue, message: error.detail)
             }
         }
         repliesAfterDelivery.append((m.deferReply(), text))

@@ -1,3 +1,4 @@
+import ScheddClientCore
 import ScheddBus
 import Glibc
 import SchedCalendar
@@ -6,13 +7,13 @@ import ScheddService
 
 /// A failed method call: the D-Bus error name and the message the CLI prints.
 struct ServiceFailure: Error {
-    var name: BusErrorName
+    var name: SchedulerErrorName
     var message: String
     /// Reply org.freedesktop.DBus.Error.AccessDenied instead of `name` (an app-identity refusal).
     var accessDenied = false
     /// The D-Bus error name of the reply.
     var replyName: String { accessDenied ? accessDeniedErrorName : name.rawValue }
-    init(_ name: BusErrorName, _ message: String) { self.name = name; self.message = message }
+    init(_ name: SchedulerErrorName, _ message: String) { self.name = name; self.message = message }
 
     init(_ error: EngineError) {
         switch error.kind {

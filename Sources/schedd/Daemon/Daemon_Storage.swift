@@ -1,3 +1,4 @@
+import ScheddClientCore
 import SchedCalendar
 import Scheduler
 import ScheddService
@@ -11,7 +12,7 @@ extension Daemon {
     static var writingMembers: Set<String> { SchedulerCall.writingMethods }
 
     /// The STATUS= of a daemon that serves normally.
-    var servingStatus: String { "Serving \(BusNames.service) on \(options.bus)" }
+    var servingStatus: String { "Serving \(SchedulerNames.service) on \(options.bus)" }
 
     /// Delivers what is due at `now` (in `mode`) unless a storage failure is being backed off; a
     /// failure starts or lengthens the back-off, a success after failures is the recovery.

@@ -1,3 +1,4 @@
+import ScheddClientCore
 import ScheddApps
 import ScheddBus
 import ScheddPush
@@ -8,7 +9,7 @@ import Scheduler
 extension Daemon {
     func startPushConnector() throws(BusError) {
         let host = PushConnector.Host(
-            serviceName: BusNames.service, objectPath: BusNames.objectPath, preferredDistributor: options.pushDistributor,
+            serviceName: SchedulerNames.service, objectPath: SchedulerNames.objectPath, preferredDistributor: options.pushDistributor,
             now: { [unowned self] in clock.now },
             apply: { [unowned self] app, plaintext in applyNetworkPush(app: app, plaintext: plaintext) },
             log: { [unowned self] level, text in
