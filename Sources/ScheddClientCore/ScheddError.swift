@@ -51,6 +51,7 @@ public struct ScheddError: Error, Sendable, CustomStringConvertible, Equatable {
             case .storage: self = .storage
             case .usage: self = .usage
             case .quotaExceeded: self = .quotaExceeded
+            case .accessDenied: self = .accessDenied
             }
         }
 
@@ -77,7 +78,6 @@ public struct ScheddError: Error, Sendable, CustomStringConvertible, Equatable {
         case let name? where SchedulerErrorName(rawValue: name) != nil:
             self.init(Code(name: SchedulerErrorName(rawValue: name)!), message, dbusName: name)
         case "org.freedesktop.DBus.Error.UnknownMethod"?: self.init(.usage, message, dbusName: name)
-        case SchedulerNames.accessDenied?: self.init(.accessDenied, message, dbusName: name)
         case "org.freedesktop.DBus.Error.ServiceUnknown"?, "org.freedesktop.DBus.Error.NameHasNoOwner"?:
             self.init(.unreachable, "no schedd daemon answers: \(message)", dbusName: name)
         case _ where error.isTimeout: self.init(.timeout, "schedd did not answer in time: \(message)", dbusName: name)
