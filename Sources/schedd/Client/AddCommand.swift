@@ -37,7 +37,11 @@ func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
         guard let micro = parseTimeSpan(span) else {
             throw .usage("--in needs a systemd time span (90s, 15min, '1h 30min'), not '\(span)'")
         }
-        local.append(JSONMember("at", .string(try daemonClock().now.adding(microseconds: micro).rfc3339)))
+        let at = try daemonClock().now.adding(microseconds: micro)
+        guard at.isSupported else {
+            throw .rejected("--in: \(span) from now is past the end of the supported range \(Instant.supportedRangeDescription)")
+        }
+        local.append(JSONMember("at", .string(at.rfc3339)))
     } else if var spec = args.value("calendar") {
         if let zone = args.value("tz") { spec += " " + zone }
         local.append(JSONMember("calendar", .string(spec)))
