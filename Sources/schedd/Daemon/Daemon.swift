@@ -1,3 +1,4 @@
+import ScheddClientCore
 import Glibc
 import SchedCalendar
 import ScheddBus
@@ -5,6 +6,7 @@ import ScheddDesktop
 import ScheddPush
 import ScheddService
 import Scheduler
+import SystemZones
 
 /// `schedd run`: owns the process's lifecycle — it opens the loop, the bus, the store and the engine,
 /// makes the parts and wires them, serves until SIGTERM, and exits with a failure status when the world
@@ -30,6 +32,8 @@ final class Daemon {
     /// The engine, bound to the loop thread (STYLE §5): every access checks it is on that thread.
     private let boundEngine: LoopBound<Engine>
     let desktop: DesktopNotifier?
+    /// The notifier chosen and why, logged once serving (`makeNotifier`).
+    let notifierChoice: String
     let announcer: AnnouncingNotifier
     let clock: ServiceClock
     let storage: StorageMonitor
@@ -59,6 +63,7 @@ final class Daemon {
         let connection = bus, logger = logger
         let choice = try makeNotifier(options.notifier, notifyBus: options.notifyBus, waitForBus: options.bus == .system)
         desktop = choice.desktop
+        notifierChoice = choice.why
         announcer = AnnouncingNotifier(choice.notifier, logger: logger) { shown in
             connection.emitSchedulerSignal("NotificationShown",
                                            strings: [shown.id, JSONValue(shown: shown).serialized(), shown.app])
@@ -74,14 +79,15 @@ final class Daemon {
         clock = ServiceClock(fakeStart: options.fakeClockStart, engine: engine,
                              zones: { name throws(ZoneError) in try ZoneDatabase.shared.zone(named: name) }, log: logger)
         do {
-            let made = try Engine(store: store, notifier: announcer, deviceZone: zone, retention: options.retention,
+            let made = try Engine(store: store, notifier: announcer, deviceZone: zone, zones: ZoneDatabase.shared,
+                                  retention: options.retention,
                                   maxPendingPerApp: options.maxPendingPerApp, now: clock.asClock.now)
             bound = LoopBound(made, loop: loop)
             boundEngine = bound!
         } catch {
             throw .failure("cannot open the database '\(options.databasePath)': \(error.message)")
         }
-        let serving = "Serving \(BusNames.service) on \(options.bus)"
+        let serving = "Serving \(SchedulerNames.service) on \(options.bus)"
         storage = StorageMonitor(now: { [clock] in clock.now }, serving: { serving }, report: { report, isError in
             if let line = report.log { isError ? logger.error(line) : logger.info(line) }
             if let notify = report.notify { ServiceManager.notify(notify) }
@@ -107,8 +113,9 @@ final class Daemon {
             logger.error(error.message)
             return .failure
         }
-        ServiceManager.notify("READY=1\nSTATUS=Serving \(BusNames.service) on \(options.bus)")
-        logger.info("serving \(BusNames.service) on \(options.bus)"
+        logger.info(notifierChoice)  // before READY=1: whoever waits for it can read the choice
+        ServiceManager.notify("READY=1\nSTATUS=Serving \(SchedulerNames.service) on \(options.bus)")
+        logger.info("serving \(SchedulerNames.service) on \(options.bus)"
                     + (clock.fake.map { _ in " with a fake clock at \(clock.now.rfc3339)" } ?? "")
                     + (identity.callerPolicy.map { " to root and group '\($0.groupName)' (gid \($0.groupID))" } ?? ""))
         let code = loop.run()
@@ -122,7 +129,7 @@ final class Daemon {
     private func start() throws(CommandFailure) {
         do {
             try bus.attach(to: loop)
-            try bus.serve(path: BusNames.objectPath, interface: BusNames.interface, vtable: schedulerVtable()) {
+            try bus.serve(path: SchedulerNames.objectPath, interface: SchedulerNames.interface, vtable: schedulerVtable()) {
                 [unowned self] message in busService.handle(message)
             }
             try bus.onDisconnect { [unowned self] in
@@ -131,7 +138,7 @@ final class Daemon {
             try identity.start()
             try pushHost.start(bus: bus, loop: loop, store: store, options: options, clock: clock, service: service,
                                identity: identity, logger: logger)
-            try bus.requestName(BusNames.service)
+            try bus.requestName(SchedulerNames.service)
             for signal in [SIGTERM, SIGINT] {
                 try loop.addSignal(signal) { [unowned self] in
                     logger.info("signal \(signal): finishing")
