@@ -9,6 +9,7 @@ import CSQLite
 import Glibc
 import SchedCalendar
 import Scheduler
+import SystemZones
 
 func pushPathBenchmark(_ args: [String]) {
     let count = args.first.flatMap { Int($0) } ?? 5_000
@@ -22,7 +23,8 @@ func pushPathBenchmark(_ args: [String]) {
     let texts = (0..<count).map { pushPathText($0, due: now.adding(seconds: 86_400 + Int64($0) * 7)) }
     print("pushpath: \(count) Push texts, decode + group(groupMember(push)) + reply JSON, one commit each, in \(directory)")
     do {
-        let engine = try Engine(databasePath: directory + "/ours.db", notifier: NullNotifier(), deviceZone: .utc, now: now)
+        let engine = try Engine(databasePath: directory + "/ours.db", notifier: NullNotifier(), deviceZone: .utc,
+                                zones: ZoneDatabase.shared, now: now)
         let before = cpuUsage()
         let scheduled = pushPathLoop(engine, texts, now: now)
         let after = cpuUsage()
@@ -43,7 +45,7 @@ func pushPathBenchmark(_ args: [String]) {
 func pushPathLoop(_ engine: Engine, _ texts: [String], now: Instant) -> Int {
     var scheduled = 0
     for text in texts {
-        guard let push = try? PushDecoder.decode(Array(text.utf8)) else { continue }
+        guard let push = try? PushDecoder.decode(Array(text.utf8), zones: engine.zones) else { continue }
         let reply = try? engine.group { () throws(EngineError) -> String in
             try engine.groupMember { () throws(EngineError) -> String in
                 let outcomes = try engine.push(push, now: now)

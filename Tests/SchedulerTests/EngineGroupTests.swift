@@ -1,4 +1,5 @@
 import SchedCalendar
+import SystemZones
 import XCTest
 @testable import Scheduler
 
@@ -11,7 +12,8 @@ final class EngineGroupTests: XCTestCase {
     let app = "org.example.G"
 
     private func engine(_ dir: String, quota: Int) throws -> Engine {
-        try Engine(databasePath: dir + "/g.db", notifier: ScriptedNotifier(), deviceZone: .utc, maxPendingPerApp: quota, now: t0)
+        try Engine(databasePath: dir + "/g.db", notifier: ScriptedNotifier(), deviceZone: .utc,
+               zones: ZoneDatabase.shared, maxPendingPerApp: quota, now: t0)
     }
 
     /// Quota 3, "keep" pending. Member 1 adds "first"; member 2 cancels "keep", adds "other" and "more", then
