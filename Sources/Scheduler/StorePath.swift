@@ -37,6 +37,12 @@ public enum StorePath {
         }
     }
 
+    /// Whether `path` is a regular file with at least one byte.
+    static func nonEmptyFileExists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && info.st_size > 0
+    }
+
     static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])

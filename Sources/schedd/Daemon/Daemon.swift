@@ -104,6 +104,7 @@ final class Daemon {
             let engine = try Engine(store: store, notifier: notifier, deviceZone: zone, retention: options.retention,
                                     maxPendingPerApp: options.maxPendingPerApp,
                                     now: clock.now)
+            engine.maxBytesPerApp = options.maxBytesPerApp
             boundEngine = LoopBound(engine, loop: loop)
         } catch {
             throw .failure("cannot open the database '\(options.databasePath)': \(error.message)")
@@ -119,6 +120,7 @@ final class Daemon {
             return .failure
         }
         ServiceManager.notify("READY=1\nSTATUS=\(servingStatus)")
+        checkIntegrityIfUnclean()
         logger.info("serving \(BusNames.service) on \(options.bus)"
                     + (fakeClock.map { _ in " with a fake clock at \(clock.now.rfc3339)" } ?? "")
                     + (callerPolicy.map { " to root and group '\($0.groupName)' (gid \($0.groupID))" } ?? ""))
