@@ -6,6 +6,7 @@ import CSQLite
 import Glibc
 import SchedCalendar
 import Scheduler
+import ScheddCrypto
 
 func storeBenchmark(_ args: [String]) {
     let count = args.first.flatMap { Int($0) } ?? 100_000

@@ -55,6 +55,20 @@ public struct BusMessage {
         return String(cString: p)
     }
 
+    /// Hands the next string of the current container to `body` as its UTF-8 bytes, without copying
+    /// (sd-bus checked it is valid UTF-8 without NUL); nil at the end of the container. The bytes are
+    /// valid only inside `body`. O(length) for the length, once.
+    public func withNextString<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) throws(BusError) -> T? {
+        var p: UnsafePointer<CChar>?
+        guard try read("s", &p), let p else { return nil }
+        return p.withMemoryRebound(to: UInt8.self, capacity: 1) { bytes in
+            body(UnsafeBufferPointer(start: bytes, count: strlen(p)))
+        }
+    }
+
+    /// True when every argument of the message (or of the current container) has been read.
+    public var isAtEnd: Bool { sd_bus_message_at_end(pointer, 0) > 0 }
+
     public func readUInt32() throws(BusError) -> UInt32 { try required("u", UInt32(0)) }
     public func readInt32() throws(BusError) -> Int32 { try required("i", Int32(0)) }
     public func readUInt64() throws(BusError) -> UInt64 { try required("t", UInt64(0)) }

@@ -24,6 +24,62 @@ final class ManPageAndCompletionTests: XCTestCase {
         return String(plain)
     }
 
+    /// Every `{…}` example in `text` (from a `{"` or `{` at a line's end to its matching brace), with
+    /// runs of white space as one space.
+    private func jsonExamples(_ text: String) -> [String] {
+        let chars = Array(text)
+        var examples: [String] = [], i = 0
+        while i < chars.count {
+            if chars[i] == "{", i + 1 < chars.count, chars[i + 1] == "\"" || chars[i + 1] == "\n" {
+                var depth = 0, j = i
+                while j < chars.count {
+                    if chars[j] == "{" { depth += 1 } else if chars[j] == "}" { depth -= 1; if depth == 0 { break } }
+                    j += 1
+                }
+                guard j < chars.count else { break }
+                examples.append(String(chars[i...j]).split(whereSeparator: \.isWhitespace).joined(separator: " "))
+                i = j
+            }
+            i += 1
+        }
+        return examples
+    }
+
+    /// The page's text as its author wrote it: each line without its macro name, roff's escapes for
+    /// quotes, dashes and backslashes decoded, nothing else interpreted.
+    private func writtenText(_ source: String) -> String {
+        var lines: [String] = []
+        for line in source.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix(".\\\"") { continue }
+            var text = String(line)
+            if text.hasPrefix(".") { text = text.split(separator: " ", maxSplits: 1).dropFirst().first.map(String.init) ?? "" }
+            for (escape, plain) in [("\\(dq", "\""), ("\\(aq", "'"), ("\\-", "-"), ("\\&", ""), ("\\e", "\\")] {
+                text = text.replacingOccurrences(of: escape, with: plain)
+            }
+            lines.append(text)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Issue 18 item 5: schedd(1) and schedd-push(5) render as written — every JSON example that
+    /// `man -l` prints is the one in the source, quotes included (roff takes a `"` opening a macro's
+    /// argument as a delimiter: `.B {"id": "x"}` printed `{"id": x }`) — and every push example is
+    /// one the decoder accepts.
+    func testManPages_renderEveryJSONExampleAsWritten_andThePushExamplesDecode() throws {
+        var pushes = 0
+        for page in ["man/schedd.1", "man/schedd-push.5"] {
+            let written = jsonExamples(writtenText(try file(page)))
+            let rendered = jsonExamples(try plainText(page))
+            XCTAssertGreaterThan(written.count, 3, page)
+            XCTAssertEqual(rendered, written, "\(page): an example renders other than written")
+            for example in rendered where example.hasPrefix("{\"bk\"") {
+                pushes += 1
+                XCTAssertNoThrow(try PushDecoder.decode(Array(example.utf8)), "\(page): \(example)")
+            }
+        }
+        XCTAssertGreaterThanOrEqual(pushes, 6)
+    }
+
     func testCheckedInFiles_areWhatTheCommandTableGenerates() throws {
         XCTAssertEqual(try file("man/schedd.1"), manPage(), "man/schedd.1 is stale: \(regenerate)")
         XCTAssertEqual(try file("completions/schedd.bash"), completionScript(for: .bash), "\(regenerate)")

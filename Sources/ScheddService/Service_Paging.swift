@@ -1,10 +1,9 @@
 import SchedCalendar
 import Scheduler
-import ScheddService
 
-/// The paged read methods (CONTRACT §6 and §9; README, D-Bus API): `ListPage`, `HistoryPage`, and the
+/// The service's paged read methods (CONTRACT §6 and §9; README, D-Bus API): `ListPage`, `HistoryPage`, and the
 /// v1 `List`/`History`, which answer from one bounded page and fail rather than truncate.
-extension Daemon {
+extension Service {
     /// `ListPage(s after, u limit) → (s pending, s next)`: at most `limit` pending schedules (0 or more
     /// than `ReplyBounds.maxRows`: that many) after cursor `after` ("" = from the first, `+N` = after N
     /// rows, O(N) once), by next due,
@@ -17,9 +16,9 @@ extension Daemon {
         // One row more than fits says whether another page follows.
         let found = try engineCall { _ throws(EngineError) in
             switch start {
-            case .first: try engine.listPage(app: app, after: nil, limit: rows + 1)
-            case .after(let cursor): try engine.listPage(app: app, after: cursor, limit: rows + 1)
-            case .skipping(let offset): try engine.listPage(app: app, skipping: offset, limit: rows + 1)
+            case .first: try engine().listPage(app: app, after: nil, limit: rows + 1)
+            case .after(let cursor): try engine().listPage(app: app, after: cursor, limit: rows + 1)
+            case .skipping(let offset): try engine().listPage(app: app, skipping: offset, limit: rows + 1)
             }
         }
         let serialized = found.prefix(rows).map { JSONValue(pending: $0.schedule).serialized() }
@@ -32,10 +31,10 @@ extension Daemon {
     /// `ListPage`) older than sequence number `before` (0 = the newest), printed oldest first; `next` is
     /// the `before` of the page of older records, 0 when there are none. One seek on the sequence.
     /// Of `app`.
-    func historyPage(app: String, before: UInt64, limit: UInt32) throws(ServiceFailure) -> (records: String, next: UInt64) {
+    func historyPage(app: String?, before: UInt64, limit: UInt32) throws(ServiceFailure) -> (records: String, next: UInt64) {
         let rows = Self.pageRows(limit)
         let bound: Int64? = before == 0 ? nil : Int64(clamping: before)
-        let found = try engineCall { _ throws(EngineError) in try engine.historyPage(app: app, before: bound, limit: rows + 1) }
+        let found = try engineCall { _ throws(EngineError) in try engine().historyPage(app: app, before: bound, limit: rows + 1) }
         // Newest first from the store: keep the newest that fit, then print them oldest first.
         let serialized = found.prefix(rows).map { JSONValue(history: $0.record).serialized() }
         let count = rowsFittingOnePage(serialized)
@@ -47,7 +46,7 @@ extension Daemon {
     /// names the bound and `ListPage`, never a truncated list. O(offset + limit), so kept for old clients.
     func legacyList(app: String, limit: UInt32, offset: UInt32) throws(ServiceFailure) -> String {
         let rows = limit == 0 ? ReplyBounds.maxRows + 1 : min(Int(limit), ReplyBounds.maxRows + 1)
-        let found = try engineCall { _ throws(EngineError) in try engine.list(app: app, limit: rows, offset: Int(offset)) }
+        let found = try engineCall { _ throws(EngineError) in try engine().list(app: app, limit: rows, offset: Int(offset)) }
         let serialized = found.map { JSONValue(pending: $0).serialized() }
         guard rowsFittingOnePage(serialized) == found.count else { throw Self.tooLarge("List", instead: "ListPage") }
         return jsonArray(serialized)
@@ -58,7 +57,7 @@ extension Daemon {
     func legacyHistory(app: String, limit: UInt32) throws(ServiceFailure) -> String {
         let wanted = limit == 0 ? Int.max : Int(limit)  // 0 = all, as for List and the CLI's --limit 0
         let rows = min(wanted, ReplyBounds.maxRows + 1)
-        let found = try engineCall { _ throws(EngineError) in try engine.history(app: app, limit: rows) }
+        let found = try engineCall { _ throws(EngineError) in try engine().history(app: app, limit: rows) }
         let serialized = found.map { JSONValue(history: $0).serialized() }
         guard rowsFittingOnePage(serialized) == found.count else { throw Self.tooLarge("History", instead: "HistoryPage") }
         return jsonArray(serialized)

@@ -4,17 +4,17 @@ import Scheduler
 /// The JSON shapes of CONTRACT §6/§7, shared by the D-Bus replies and the CLI's `--json` output.
 extension JSONValue {
     /// An instant as RFC 3339 UTC text, or null.
-    static func instant(_ value: Instant?) -> JSONValue { value.map { .string($0.rfc3339) } ?? .null }
+    public static func instant(_ value: Instant?) -> JSONValue { value.map { .string($0.rfc3339) } ?? .null }
 
     /// A member holding raw JSON text (already serialized by the engine), or null when absent.
-    static func embedded(_ text: String?) -> JSONValue {
-        guard let text, case .success(let value) = parseJSON(text) else { return .null }
+    public static func embedded(_ text: String?) -> JSONValue {
+        guard let text, let value = try? JSONValue.parse(text) else { return .null }
         return value
     }
 
     /// `{"id","status","next"}`; a `bk.cancel` line is `{"id"|"run","status":"cancelled","next":null,
     /// "cancelled":[ids],"closed":[ids]}` (CONTRACT §7: `run` for a run cancel).
-    init(outcome: PushOutcome) {
+    public init(outcome: PushOutcome) {
         var members = [JSONMember(outcome.isRun ? "run" : "id", .string(outcome.id)),
                        JSONMember("status", .string(outcome.status.rawValue)), JSONMember("next", .instant(outcome.next))]
         if let cancelled = outcome.cancelled { members.append(JSONMember("cancelled", .array(cancelled.map(JSONValue.string)))) }
@@ -24,7 +24,7 @@ extension JSONValue {
 
     /// A cancel's answer: `{"id"|"run", "cancelled":[ids], "closed":[ids]}` (`closed`: the notifications
     /// that were on screen and were closed).
-    init(cancel result: CancelResult, name: String, byRun: Bool) {
+    public init(cancel result: CancelResult, name: String, byRun: Bool) {
         self = .object([
             JSONMember(byRun ? "run" : "id", .string(name)),
             JSONMember("cancelled", .array(result.cancelled.map(JSONValue.string))),
@@ -33,7 +33,7 @@ extension JSONValue {
     }
 
     /// `{"id","next","title","trigger","zone","floating","cancelOn","app"}`.
-    init(pending: PendingSchedule) {
+    public init(pending: PendingSchedule) {
         self = .object([
             JSONMember("id", .string(pending.id)), JSONMember("next", .instant(pending.next)),
             JSONMember("title", .string(pending.title)), JSONMember("trigger", .string(pending.trigger)),
@@ -45,7 +45,7 @@ extension JSONValue {
 
     /// `{"id","event","at","due","reason","late","title","messageId","data","app"}` (+ `"ran","ok"` for an
     /// `opened` that ran something for the app).
-    init(history record: HistoryRecord) {
+    public init(history record: HistoryRecord) {
         var members: [JSONMember] = [
             JSONMember("id", .string(record.id)), JSONMember("event", .string(record.event.rawValue)),
             JSONMember("at", .instant(record.at)), JSONMember("due", .instant(record.due)),
@@ -62,7 +62,7 @@ extension JSONValue {
 
     /// The stdout notifier's line and the NotificationShown signal's payload:
     /// `{"id","run","title","body","due","at","late","urgency",…}`.
-    init(shown n: DueNotification) {
+    public init(shown n: DueNotification) {
         var members = [
             JSONMember("id", .string(n.id)), JSONMember("run", .string(n.runId)), JSONMember("title", .string(n.title)),
             JSONMember("body", .optional(n.body)), JSONMember("due", .instant(n.due)), JSONMember("at", .instant(n.at)),

@@ -4,15 +4,15 @@
 ///
 /// Pure: the caller passes the time (µs on any monotonic or wall scale; a clock step back starts a new
 /// interval). O(1) per event.
-struct RateLimit {
-    let intervalMicroseconds: Int64
-    let burst: Int
+public struct RateLimit: Sendable {
+    public let intervalMicroseconds: Int64
+    public let burst: Int
     private var intervalStart: Int64?
     private var passed = 0
     /// Events held back since the last one that passed.
-    private(set) var suppressed = 0
+    public private(set) var suppressed = 0
 
-    init(intervalMicroseconds: Int64, burst: Int) {
+    public init(intervalMicroseconds: Int64, burst: Int) {
         precondition(intervalMicroseconds > 0 && burst > 0, "a rate limit needs a positive interval and burst")
         self.intervalMicroseconds = intervalMicroseconds
         self.burst = burst
@@ -20,7 +20,7 @@ struct RateLimit {
 
     /// Records an event at `now`: nil when it is held back (counted in `suppressed`), else how many
     /// were held back before it (0 usually), which are then forgotten.
-    mutating func admit(now: Int64) -> Int? {
+    public mutating func admit(now: Int64) -> Int? {
         if let start = intervalStart, now >= start, now - start < intervalMicroseconds {
             guard passed < burst else {
                 suppressed += 1
@@ -36,7 +36,7 @@ struct RateLimit {
     }
 
     /// Forgets the current interval and the count (after a recovery, the next event is logged at once).
-    mutating func reset() {
+    public mutating func reset() {
         intervalStart = nil
         passed = 0
         suppressed = 0

@@ -1,25 +1,26 @@
 import CCrypto
 
 /// Every libcrypto call schedd makes, and nothing else: ECDH on P-256 (key generation, raw
-/// uncompressed public key import and export), HKDF-SHA256, AES-128-GCM and random bytes.
+/// uncompressed public key import and export), HKDF-SHA256, AES-128-GCM, random bytes and SHA-256
+/// (`SHA256`, below).
 ///
 /// Only the OpenSSL 3 EVP API (the shim header hides the deprecated low-level calls). Keys cross
 /// this file as raw bytes: a P-256 private key is its 32-byte big-endian scalar, a public key the
 /// 65-byte uncompressed SEC 1 point `04 ‖ X ‖ Y`. Every function checks each C result and turns a
 /// failure into a `PushCryptoError`; none can trap on any input. Cost: constant for the key
 /// operations, linear in the input for HKDF info and AES-GCM.
-enum LibCrypto {
+public enum LibCrypto {
     /// Length of a P-256 private scalar.
-    static let privateKeyLength = 32
+    public static let privateKeyLength = 32
     /// Length of an uncompressed P-256 point (`04 ‖ X ‖ Y`).
-    static let publicKeyLength = 65
+    public static let publicKeyLength = 65
     /// Length of an AES-GCM authentication tag as aes128gcm uses it.
-    static let tagLength = 16
+    public static let tagLength = 16
 
     // MARK: Random
 
     /// `count` bytes from OpenSSL's CSPRNG (`RAND_bytes`).
-    static func randomBytes(_ count: Int) throws(PushCryptoError) -> [UInt8] {
+    public static func randomBytes(_ count: Int) throws(PushCryptoError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
         guard count == 0 || RAND_bytes(&out, Int32(count)) == 1 else { throw failure("RAND_bytes") }
         return out
@@ -28,7 +29,7 @@ enum LibCrypto {
     // MARK: P-256
 
     /// A fresh P-256 key pair (`EVP_PKEY_generate` on group P-256).
-    static func generateP256() throws(PushCryptoError) -> (privateKey: [UInt8], publicKey: [UInt8]) {
+    public static func generateP256() throws(PushCryptoError) -> (privateKey: [UInt8], publicKey: [UInt8]) {
         guard let ctx = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw failure("EVP_PKEY_CTX_new_from_name") }
         defer { EVP_PKEY_CTX_free(ctx) }
         guard EVP_PKEY_keygen_init(ctx) == 1 else { throw failure("EVP_PKEY_keygen_init") }
@@ -43,7 +44,7 @@ enum LibCrypto {
     ///
     /// The key pair is checked to be consistent (`EVP_PKEY_pairwise_check`) and the peer's point to
     /// lie on the curve before any derivation.
-    static func p256SharedSecret(privateKey: [UInt8], publicKey: [UInt8],
+    public static func p256SharedSecret(privateKey: [UInt8], publicKey: [UInt8],
                                  peerPublicKey: [UInt8]) throws(PushCryptoError) -> [UInt8] {
         let own = try importP256(privateKey: privateKey, publicKey: publicKey, role: "own key pair")
         defer { EVP_PKEY_free(own) }
@@ -65,7 +66,7 @@ enum LibCrypto {
 
     /// Checks that `publicKey` is an uncompressed point on P-256 (and, with `privateKey`, that the two
     /// belong together). Throws `.invalidKey` naming `role` otherwise.
-    static func validateP256(privateKey: [UInt8]?, publicKey: [UInt8], role: String) throws(PushCryptoError) {
+    public static func validateP256(privateKey: [UInt8]?, publicKey: [UInt8], role: String) throws(PushCryptoError) {
         let key = try importP256(privateKey: privateKey, publicKey: publicKey, role: role)
         EVP_PKEY_free(key)
     }
@@ -149,12 +150,12 @@ enum LibCrypto {
     // MARK: HKDF-SHA256 (RFC 5869)
 
     /// HKDF-Extract(salt, ikm): the 32-byte pseudorandom key.
-    static func hkdfExtract(salt: [UInt8], inputKeyingMaterial ikm: [UInt8]) throws(PushCryptoError) -> [UInt8] {
+    public static func hkdfExtract(salt: [UInt8], inputKeyingMaterial ikm: [UInt8]) throws(PushCryptoError) -> [UInt8] {
         try hkdf(mode: EVP_PKEY_HKDEF_MODE_EXTRACT_ONLY, salt: salt, key: ikm, info: [], length: 32)
     }
 
     /// HKDF-Expand(prk, info, length), `length` ≤ 255 × 32.
-    static func hkdfExpand(pseudorandomKey prk: [UInt8], info: [UInt8], length: Int) throws(PushCryptoError) -> [UInt8] {
+    public static func hkdfExpand(pseudorandomKey prk: [UInt8], info: [UInt8], length: Int) throws(PushCryptoError) -> [UInt8] {
         try hkdf(mode: EVP_PKEY_HKDEF_MODE_EXPAND_ONLY, salt: [], key: prk, info: info, length: length)
     }
 
@@ -185,7 +186,7 @@ enum LibCrypto {
     // MARK: AES-128-GCM
 
     /// AES-128-GCM encryption with no associated data: ciphertext ‖ 16-byte tag.
-    static func aes128gcmSeal(key: [UInt8], nonce: [UInt8], plaintext: [UInt8]) throws(PushCryptoError) -> [UInt8] {
+    public static func aes128gcmSeal(key: [UInt8], nonce: [UInt8], plaintext: [UInt8]) throws(PushCryptoError) -> [UInt8] {
         try checkGCMParameters(key: key, nonce: nonce)
         guard let ctx = EVP_CIPHER_CTX_new() else { throw failure("EVP_CIPHER_CTX_new") }
         defer { EVP_CIPHER_CTX_free(ctx) }
@@ -207,7 +208,7 @@ enum LibCrypto {
 
     /// AES-128-GCM decryption of ciphertext ‖ 16-byte tag, no associated data. Throws
     /// `.authenticationFailed` when the tag does not verify (wrong key or changed bytes).
-    static func aes128gcmOpen(key: [UInt8], nonce: [UInt8], sealed: ArraySlice<UInt8>) throws(PushCryptoError) -> [UInt8] {
+    public static func aes128gcmOpen(key: [UInt8], nonce: [UInt8], sealed: ArraySlice<UInt8>) throws(PushCryptoError) -> [UInt8] {
         try checkGCMParameters(key: key, nonce: nonce)
         guard sealed.count >= tagLength else {
             throw PushCryptoError(.truncated, "record of \(sealed.count) bytes is shorter than its 16-byte tag")
@@ -260,4 +261,34 @@ enum LibCrypto {
         ERR_clear_error()
         return PushCryptoError(.library, "\(call) failed: \(detail)")
     }
+}
+
+/// SHA-256 (FIPS 180-4) through libcrypto (`EVP_Digest` with `EVP_sha256`): the content digest of zone
+/// rules and the engine's push digests. O(n) in the input; never fails for any input (a libcrypto
+/// failure to hash — out of memory — traps, as a failed allocation does in Swift).
+public enum SHA256 {
+    /// The 32-byte digest of `bytes`.
+    public static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        let input = Array(bytes)
+        var out = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        let ok = input.withUnsafeBytes { raw in EVP_Digest(raw.baseAddress, raw.count, &out, &length, EVP_sha256(), nil) }
+        precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed")
+        return out
+    }
+
+    /// The digest of `bytes` as lowercase hexadecimal (what `sha256sum` prints).
+    public static func hex(_ bytes: some Collection<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in digest(bytes) {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0xf)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The digest of `text`'s UTF-8 as lowercase hexadecimal.
+    public static func hex(_ text: String) -> String { hex(Array(text.utf8)) }
 }

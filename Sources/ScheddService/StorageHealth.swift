@@ -1,5 +1,6 @@
 import Glibc
 import SchedCalendar
+import Scheduler
 
 /// Whether the database works, and what the daemon does while it does not (CONTRACT §9, "Storage
 /// failure"; README, "Faults"): a failed firing is retried with exponential back-off, 1 s doubling to
@@ -9,38 +10,41 @@ import SchedCalendar
 /// is the recovery, so the daemon goes on by itself once the disk has room again.
 ///
 /// Pure state driven by the daemon's loop; every method is O(1).
-struct StorageHealth {
+public struct StorageHealth: Sendable {
     /// The first retry of a failed firing comes this long after the failure.
-    static let firstRetryDelayMicroseconds: Int64 = 1_000_000
+    public static let firstRetryDelayMicroseconds: Int64 = 1_000_000
     /// The back-off doubles up to this (30 s): how long a firing may wait, at most, after the disk
     /// has room again — well within the default grace, so a due notification is then shown late, not missed.
-    static let maxRetryDelayMicroseconds: Int64 = 30_000_000
+    public static let maxRetryDelayMicroseconds: Int64 = 30_000_000
     /// At most one summary line per minute while failures go on.
-    static let summaryIntervalMicroseconds: Int64 = 60_000_000
+    public static let summaryIntervalMicroseconds: Int64 = 60_000_000
+
+    public init() {}
 
     /// What to tell the log and the service manager after an event; nil fields mean nothing to say.
-    struct Report: Equatable {
-        var log: String?
+    public struct Report: Equatable, Sendable {
+        public var log: String?
         /// The STATUS=/ERRNO= assignments for `sd_notify`.
-        var notify: String?
+        public var notify: String?
+        public init(log: String? = nil, notify: String? = nil) { self.log = log; self.notify = notify }
     }
 
     /// When the failures began; nil while storage works.
-    private(set) var failingSince: Instant?
+    public private(set) var failingSince: Instant?
     /// Failures since `failingSince` (calls and firings).
-    private(set) var failures = 0
+    public private(set) var failures = 0
     /// No firing is attempted before this instant (nil: at once).
-    private(set) var retryAt: Instant?
+    public private(set) var retryAt: Instant?
     private var nextDelay = firstRetryDelayMicroseconds
     private var limit = RateLimit(intervalMicroseconds: summaryIntervalMicroseconds, burst: 1)
 
-    var isFailing: Bool { failingSince != nil }
+    public var isFailing: Bool { failingSince != nil }
 
     /// Whether a due firing may be attempted at `now` (false while backing off).
-    func mayFire(at now: Instant) -> Bool { retryAt.map { now >= $0 } ?? true }
+    public func mayFire(at now: Instant) -> Bool { retryAt.map { now >= $0 } ?? true }
 
     /// When the due timer should wake: the next due, or the end of the back-off if later.
-    func wakeUp(nextDue: Instant?) -> Instant? {
+    public func wakeUp(nextDue: Instant?) -> Instant? {
         guard let nextDue else { return nil }
         guard let retryAt else { return nextDue }
         return max(nextDue, retryAt)
@@ -49,7 +53,8 @@ struct StorageHealth {
     /// A storage operation failed at `now` with `message` (`what` names it: `delivering due
     /// notifications`, `Push`). A failed firing (`backOff`) moves the next attempt out by the current
     /// delay and doubles it; a failed call only counts.
-    mutating func failed(_ what: String, _ message: String, now: Instant, backOff: Bool) -> Report {
+    public mutating func failed(_ what: String, _ message: String, cause: StoreError? = nil, now: Instant,
+                                backOff: Bool) -> Report {
         let first = failingSince == nil
         if first { failingSince = now }
         failures += 1
@@ -72,7 +77,7 @@ struct StorageHealth {
 
     /// A storage write succeeded at `now`: if it was failing, the recovery to report (and `serving`, the
     /// daemon's normal STATUS=, for systemd).
-    mutating func succeeded(now: Instant, serving: String) -> Report {
+    public mutating func succeeded(now: Instant, serving: String) -> Report {
         guard let since = failingSince else { return Report() }
         let seconds = (now.microseconds - since.microseconds) / 1_000_000
         let report = Report(log: "storage recovered after \(failures) failures in \(seconds) s; going on",
@@ -84,7 +89,7 @@ struct StorageHealth {
     /// The errno that best names a storage failure, from the SQLite result code the store writes into
     /// its messages (`(SQLite result code 13)`): SQLITE_FULL → ENOSPC, SQLITE_READONLY → EROFS,
     /// SQLITE_CANTOPEN → ENOENT, SQLITE_NOMEM → ENOMEM, anything else → EIO.
-    static func errno(forStorageMessage message: String) -> Int32 {
+    public static func errno(forStorageMessage message: String) -> Int32 {
         let bytes = Array(message.utf8), marker = Array("(SQLite result code ".utf8)
         var code: Int32?
         if bytes.count >= marker.count {
