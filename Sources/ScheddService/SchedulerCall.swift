@@ -41,6 +41,10 @@ public enum SchedulerCall: Sendable, Equatable {
     case tombstone(id: String)
     /// `Unblock(s id) → s`: lifts `id`'s own tombstone and forgets its earlier pushes (`add --replace`).
     case unblock(id: String)
+    /// `Snoozed(u limit) → s`: the caller's app's snoozed notifications (`schedd list`).
+    case snoozed(limit: UInt32)
+    /// `SnoozedAllApps(u limit) → s`: every app's (unsandboxed callers only).
+    case snoozedAllApps(limit: UInt32)
 
     /// Reads the arguments of `member` from `arguments`; throws for an unknown member, arguments that
     /// do not match its signature, or an argument over its cap (`CallCaps`, checked while reading, so
@@ -90,6 +94,8 @@ public enum SchedulerCall: Sendable, Equatable {
             self = .historyAllAppsPage(before: before, limit: limit)
         case "Tombstone": self = .tombstone(id: try a.readString("Tombstone: id", maxBytes: s))
         case "Unblock": self = .unblock(id: try a.readString("Unblock: id", maxBytes: s))
+        case "Snoozed": self = .snoozed(limit: try a.readUInt32())
+        case "SnoozedAllApps": self = .snoozedAllApps(limit: try a.readUInt32())
         default: throw CallArgumentError("unknown method \(member)")
         }
         guard a.isAtEnd else { throw CallArgumentError("\(member): more arguments than its signature has") }
@@ -130,6 +136,8 @@ public enum SchedulerCall: Sendable, Equatable {
         case .historyAllAppsPage: "HistoryAllAppsPage"
         case .tombstone: "Tombstone"
         case .unblock: "Unblock"
+        case .snoozed: "Snoozed"
+        case .snoozedAllApps: "SnoozedAllApps"
         }
     }
 

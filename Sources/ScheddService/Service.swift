@@ -142,6 +142,11 @@ public final class Service {
             try requireUnsandboxed(try requireCaller(caller, method), for: "reading every app's history")
             let page = try historyPage(app: nil, before: before, limit: limit)
             return .historyPage(records: page.records, next: page.next)
+        case .snoozed(let limit):
+            return .string(try snoozedJSON(app: try requireCaller(caller, method).app, limit: limit))
+        case .snoozedAllApps(let limit):
+            try requireUnsandboxed(try requireCaller(caller, method), for: "listing every app's snoozed notifications")
+            return .string(try snoozedJSON(app: nil, limit: limit))
         case .tombstone(let id):
             return .string(try tombstoneJSON(app: try requireCaller(caller, method).app, id: id))
         case .unblock(let id):

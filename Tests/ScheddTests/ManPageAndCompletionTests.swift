@@ -210,4 +210,32 @@ final class ManPageAndCompletionTests: XCTestCase {
         let man = try runProcess("/usr/bin/man", ["-w", "schedd-push"], environment: ["MANPATH": stage + "/usr/local/share/man"])
         XCTAssertEqual(man.stdout.trimmingCharacters(in: .whitespacesAndNewlines), stage + "/usr/local/share/man/man5/schedd-push.5")
     }
+
+    /// Issue 21: every `Documentation=` of the installed units resolves in the installation — `man:` pages
+    /// through `man -w` with a MANPATH of the staged tree, `file:` URIs to installed files — for both
+    /// prefixes install.sh knows; a web address (the project has none) would fail the check.
+    func testUnitsDocumentation_resolvesToWhatIsInstalled() throws {
+        for prefix in ["/usr/local", "/usr"] {
+            let stage = NSTemporaryDirectory() + "schedd-install-unitdocs-\(UUID().uuidString)"
+            defer { try? FileManager.default.removeItem(atPath: stage) }
+            let result = try runProcess("/bin/bash", [root.appendingPathComponent("scripts/install.sh").path, "PREFIX=\(prefix)",
+                                                      "DESTDIR=\(stage)", "BINARY=/bin/true", "--no-build"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let units = ["\(stage)\(prefix)/lib/systemd/user/schedd.service", "\(stage)\(prefix)/lib/systemd/system/schedd-system.service"]
+            let check = try runProcess("/bin/bash", [root.appendingPathComponent("Tests/Support/check-unit-docs.sh").path, stage] + units)
+            XCTAssertEqual(check.status, 0, check.stdout + check.stderr)
+            for unit in units {
+                for uri in ["man:schedd(1)", "man:schedd-push(5)", "file://\(prefix)/share/doc/schedd/units.md"] {
+                    XCTAssertTrue(check.stdout.contains("ok   \(unit): \(uri) → \(stage)"), "\(uri) of \(unit):\n\(check.stdout)")
+                }
+            }
+        }
+        // The check fails on what is not installed: a web address and a missing file.
+        let bad = NSTemporaryDirectory() + "schedd-bad-\(UUID().uuidString).service"
+        defer { try? FileManager.default.removeItem(atPath: bad) }
+        try "[Unit]\nDocumentation=https://github.com/schedd/schedd file:///nowhere/units.md\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let refused = try runProcess("/bin/bash", [root.appendingPathComponent("Tests/Support/check-unit-docs.sh").path, "/", bad])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertEqual(refused.stderr.split(separator: "\n").filter { $0.hasPrefix("FAIL") }.count, 2, refused.stderr)
+    }
 }

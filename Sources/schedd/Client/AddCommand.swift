@@ -41,7 +41,11 @@ func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
         guard let micro = parseTimeSpan(span) else {
             throw .usage("--in needs a systemd time span (90s, 15min, '1h 30min'), not '\(span)'")
         }
-        local.append(JSONMember("at", .string(clock.now.adding(microseconds: micro).rfc3339)))
+        let at = clock.now.adding(microseconds: micro)
+        guard at.isSupported else {
+            throw .rejected("--in: \(span) from now is past the end of the supported range \(Instant.supportedRangeDescription)")
+        }
+        local.append(JSONMember("at", .string(at.rfc3339)))
     } else if let spec = args.value("calendar") {
         var until: (time: AddTime, written: String)?
         if let text = args.value("until") {

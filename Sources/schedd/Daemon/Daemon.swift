@@ -31,6 +31,8 @@ final class Daemon {
     /// The engine, bound to the loop thread (STYLE §5): every access checks it is on that thread.
     private let boundEngine: LoopBound<Engine>
     let desktop: DesktopNotifier?
+    /// The notifier chosen and why, logged once serving (`makeNotifier`).
+    let notifierChoice: String
     let announcer: AnnouncingNotifier
     let clock: ServiceClock
     let storage: StorageMonitor
@@ -60,6 +62,7 @@ final class Daemon {
         let connection = bus, logger = logger
         let choice = try makeNotifier(options.notifier, notifyBus: options.notifyBus, waitForBus: options.bus == .system)
         desktop = choice.desktop
+        notifierChoice = choice.why
         announcer = AnnouncingNotifier(choice.notifier, logger: logger) { shown in
             connection.emitSchedulerSignal("NotificationShown",
                                            strings: [shown.id, JSONValue(shown: shown).serialized(), shown.app])
@@ -109,6 +112,7 @@ final class Daemon {
             logger.error(error.message)
             return .failure
         }
+        logger.info(notifierChoice)  // before READY=1: whoever waits for it can read the choice
         ServiceManager.notify("READY=1\nSTATUS=Serving \(SchedulerNames.service) on \(options.bus)")
         checkIntegrityIfUnclean()
         logger.info("serving \(SchedulerNames.service) on \(options.bus)"
