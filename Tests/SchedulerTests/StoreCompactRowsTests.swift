@@ -1,3 +1,4 @@
+import SystemZones
 import SchedCalendar
 import XCTest
 @testable import Scheduler
@@ -122,8 +123,8 @@ final class StoreCompactRowsTests: XCTestCase {
     /// Through the engine: a per-minute schedule firing for hours with `maxRecords` 30 never holds more.
     func testEngine_historyCountStaysAtTheBound_whileFiring() throws {
         let retention = try HistoryRetention(days: 30, maxRecords: 30)
-        let engine = try Engine(databasePath: path, notifier: ScriptedNotifier(), deviceZone: .utc, retention: retention,
-                                now: t0)
+        let engine = try Engine(databasePath: path, notifier: ScriptedNotifier(), deviceZone: .utc, zones: ZoneDatabase.shared,
+                                retention: retention, now: t0)
         defer { engine.close() }
         let local = makeLocal("minutely", .calendar("*-*-* *:*:00"))
         XCTAssertEqual(try engine.push(pushLocal(local), now: t0).last?.status, .scheduled)
@@ -137,7 +138,8 @@ final class StoreCompactRowsTests: XCTestCase {
     }
 
     func testByteQuota_rejectsThePushOverIt_namingTheBound() throws {
-        let engine = try Engine(databasePath: path, notifier: ScriptedNotifier(), deviceZone: .utc, now: t0)
+        let engine = try Engine(databasePath: path, notifier: ScriptedNotifier(), deviceZone: .utc, zones: ZoneDatabase.shared,
+                                now: t0)
         defer { engine.close() }
         engine.maxBytesPerApp = 4096
         let body = String(repeating: "b", count: 1500)
