@@ -39,6 +39,8 @@ static const sd_bus_vtable vtable[] = {
     METHOD("ListAllAppsPage", "su", SD_BUS_PARAM(after) SD_BUS_PARAM(limit), "ss", SD_BUS_PARAM(pending) SD_BUS_PARAM(next)),
     METHOD("PendingCount", "", "", "u", SD_BUS_PARAM(count)),
     METHOD("PendingCountAllApps", "", "", "u", SD_BUS_PARAM(count)),
+    METHOD("Subscribe", "", "", "s", SD_BUS_PARAM(identity)),
+    METHOD("SubscribeAllApps", "", "", "s", SD_BUS_PARAM(identity)),
     SD_BUS_SIGNAL_WITH_NAMES("NotificationShown", "sss", SD_BUS_PARAM(id) SD_BUS_PARAM(notification) SD_BUS_PARAM(app), 0),
     SD_BUS_SIGNAL_WITH_NAMES("NotificationCancelled", "sss", SD_BUS_PARAM(id) SD_BUS_PARAM(reason) SD_BUS_PARAM(app), 0),
     SD_BUS_SIGNAL_WITH_NAMES("NotificationOpened", "sss", SD_BUS_PARAM(id) SD_BUS_PARAM(action) SD_BUS_PARAM(app), 0),

@@ -43,6 +43,7 @@ public enum ProcessInspector {
         let foreign = callerUID.map { $0 != geteuid() && geteuid() != 0 } ?? false
         let flatpakInfo = try readFlatpakInfo(rootPath: "\(procRoot)/\(pid)/root", pid: pid, foreignUser: foreign)
         let cgroup = readSmallFile("\(procRoot)/\(pid)/cgroup", limit: 64 * 1024).map { String(decoding: $0, as: UTF8.self) }
+        let startedAt = readSmallFile("\(procRoot)/\(pid)/stat", limit: 4096).flatMap(ProcessPin.startTime(statLine:))
 
         var poller = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
         let ready = poll(&poller, 1, 0)
@@ -52,7 +53,7 @@ public enum ProcessInspector {
         if let stillConnected, !stillConnected() {
             throw CallerIdentityError(.unattributable, "the caller left the bus while it was being identified")
         }
-        return ProcessFacts(flatpakInfo: flatpakInfo, cgroup: cgroup)
+        return ProcessFacts(flatpakInfo: flatpakInfo, cgroup: cgroup, startedAt: startedAt)
     }
 
     /// FUSE_SUPER_MAGIC (linux/magic.h): a FUSE file system.

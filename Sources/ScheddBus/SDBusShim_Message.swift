@@ -60,6 +60,20 @@ public struct BusMessage {
     public func readUInt64() throws(BusError) -> UInt64 { try required("t", UInt64(0)) }
     public func readBool() throws(BusError) -> Bool { try required("b", Int32(0)) != 0 }
 
+    /// Reads an `h` argument and returns a duplicate of the descriptor (close-on-exec), owned by the
+    /// caller; the message's own copy closes with the message.
+    public func readFileDescriptor() throws(BusError) -> Int32 {
+        let fd: Int32 = try required("h", Int32(-1))
+        let copy = fcntl(fd, F_DUPFD_CLOEXEC, 3)
+        if copy < 0 { throw BusError(operation: "keep a descriptor passed with \(member)", errno: Glibc.errno) }
+        return copy
+    }
+
+    /// Enters a variant whose contents are `signature`.
+    public func enterVariant(_ signature: String) throws(BusError) {
+        try check(sd_bus_message_enter_container(pointer, CChar(UInt8(ascii: "v")), signature), "read a variant of \(member)")
+    }
+
     public func readStrings() throws(BusError) -> [String] {
         var list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
         try check(sd_bus_message_read_strv(pointer, &list), "read a string array of \(member)")

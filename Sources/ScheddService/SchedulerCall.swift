@@ -32,6 +32,10 @@ public enum SchedulerCall: Sendable, Equatable {
     case pendingCount
     /// `PendingCountAllApps() → u`: how many schedules of every app are pending (unsandboxed callers only).
     case pendingCountAllApps
+    /// `Subscribe() → s`: the connection receives its app's signals, unicast (docs/apps.md "Listening").
+    case subscribe
+    /// `SubscribeAllApps() → s`: every app's signals (unsandboxed callers only).
+    case subscribeAllApps
 
     /// Every method with its D-Bus input signature, as the vtable (Sources/CSchedBus/vtable.c) declares it.
     public static let methods: [(name: String, signature: String)] = [
@@ -39,7 +43,7 @@ public enum SchedulerCall: Sendable, Equatable {
         ("CancelReport", "s"), ("CancelRunReport", "s"), ("List", "uu"), ("ListPage", "su"), ("History", "u"),
         ("HistoryPage", "tu"), ("ClockShow", ""), ("ClockSet", "s"), ("ClockAdvance", "t"), ("ClockNext", ""),
         ("ClockZone", "s"), ("DeclareApp", "s"), ("ListAllAppsPage", "su"),
-        ("PendingCount", ""), ("PendingCountAllApps", ""),
+        ("PendingCount", ""), ("PendingCountAllApps", ""), ("Subscribe", ""), ("SubscribeAllApps", ""),
     ]
 
     /// Reads the arguments of `member` from `arguments`; throws for an unknown member or arguments
@@ -76,6 +80,8 @@ public enum SchedulerCall: Sendable, Equatable {
         case "DeclareApp": self = .declareApp(try a.readString())
         case "PendingCount": self = .pendingCount
         case "PendingCountAllApps": self = .pendingCountAllApps
+        case "Subscribe": self = .subscribe
+        case "SubscribeAllApps": self = .subscribeAllApps
         default: throw CallArgumentError("unknown method \(member)")
         }
         guard a.isAtEnd else { throw CallArgumentError("\(member): more arguments than its signature has") }
@@ -107,6 +113,8 @@ public enum SchedulerCall: Sendable, Equatable {
         case .declareApp: "DeclareApp"
         case .pendingCount: "PendingCount"
         case .pendingCountAllApps: "PendingCountAllApps"
+        case .subscribe: "Subscribe"
+        case .subscribeAllApps: "SubscribeAllApps"
         }
     }
 

@@ -73,7 +73,7 @@ final class FuzzWorld {
             check((try? engine.pendingCount(app: Engine.defaultApp)) == engine.pendingCount, "PendingCount disagrees with the wheel")
         case .pendingCountAllApps:
             check((try? engine.pendingCount(app: nil)) == engine.pendingCount, "PendingCountAllApps disagrees with the wheel")
-        case .declareApp:
+        case .declareApp, .subscribe, .subscribeAllApps:
             break  // identity of the connection (ScheddApps' AppID rules); nothing reaches the engine
         case .history(let limit):
             _ = try? engine.history(limit: min(limit == 0 ? 100 : Int(limit), ReplyBounds.maxRows + 1))

@@ -14,16 +14,14 @@ extension BusConnection {
                            member: member), timeoutMicroseconds: timeoutMicroseconds, build, read: read)
     }
 
-    /// Emits signal `member` of schedd's interface with string arguments; a failure is returned for the log.
-    @discardableResult
-    func emitSchedulerSignal(_ member: String, strings: [String]) -> BusError? {
-        do throws(BusError) {
-            try emitSignal(path: BusNames.objectPath, interface: BusNames.interface, member: member) { m throws(BusError) in
-                for s in strings { try m.append(s) }
-            }
-            return nil
-        } catch {
-            return error
+    /// Sends signal `member` of schedd's interface (string arguments, the app last) to each connection
+    /// subscribed to `app` (SignalSubscriptions: unicast, never broadcast); failures are logged by
+    /// `log`.
+    func emitSchedulerSignal(_ member: String, strings: [String], app: String, to subscriptions: SignalSubscriptions,
+                             log: (String) -> Void) {
+        for error in subscriptions.emit(on: self, path: BusNames.objectPath, interface: BusNames.interface, member: member,
+                                        strings: strings, app: app) {
+            log("cannot send the \(member) signal: \(error)")
         }
     }
 }

@@ -48,9 +48,10 @@ final class Daemon {
     var lateFailures: [(DueNotification, String)] = []
     var retryWanted = false
     var failureTrigger: EventTrigger?
-    /// Apps declared with `DeclareApp`, by the caller's unique bus name; an entry goes when its
-    /// connection leaves the bus (NameOwnerChanged). docs/apps.md "Identity".
-    var declaredApps: [String: String] = [:]
+    /// Who is calling: connection → pinned process → app (Identity.swift), for every interface.
+    let identity: Identity
+    /// Which connections receive which app's signals (`Subscribe`; SignalSubscriptions.swift).
+    let subscriptions = SignalSubscriptions()
     /// Whether the database works; the back-off and log rate limit while it does not (Daemon_Storage).
     var storageHealth = StorageHealth()
     private var clockWatch: ClockChangeWatch?
@@ -88,11 +89,13 @@ final class Daemon {
             try makeDirectories(String(options.databasePath[..<slash]))
         }
         let connection = bus
+        identity = Identity(bus: bus)
+        let subscribers = subscriptions, log = logger
         let choice = try makeNotifier(options.notifier, notifyBus: options.notifyBus, waitForBus: options.bus == .system)
         desktop = choice.desktop
         let notifier = AnnouncingNotifier(choice.notifier, logger: logger) { shown in
-            connection.emitSchedulerSignal("NotificationShown",
-                                           strings: [shown.id, JSONValue(shown: shown).serialized(), shown.app])
+            connection.emitSchedulerSignal("NotificationShown", strings: [shown.id, JSONValue(shown: shown).serialized(), shown.app],
+                                           app: shown.app, to: subscribers, log: { log.warning($0) })
         }
         announcer = notifier
         do {
@@ -134,10 +137,11 @@ final class Daemon {
         do {
             try bus.attach(to: loop)
             try bus.serve(path: BusNames.objectPath, interface: BusNames.interface, vtable: schedulerVtable()) {
-                [unowned self] message in handle(message)
+                [unowned self] message in identity.admit(message) { [unowned self] m in handle(m) }
             }
             try bus.onDisconnect { [unowned self] in busLost() }
-            try watchDepartedCallers()
+            try identity.start()
+            identity.onDeparture { [unowned self] name in subscriptions.drop(name) }
             try startPushConnector()
             try bus.requestName(BusNames.service)
         } catch {
@@ -280,8 +284,8 @@ final class Daemon {
             switch i.event {
             case .opened:
                 let action = i.reason.map { $0.hasPrefix("action:") ? String($0.dropFirst(7)) : $0 } ?? "default"
-                bus.emitSchedulerSignal("NotificationOpened", strings: [i.id, action, i.app])
-            case .dismissed: bus.emitSchedulerSignal("NotificationDismissed", strings: [i.id, i.app])
+                signal("NotificationOpened", [i.id, action, i.app], app: i.app)
+            case .dismissed: signal("NotificationDismissed", [i.id, i.app], app: i.app)
             default: break
             }
         }
@@ -304,8 +308,13 @@ final class Daemon {
     func announceCancelled(_ ids: [String], reason: String, app: String) {
         for id in ids {
             logger.info("cancelled (\(reason)) [\(app)]", id: id, run: runId(of: id))
-            bus.emitSchedulerSignal("NotificationCancelled", strings: [id, reason, app])
+            signal("NotificationCancelled", [id, reason, app], app: app)
         }
+    }
+
+    /// Sends a signal of `app` to its subscribed connections (unicast; SignalSubscriptions).
+    func signal(_ member: String, _ strings: [String], app: String) {
+        bus.emitSchedulerSignal(member, strings: strings, app: app, to: subscriptions, log: { [unowned self] in logger.warning($0) })
     }
 }
 

@@ -2,39 +2,15 @@ import ScheddApps
 import ScheddBus
 import Scheduler
 
-/// Which app a call belongs to (CONTRACT §8; docs/apps.md "Identity"), and `DeclareApp`.
+/// Which app a call belongs to (CONTRACT §8; docs/apps.md "Identity"), `DeclareApp` and `Subscribe`.
+/// The pinning itself is Identity's (Identity.swift); these read what it pinned.
 extension Daemon {
-    /// The app of call `m`: the caller's Flatpak sandbox, else the app it declared on this connection
-    /// (`DeclareApp`), else its systemd app unit, else the default app. The PID is the bus's
-    /// (GetConnectionCredentials), pinned with a pidfd while procfs is read; afterwards the sender must
-    /// still be on the bus, so the PID cannot have been recycled in between.
+    /// The app of call `m` (admitted by `identity`): the caller's Flatpak sandbox, else the app it
+    /// declared on this connection (`DeclareApp`), else its systemd app unit, else the default app.
     /// Refusals: AccessDenied (cannot be attributed; a sandboxed app naming another), InvalidArgument
-    /// (a declared id that breaks the rule).
+    /// (a declared id that breaks the rule). No bus round trip: a dictionary lookup.
     func callerApp(_ m: BusMessage, declaring declared: String? = nil) throws(ServiceFailure) -> CallerApp {
-        let sender = m.sender
-        let declaredID = declared ?? sender.flatMap { declaredApps[$0] }
-        let facts: ProcessFacts
-        do {
-            let creds = try m.senderCredentials()
-            guard let pid = creds.pid else {
-                throw CallerIdentityError(.unattributable, "the bus did not report the caller's process id")
-            }
-            facts = try ProcessInspector.facts(pid: pid, callerUID: creds.euid, stillConnected: { [unowned self] in
-                guard let sender else { return true }
-                return senderIsConnected(sender)
-            })
-        } catch let error as CallerIdentityError {
-            throw ServiceFailure(error)
-        } catch let error as BusError {
-            throw ServiceFailure(accessDenied: "cannot verify the caller (\(error.detail)), so no app can be attributed")
-        } catch {
-            throw ServiceFailure(accessDenied: "\(error)")
-        }
-        do {
-            return try CallerIdentity.resolve(facts, declared: declaredID)
-        } catch {
-            throw ServiceFailure(error)
-        }
+        do { return try identity.app(of: m, declaring: declared) } catch { throw ServiceFailure(error) }
     }
 
     /// The app a call acts for; `all` (`ListAllApps`) needs an unsandboxed caller.
@@ -48,37 +24,29 @@ extension Daemon {
     /// `DeclareApp(s app) → s identity`: the calls that follow on this connection act for `app` ("" goes
     /// back to the caller's own identity). Answers `{"app","source","sandboxed"}` as now in force.
     func declareApp(_ m: BusMessage, _ app: String) throws(ServiceFailure) -> String {
-        guard let sender = m.sender else { throw ServiceFailure(.usage, "DeclareApp needs a sender") }
-        if app.isEmpty {
-            declaredApps[sender] = nil
-            return identityJSON(try callerApp(m))
+        do { return identityJSON(try identity.declare(app, on: m)) } catch { throw ServiceFailure(error) }
+    }
+
+    /// `Subscribe() → s identity` / `SubscribeAllApps() → s identity`: this connection receives the
+    /// signals of its app (as `DeclareApp` and the sandbox make it now), or of every app (unsandboxed
+    /// callers only), as unicast signals until it leaves the bus. Answers the identity subscribed to.
+    func subscribe(_ m: BusMessage, allApps: Bool) throws(ServiceFailure) -> String {
+        let caller = try callerApp(m)
+        if allApps { try requireUnsandboxed(caller, for: "receiving every app's signals") }
+        guard let sender = m.sender else { throw ServiceFailure(.usage, "Subscribe needs a sender") }
+        if let refusal = subscriptions.subscribe(sender, app: allApps ? nil : caller.id.rawValue) {
+            throw ServiceFailure(.invalidArgument, refusal)
         }
-        let resolved = try callerApp(m, declaring: app)
-        if !resolved.sandboxed { declaredApps[sender] = app }
-        return identityJSON(resolved)
+        var json = identityFields(caller)
+        json.append(JSONMember("allApps", .bool(allApps)))
+        return JSONValue.object(json).serialized()
     }
 
-    func identityJSON(_ app: CallerApp) -> String {
-        JSONValue.object([JSONMember("app", .string(app.id.rawValue)), JSONMember("source", .string(app.source.rawValue)),
-                          JSONMember("sandboxed", .bool(app.sandboxed))]).serialized()
-    }
+    func identityJSON(_ app: CallerApp) -> String { JSONValue.object(identityFields(app)).serialized() }
 
-    /// Whether `name` (a unique name) still has an owner: asks the bus daemon, bounded to 1 s.
-    func senderIsConnected(_ name: String) -> Bool {
-        let method = BusMethod(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                               interface: "org.freedesktop.DBus", member: "NameHasOwner")
-        return (try? bus.call(method, timeoutMicroseconds: 1_000_000, { m throws(BusError) in try m.append(name) },
-                              read: { m throws(BusError) in try m.readBool() })) ?? false
-    }
-
-    /// Forgets the declared app of connections that left the bus (NameOwnerChanged of a unique name).
-    func watchDepartedCallers() throws(BusError) {
-        try bus.addMatch("type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-            + "interface='org.freedesktop.DBus',member='NameOwnerChanged'") { [unowned self] m in
-            guard let name = try? m.readString(), name.hasPrefix(":"), declaredApps[name] != nil,
-                  (try? m.readString()) != nil, let newOwner = try? m.readString(), newOwner.isEmpty else { return }
-            declaredApps[name] = nil
-        }
+    private func identityFields(_ app: CallerApp) -> [JSONMember] {
+        [JSONMember("app", .string(app.id.rawValue)), JSONMember("source", .string(app.source.rawValue)),
+         JSONMember("sandboxed", .bool(app.sandboxed))]
     }
 }
 

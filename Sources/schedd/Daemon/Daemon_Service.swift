@@ -51,20 +51,20 @@ extension Daemon {
     }
 
     /// Nil when the sender of `message` may call; else the AccessDenied message (logged, rate-limited).
-    /// The uid is the bus-verified one, the groups come from the group database (CallerPolicy). A sender
-    /// whose credentials cannot be read is refused.
+    /// The uid is the bus-verified one Identity pinned, the groups come from the group database
+    /// (CallerPolicy). A sender that was not pinned is refused.
     func refusal(of message: BusMessage, by policy: CallerPolicy) -> String? {
         let denial: String?
-        var caller: BusCredentials?
+        var caller: Identity.Pinned?
         do {
-            let creds = try message.senderCredentials()
-            caller = creds
-            denial = policy.denial(euid: creds.euid, groups: groupMembership.groups(of: creds.euid))
+            let pinned = try identity.caller(of: message)
+            caller = pinned
+            denial = policy.denial(euid: pinned.uid, groups: groupMembership.groups(of: pinned.uid))
         } catch {
-            denial = "cannot verify the caller (\(error.detail)); only root and group '\(policy.groupName)' may call"
+            denial = "cannot verify the caller (\(error.message)); only root and group '\(policy.groupName)' may call"
         }
-        if let denial, let line = refusalLog.line(for: caller?.euid ?? uid_t.max, "refused \(message.member)"
-                                                  + (caller?.pid.map { " from pid \($0)" } ?? "") + ": \(denial)") {
+        if let denial, let line = refusalLog.line(for: caller?.uid ?? uid_t.max, "refused \(message.member)"
+                                                  + (caller.map { " from pid \($0.pid)" } ?? "") + ": \(denial)") {
             logger.warning(line)
         }
         return denial
@@ -115,6 +115,9 @@ extension Daemon {
                 try m.reply { r throws(BusError) in try r.append(UInt32(clamping: count)) }
             case "DeclareApp":
                 let text = try declareApp(m, m.readString())
+                try m.reply { r throws(BusError) in try r.append(text) }
+            case "Subscribe", "SubscribeAllApps":
+                let text = try subscribe(m, allApps: m.member == "SubscribeAllApps")
                 try m.reply { r throws(BusError) in try r.append(text) }
             case "ClockShow":
                 let text = clockJSON()

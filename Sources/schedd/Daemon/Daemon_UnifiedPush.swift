@@ -1,3 +1,4 @@
+import Glibc
 import ScheddApps
 import ScheddBus
 import ScheddPush
@@ -18,8 +19,11 @@ extension Daemon {
                 case .error: logger.error(text)
                 }
             },
-            resolveApp: { call, declared throws(PushConnectorError) in try Self.pushApp(of: call, declared: declared) },
-            refusal: { [unowned self] call in pushRefusal(call) })
+            resolveApp: { [unowned self] call, declared throws(PushConnectorError) in try pushCaller(of: call, declared: declared) },
+            refusal: { [unowned self] call in pushRefusal(call) },
+            admit: { [unowned self] call, handler in identity.admit(call, handler) },
+            subscribe: { [unowned self] sender, app in _ = subscriptions.subscribe(sender, app: app) },
+            signalDestinations: { [unowned self] app in subscriptions.destinations(of: app) })
         let connector = PushConnector(bus: bus, loop: loop, store: store, host: host)
         try connector.start()
         pushConnector = connector
@@ -39,22 +43,19 @@ extension Daemon {
         }
     }
 
-    /// The app a registration call acts for (CONTRACT §8): the caller's Flatpak sandbox, else the
-    /// declared id, else its app unit, else the default app.
-    static func pushApp(of call: BusMessage, declared: String) throws(PushConnectorError) -> String {
-        let facts: ProcessFacts
+    /// The caller of a registration call (CONTRACT §8), as Identity pinned it: the caller's Flatpak
+    /// sandbox, else the declared id, else its app unit, else the default app; it sees every app's
+    /// registrations only when it is unsandboxed and runs as the daemon's own uid.
+    func pushCaller(of call: BusMessage, declared: String) throws(PushConnectorError) -> PushConnector.PushCaller {
         do {
-            let creds = try call.senderCredentials()
-            facts = try ProcessInspector.facts(pid: creds.pid ?? 0)
-        } catch let error as CallerIdentityError {
-            throw PushConnectorError(.invalidArgument, "cannot tell which app is calling: \(error.message)")
+            let pinned = try identity.caller(of: call)
+            let app = try identity.app(of: call, declaring: declared.isEmpty ? nil : declared)
+            return PushConnector.PushCaller(app: app.id.rawValue, seesEveryApp: !app.sandboxed && pinned.uid == geteuid())
         } catch {
-            throw PushConnectorError(.invalidArgument, "cannot tell which app is calling: \(error)")
-        }
-        do {
-            return try CallerIdentity.resolve(facts, declared: declared.isEmpty ? nil : declared).id.rawValue
-        } catch {
-            throw PushConnectorError(.invalidArgument, "app: \(error.message)")
+            switch error.kind {
+            case .invalidAppID: throw PushConnectorError(.invalidArgument, "app: \(error.message)")
+            case .sandboxed, .unattributable: throw PushConnectorError(.accessDenied, error.message)
+            }
         }
     }
 
