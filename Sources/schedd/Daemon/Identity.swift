@@ -26,6 +26,13 @@ final class Identity {
         var facts: ProcessFacts
         /// How the process was pinned (`ProcessFD` of the bus, or pidfd + second query), for logs.
         var method: PinMethod
+        /// The app without a declaration (CallerIdentity over `facts`), decided once at pin time.
+        var own: Result<CallerApp, CallerIdentityError>
+
+        init(uid: uid_t, pid: pid_t, facts: ProcessFacts, method: PinMethod) {
+            self.uid = uid; self.pid = pid; self.facts = facts; self.method = method
+            own = Result { () throws(CallerIdentityError) in try CallerIdentity.resolve(facts, declared: nil) }
+        }
     }
 
     enum PinMethod: String {
@@ -46,7 +53,8 @@ final class Identity {
     /// When each unique name appeared on the bus (CLOCK_BOOTTIME µs), from its NameOwnerChanged;
     /// names older than the daemon's own match are absent (the bound is then their first call).
     var appeared: [String: UInt64] = [:]
-    private(set) var declared: [String: String] = [:]
+    /// Declared apps (validated when declared), by unique name.
+    private(set) var declared: [String: CallerApp] = [:]
     private var departureHooks: [(String) -> Void] = []
 
     init(bus: BusConnection) { self.bus = bus }
@@ -96,10 +104,13 @@ final class Identity {
         return known
     }
 
-    /// The app of `call` (CallerIdentity's rule over the pinned facts and the declared id).
+    /// The app of `call` (CallerIdentity's rule over the pinned facts and the declared id). O(1) for
+    /// the connection's own or declared app (decided once); a per-call `declaring` is validated.
     func app(of call: BusMessage, declaring: String? = nil) throws(CallerIdentityError) -> CallerApp {
         let known = try caller(of: call)
-        return try CallerIdentity.resolve(known.facts, declared: declaring ?? call.sender.flatMap { declared[$0] })
+        if let declaring { return try CallerIdentity.resolve(known.facts, declared: declaring) }
+        if let sender = call.sender, let app = declared[sender] { return app }
+        return try known.own.get()
     }
 
     /// `DeclareApp`: `app` ("" forgets) acts for the calls that follow on `call`'s connection.
@@ -116,7 +127,7 @@ final class Identity {
                 throw CallerIdentityError(.unattributable, "DeclareApp: schedd keeps the declared app of at most "
                                           + "\(Self.maxDeclared) connections; declare it per call with --app instead")
             }
-            declared[sender] = app
+            declared[sender] = resolved
         }
         return resolved
     }
