@@ -22,6 +22,15 @@ static inline short clinux_spawn_setsid(void) {
     return 0x80;
 #endif
 }
+#include <sys/timerfd.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+/// pipe2(2) (declared only with _GNU_SOURCE): both ends close-on-exec, and O_NONBLOCK when `nonblocking`.
+int pipe2(int pipefd[2], int flags);
+static inline int clinux_pipe(int ends[2], int nonblocking) {
+    return pipe2(ends, O_CLOEXEC | (nonblocking ? O_NONBLOCK : 0));
+}
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/types.h>

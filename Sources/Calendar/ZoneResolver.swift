@@ -33,10 +33,11 @@ extension ZoneDatabase: ZoneResolver {
 }
 
 extension TimeZoneRules {
-    /// A SHA-256 of the rules (every transition, offset, DST flag, abbreviation and the POSIX footer):
-    /// equal for equal rules, whatever file they came from; different when a tzdata update changed them.
-    /// O(transitions).
-    public var contentDigest: String {
+    /// The rules as canonical bytes (every transition, offset, DST flag, abbreviation and the POSIX
+    /// footer): equal for equal rules, whatever file they came from; different when a tzdata update
+    /// changed them. Hashed by the engine (`contentDigest`, SHA-256 through ScheddCrypto): SchedCalendar
+    /// does no hashing. O(transitions).
+    public var canonicalBytes: [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(transitions.count * 16 + 64)
         func append(_ value: Int64) { for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> Int64(shift))) } }
@@ -54,7 +55,7 @@ extension TimeZoneRules {
             append(footer.std)
             if let dst = footer.dst { bytes += Array(String(describing: dst).utf8) }
         }
-        return SHA256.hex(bytes)
+        return bytes
     }
 }
 

@@ -1,13 +1,12 @@
-import Glibc
-import CLinuxProcess
+import ScheddSystem
 
 /// Starts an app's command line (a `.launch` plan) as a process that is not schedd's: when no systemd
 /// user manager can start it as a transient unit (ScheddDesktop's TransientUnitLauncher), this is the
-/// fallback. Fork, `setsid`, fork again (CLinuxProcess's `clinux_spawn_detached`): the middle process
-/// exits at once and is reaped here, so the app is reparented to init (or the nearest subreaper), has
-/// its own session, stdin/stdout/stderr on /dev/null, a clean signal mask, and the daemon's environment
-/// plus the activation variables. It still inherits what the service manager imposed on schedd
-/// (its cgroup and, under schedd.service, the sandbox: no network, read-only home, …; docs/apps.md).
+/// fallback. Fork, `setsid`, fork again (`ChildProcesses.spawnDetached`): the middle process exits at
+/// once and is reaped, so the app is reparented to init (or the nearest subreaper), has its own
+/// session, stdin/stdout/stderr on /dev/null, a clean signal mask, and the daemon's environment plus
+/// the activation variables. It still inherits what the service manager imposed on schedd (its
+/// cgroup and, under schedd.service, the sandbox: no network, read-only home, …; docs/apps.md).
 ///
 /// "Whether it worked" means "the program was found and exec'd" (the exec's errno comes back through
 /// a close-on-exec pipe). Nothing is left to reap. Loop thread (it waits microseconds for the exec).
@@ -18,27 +17,22 @@ public final class AppLauncher {
     public func launch(arguments: [String], environment extra: [String: String]) throws(AppLaunchError) -> Int32 {
         guard let program = arguments.first else { throw AppLaunchError("empty command line") }
         guard let path = Self.resolve(program) else {
-            throw AppLaunchError("cannot start \(program): \(String(cString: strerror(ENOENT)))")
+            throw AppLaunchError("cannot start \(program): \(Errno.noSuchFileOrDirectory)")
         }
-        let environment = Self.environment(with: extra)
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let envp = environment.map { strdup($0) } + [nil]
-        defer { envp.forEach { free($0) } }
-        let r = clinux_spawn_detached(path, argv, envp)
-        guard r > 0 else { throw AppLaunchError("cannot start \(program): \(String(cString: strerror(-r)))") }
-        return r
+        do {
+            return try ChildProcesses.spawnDetached(arguments: [path] + arguments.dropFirst(),
+                                                    environment: Self.environment(with: extra))
+        } catch {
+            throw AppLaunchError("cannot start \(program): \(error)")
+        }
     }
 
     /// The daemon's environment with `extra` set over it ("NAME=value", sorted extras last).
     public static func environment(with extra: [String: String]) -> [String] {
         var environment: [String] = []
-        var index = 0
-        while let entry = environ[index] {
-            let text = String(cString: entry)
+        for text in CurrentProcess.environment {
             let name = text.split(separator: "=", maxSplits: 1).first.map(String.init) ?? text
             if extra[name] == nil { environment.append(text) }
-            index += 1
         }
         for (name, value) in extra.sorted(by: { $0.key < $1.key }) { environment.append("\(name)=\(value)") }
         return environment
@@ -48,11 +42,12 @@ public final class AppLauncher {
     /// file of that name in the daemon's `PATH` (default `/usr/local/bin:/usr/bin:/bin`); nil when none.
     public static func resolve(_ program: String) -> String? {
         if program.contains("/") { return program.hasPrefix("/") ? program : nil }
-        let search = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
+        let search = CurrentProcess.environment("PATH") ?? "/usr/local/bin:/usr/bin:/bin"
         for directory in search.split(separator: ":") where directory.hasPrefix("/") {
             let candidate = "\(directory)/\(program)"
-            var info = stat()
-            if stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(candidate, X_OK) == 0 { return candidate }
+            if let info = try? FileSystem.status(candidate), info.isRegularFile, FileSystem.isExecutable(candidate) {
+                return candidate
+            }
         }
         return nil
     }

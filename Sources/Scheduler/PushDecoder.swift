@@ -49,7 +49,7 @@ public enum PushDecoder {
     /// `bk.deepLink` and `bk.image`: 4 KiB (PATH_MAX is 4096; browsers cut URLs far beyond what a
     /// notification needs).
     public static let maxLinkBytes = 4_096
-    /// `bk.action.name`: 1–128 bytes (a GAction name).
+    /// `bk.action.name`: 1–128 bytes, no control characters (the app's own action name).
     public static let maxAppActionNameBytes = 128
     public static let maxSnoozes = 2
     /// `snoozeSeconds` range: 60 s – 7 days (CONTRACT §1).

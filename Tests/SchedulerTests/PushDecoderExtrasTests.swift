@@ -38,6 +38,15 @@ final class PushDecoderExtrasTests: XCTestCase {
         XCTAssertEqual(decoded.unknownMembers, ["bk.action.colour"])
     }
 
+    /// An action name is the app's protocol (CONTRACT §1): any 1–128 bytes without control characters,
+    /// whatever GAction allows — buzzkit's `show_offer`, spaces, colons, non-ASCII.
+    func testActionNames_areTheApps_anyBytesWithoutControlCharacters() throws {
+        for name in ["show_offer", "app.show", "a b", "offer:spring/20", "zeige_Angebot_ü", String(repeating: "n", count: 128)] {
+            let decoded = try PushDecoder.decode(Array(push("\"action\":{\"name\":\(jsonString(name))}").utf8))
+            XCTAssertEqual(decoded.extras.action?.name, name)
+        }
+    }
+
     func testRejected_nameTheMemberAndRule() {
         let cases: [(String, String, String)] = [
             (push(#""deepLink":"no-scheme""#), "bk.deepLink", "must be an absolute URL"),
@@ -49,7 +58,8 @@ final class PushDecoderExtrasTests: XCTestCase {
             (push("\"deepLink\":\(jsonString("a:" + String(repeating: "x", count: 4095)))"), "bk.deepLink", "longer than 4096 bytes"),
             (push(#""action":"open""#), "bk.action", "must be an object"),
             (push(#""action":{}"#), "bk.action.name", "required"),
-            (push(#""action":{"name":"a b"}"#), "bk.action.name", "may hold only"),
+            (push(#""action":{"name":"a\tb"}"#), "bk.action.name", "control character"),
+            (push("\"action\":{\"name\":\(jsonString(String(repeating: "n", count: 129)))}"), "bk.action.name", "longer than 128 bytes"),
             (push(#""action":{"name":""}"#), "bk.action.name", "must not be empty"),
             (push(#""action":{"name":"x","data":{"a":1,"a":2}}"#), "bk.action.data", "duplicate member"),
             (push("\"action\":{\"name\":\"x\",\"data\":\(jsonString(String(repeating: "x", count: 16_400)))}"), "bk.action.data", "larger than 16384"),

@@ -1,5 +1,6 @@
 import Glibc
 import SchedCalendar
+import ScheddCrypto
 import XCTest
 @testable import Scheduler
 

@@ -1,3 +1,4 @@
+import ScheddClientCore
 import ScheddBus
 import SchedCalendar
 import ScheddService
@@ -18,18 +19,17 @@ func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let offset = try args.count("offset", default: 0) ?? 0
     let allApps = args.has("all-apps")
     if allApps && args.value("app") != nil { throw .usage("--all-apps and --app exclude each other") }
-    let client = try SchedulerClient(args)
+    let client = try DaemonSession(args)
     if args.json {
-        Console.out(mergedJSONArray(try readPendingPages(client, offset: offset, limit: limit == 0 ? nil : limit,
-                                                         allApps: allApps)))
+        Console.out(mergedJSONArray(try client.pendingPages(offset: offset, limit: limit == 0 ? nil : limit, allApps: allApps)))
         return
     }
     // Only the rows shown are read; the footer's total is one PendingCount call, so `list --limit 20`
     // costs the same with 20 or a million pending.
-    let shown = try SchedulerClient.json(mergedJSONArray(try readPendingPages(client, offset: offset,
-                                                                              limit: limit == 0 ? nil : limit,
-                                                                              allApps: allApps)), "List").arrayValue ?? []
-    let total = try readPendingCount(client, allApps: allApps)
+    let shown = try DaemonSession.json(mergedJSONArray(try client.pendingPages(offset: offset,
+                                                                                 limit: limit == 0 ? nil : limit,
+                                                                                 allApps: allApps)), "List").arrayValue ?? []
+    let total = try client.pendingCount(allApps: allApps)
     if total == 0 && shown.isEmpty {
         Console.out("No pending notifications.")
         return
@@ -71,13 +71,13 @@ func runListCommand(_ args: ParsedArguments) throws(CommandFailure) {
 /// Read page by page (`HistoryPage`).
 func runHistoryCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let limit = try args.count("limit", default: 100) ?? 100
-    let client = try SchedulerClient(args)
-    let text = mergedJSONArray(try readHistoryPages(client, limit: limit == 0 ? Int.max : limit))
+    let client = try DaemonSession(args)
+    let text = mergedJSONArray(try client.historyPages(limit: limit == 0 ? nil : limit))
     if args.json {
         Console.out(text)
         return
     }
-    let records = try SchedulerClient.json(text, "History").arrayValue ?? []
+    let records = try DaemonSession.json(text, "History").arrayValue ?? []
     if records.isEmpty {
         Console.out("No history.")
         return

@@ -1,6 +1,6 @@
-import Glibc
 import ScheddApps
 import ScheddBus
+import ScheddSystem
 
 /// Pinning a connection to its process (docs/apps.md "Identity"), as xdg-desktop-portal does: never
 /// decide from a PID alone. Every step is asynchronous; the loop never waits on the bus.
@@ -36,13 +36,14 @@ extension Identity {
 
     private func pinProcess(_ sender: String, _ creds: BusPeerCredentials, firstCall: UInt64) {
         guard let uid = creds.uid, let pid = creds.pid, pid > 0 else {
-            if let fd = creds.pidfd { close(fd) }
+            if let fd = creds.pidfd { FileDescriptor(rawValue: fd).close() }
             return finish(sender, .failure(CallerIdentityError(.unattributable, "the bus did not report the caller's uid and process id")))
         }
         if let busPidfd = creds.pidfd {
-            defer { close(busPidfd) }
+            let process = ProcessDescriptor(borrowing: FileDescriptor(rawValue: busPidfd))
+            defer { process.close() }
             do throws(CallerIdentityError) {
-                guard ProcessPin.pid(of: busPidfd).map({ $0 == pid }) ?? true else {
+                guard process.pid.map({ $0 == pid }) ?? true else {
                     throw CallerIdentityError(.unattributable, "the caller's process \(pid) exited; its connection is not trusted")
                 }
                 let facts = try ProcessInspector.facts(pid: pid, pidfd: busPidfd, callerUID: uid)
@@ -52,29 +53,29 @@ extension Identity {
             }
             return
         }
-        let pidfd: Int32
+        let pidfd: ProcessDescriptor
         let facts: ProcessFacts
         do throws(CallerIdentityError) {
             pidfd = try ProcessPin.open(pid: pid)
-            do { facts = try ProcessInspector.facts(pid: pid, pidfd: pidfd, callerUID: uid) } catch {
-                close(pidfd)
+            do { facts = try ProcessInspector.facts(pid: pid, pidfd: pidfd.descriptor.rawValue, callerUID: uid) } catch {
+                pidfd.close()
                 throw error
             }
         } catch {
             return finish(sender, .failure(error))
         }
         query(sender) { [weak self] second in
-            defer { close(pidfd) }
+            defer { pidfd.close() }
             guard let self else { return }
             switch second {
             case .failure(let error): finish(sender, .failure(error))
             case .success(let again):
-                if let fd = again.pidfd { close(fd) }
+                if let fd = again.pidfd { FileDescriptor(rawValue: fd).close() }
                 let bound = appeared[sender] ?? firstCall
                 if again.pid != pid || again.uid != uid {
                     finish(sender, .failure(CallerIdentityError(.unattributable, "the bus changed its answer for the caller "
                                                                 + "(pid \(pid) → \(again.pid.map(String.init) ?? "none"))")))
-                } else if !ProcessPin.isAlive(pidfd) {
+                } else if pidfd.hasExited {
                     finish(sender, .failure(CallerIdentityError(.unattributable, "the caller's process \(pid) exited while it "
                                                                 + "was being identified")))
                 } else if let started = facts.startedAt, started > bound {

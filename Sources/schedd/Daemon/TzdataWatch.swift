@@ -1,5 +1,6 @@
 import SchedCalendar
 import ScheddBus
+import ScheddSystem
 
 /// Notices tzdata updates: inotify (through the one Linux shim, `FileChangeWatch`) on the directory of
 /// every zone file in use — the device zone's and each pinned zone's — since a package update replaces
@@ -11,7 +12,7 @@ final class TzdataWatch {
     var fd: Int32 { watch.fd }
 
     init(database: ZoneDatabase) throws(BusError) {
-        watch = try FileChangeWatch()
+        do { watch = try FileChangeWatch() } catch { throw BusError(error) }
         self.database = database
     }
 
@@ -21,14 +22,15 @@ final class TzdataWatch {
     func sync(_ names: [String]) throws(BusError) {
         for name in names where !watched.contains(name) {
             guard let path = database.filePath(of: name), let slash = path.lastIndex(of: "/") else { continue }
-            try watch.watch(directory: String(path[..<slash]), name: String(path[path.index(after: slash)...]))
+            do { try watch.watch(directory: String(path[..<slash]), name: String(path[path.index(after: slash)...])) } catch { throw BusError(error) }
             watched.insert(name)
         }
     }
 
     /// Called when `fd` is readable: true when a watched zone file changed (or events were lost).
     func consumeChange() throws(BusError) -> Bool {
-        let reading = try watch.read()
+        let reading: FileChangeWatch.Reading
+        do { reading = try watch.read() } catch { throw BusError(error) }
         if let lost = reading.lostDirectories.first {
             throw BusError(operation: "watch \(lost) with inotify", message: "the directory is no longer watched",
                            errno: 2)  // ENOENT

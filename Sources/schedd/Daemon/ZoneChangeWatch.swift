@@ -1,4 +1,5 @@
 import ScheddBus
+import ScheddSystem
 
 /// Notices device-zone changes: inotify on the directory of `/etc/localtime` (the link is replaced,
 /// not written, by `timedatectl` and `ln -sf`) and, when `TZ` names a zone file, on that file's
@@ -12,17 +13,18 @@ final class ZoneChangeWatch {
 
     /// Watches the files at `paths` (absolute).
     init(paths: [String]) throws(BusError) {
-        watch = try FileChangeWatch()
+        do { watch = try FileChangeWatch() } catch { throw BusError(error) }
         for path in paths {
             guard let slash = path.lastIndex(of: "/") else { continue }
             let directory = slash == path.startIndex ? "/" : String(path[..<slash])
-            try watch.watch(directory: directory, name: String(path[path.index(after: slash)...]))
+            do { try watch.watch(directory: directory, name: String(path[path.index(after: slash)...])) } catch { throw BusError(error) }
         }
     }
 
     /// Called when `fd` is readable: true when any event concerned a watched file (or events were lost).
     func consumeChange() throws(BusError) -> Bool {
-        let reading = try watch.read()
+        let reading: FileChangeWatch.Reading
+        do { reading = try watch.read() } catch { throw BusError(error) }
         if let lost = reading.lostDirectories.first {
             throw BusError(operation: "watch \(lost) with inotify", message: "the directory is no longer watched",
                            errno: 2)  // ENOENT
