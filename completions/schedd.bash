@@ -69,7 +69,7 @@ _schedd() {
             track) COMPREPLY=($(compgen -W '--bus --app --data --json --help' -- "$cur")) ;;
             cancel) COMPREPLY=($(compgen -W '--bus --app --run --json --help' -- "$cur")) ;;
             list) COMPREPLY=($(compgen -W '--bus --app --all-apps --limit --offset --json --help' -- "$cur")) ;;
-            history) COMPREPLY=($(compgen -W '--bus --app --limit --json --help' -- "$cur")) ;;
+            history) COMPREPLY=($(compgen -W '--bus --app --all-apps --limit --json --help' -- "$cur")) ;;
             clock) COMPREPLY=($(compgen -W '--bus --app --json --help' -- "$cur")) ;;
             calendar) COMPREPLY=($(compgen -W '--tz --base-time --iterations --json --help' -- "$cur")) ;;
             resolve) COMPREPLY=($(compgen -W '--tz --json --help' -- "$cur")) ;;

@@ -59,6 +59,7 @@ complete -c schedd -n '__fish_seen_subcommand_from list' -l limit -x -d 'Show at
 complete -c schedd -n '__fish_seen_subcommand_from list' -l offset -x -d 'Skip the first N'
 complete -c schedd -n '__fish_seen_subcommand_from history' -l bus -x -a 'session system' -d 'The bus the daemon is on (default: session, $DBUS_SESSION_BUS_ADDRESS)'
 complete -c schedd -n '__fish_seen_subcommand_from history' -l app -x -d 'Act for this app (reverse DNS, e.g. org.example.Reminders; default: the caller'\''s own app — its Flatpak or app scope — else org.schedd.Default)'
+complete -c schedd -n '__fish_seen_subcommand_from history' -l all-apps -d 'Show the history of every app, with an APP column (not for sandboxed callers)'
 complete -c schedd -n '__fish_seen_subcommand_from history' -l limit -x -d 'Show at most N (0: all; default: 100, the newest)'
 complete -c schedd -n '__fish_seen_subcommand_from clock' -l bus -x -a 'session system' -d 'The bus the daemon is on (default: session, $DBUS_SESSION_BUS_ADDRESS)'
 complete -c schedd -n '__fish_seen_subcommand_from clock' -l app -x -d 'Act for this app (reverse DNS, e.g. org.example.Reminders; default: the caller'\''s own app — its Flatpak or app scope — else org.schedd.Default)'

@@ -42,6 +42,8 @@ static const sd_bus_vtable vtable[] = {
     METHOD("HistoryAllAppsPage", "tu", SD_BUS_PARAM(before) SD_BUS_PARAM(limit), "st", SD_BUS_PARAM(records) SD_BUS_PARAM(next)),
     METHOD("Tombstone", "s", SD_BUS_PARAM(id), "s", SD_BUS_PARAM(tombstone)),
     METHOD("Unblock", "s", SD_BUS_PARAM(id), "s", SD_BUS_PARAM(result)),
+    METHOD("Snoozed", "u", SD_BUS_PARAM(limit), "s", SD_BUS_PARAM(snoozed)),
+    METHOD("SnoozedAllApps", "u", SD_BUS_PARAM(limit), "s", SD_BUS_PARAM(snoozed)),
     METHOD("Subscribe", "", "", "s", SD_BUS_PARAM(identity)),
     METHOD("SubscribeAllApps", "", "", "s", SD_BUS_PARAM(identity)),
     SD_BUS_SIGNAL_WITH_NAMES("NotificationShown", "sss", SD_BUS_PARAM(id) SD_BUS_PARAM(notification) SD_BUS_PARAM(app), 0),

@@ -78,6 +78,12 @@ public final class ScheddBlockingClient {
         Int(try call(allApps ? "PendingCountAllApps" : "PendingCount", read: { m throws(BusError) in try m.readUInt32() }))
     }
 
+    /// The snoozed notifications, soonest back first, as one JSON text `[{"id","title","until","due","app"}]`
+    /// (at most 1,000: a person's snoozes), of the caller's app or every app (`Snoozed[AllApps]`).
+    public func snoozed(allApps: Bool = false) throws(ScheddError) -> String {
+        try callString(allApps ? "SnoozedAllApps" : "Snoozed") { m throws(BusError) in try m.append(UInt32(0)) }
+    }
+
     /// The newest `limit` history records (every one when nil) as page texts, oldest page first (each
     /// page oldest first); of every app with `allApps` (`HistoryAllAppsPage`).
     public func historyPages(limit: Int? = nil, allApps: Bool = false) throws(ScheddError) -> [String] {

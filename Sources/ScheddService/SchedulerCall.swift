@@ -41,6 +41,10 @@ public enum SchedulerCall: Sendable, Equatable {
     case tombstone(id: String)
     /// `Unblock(s id) → s`: lifts `id`'s own tombstone and forgets its earlier pushes (`add --replace`).
     case unblock(id: String)
+    /// `Snoozed(u limit) → s`: the caller's app's snoozed notifications (`schedd list`).
+    case snoozed(limit: UInt32)
+    /// `SnoozedAllApps(u limit) → s`: every app's (unsandboxed callers only).
+    case snoozedAllApps(limit: UInt32)
     /// `Subscribe() → s`: the connection receives its app's signals, unicast (docs/apps.md "Listening").
     case subscribe
     /// `SubscribeAllApps() → s`: every app's signals (unsandboxed callers only).
@@ -94,6 +98,8 @@ public enum SchedulerCall: Sendable, Equatable {
             self = .historyAllAppsPage(before: before, limit: limit)
         case "Tombstone": self = .tombstone(id: try a.readString("Tombstone: id", maxBytes: s))
         case "Unblock": self = .unblock(id: try a.readString("Unblock: id", maxBytes: s))
+        case "Snoozed": self = .snoozed(limit: try a.readUInt32())
+        case "SnoozedAllApps": self = .snoozedAllApps(limit: try a.readUInt32())
         case "Subscribe": self = .subscribe
         case "SubscribeAllApps": self = .subscribeAllApps
         default: throw CallArgumentError("unknown method \(member)")
@@ -136,6 +142,8 @@ public enum SchedulerCall: Sendable, Equatable {
         case .historyAllAppsPage: "HistoryAllAppsPage"
         case .tombstone: "Tombstone"
         case .unblock: "Unblock"
+        case .snoozed: "Snoozed"
+        case .snoozedAllApps: "SnoozedAllApps"
         case .subscribe: "Subscribe"
         case .subscribeAllApps: "SubscribeAllApps"
         }

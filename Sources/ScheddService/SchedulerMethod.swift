@@ -49,6 +49,8 @@ public struct SchedulerMethod: Sendable, Equatable {
         SchedulerMethod("HistoryAllAppsPage", "tu", "st"),
         SchedulerMethod("Tombstone", "s", "s"),
         SchedulerMethod("Unblock", "s", "s", writes: true),
+        SchedulerMethod("Snoozed", "u", "s"),
+        SchedulerMethod("SnoozedAllApps", "u", "s"),
         SchedulerMethod("Subscribe", "", "s", actsForApp: false),
         SchedulerMethod("SubscribeAllApps", "", "s", actsForApp: false),
     ]

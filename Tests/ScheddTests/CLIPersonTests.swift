@@ -202,7 +202,10 @@ final class CLIPersonTests: XCTestCase {
         let ndjson = localPush(id: "a", at: "2026-12-24T18:00") + "\n" + "{\"bk\": \n" + localPush(id: "b", at: "2026-12-24T18:00")
         try run(h, ["push", "-"], stdin: ndjson, status: 1,
                 stdout: "a: scheduled, next Thu 2026-12-24 18:00:00 CET\nb: scheduled, next Thu 2026-12-24 18:00:00 CET\n",
-                stderr: "schedd: line 2: push rejected: push: invalid JSON at byte 6: unexpected end of input\n")
+                stderr: "schedd: push rejected: line 2, column 7: invalid JSON: unexpected end of input\n")
+        try run(h, ["push", "-"], stdin: localPush(id: "c", at: "2026-12-24T18:00") + "\n   {\"bk\" 1}\n", status: 1,
+                stdout: "c: scheduled, next Thu 2026-12-24 18:00:00 CET\n",
+                stderr: "schedd: push rejected: line 2, column 10: invalid JSON: unexpected '1', expected ':'\n")
     }
 
     /// Item 7: `schedd completion <TAB>` offers the shells.
@@ -246,5 +249,77 @@ final class CLIPersonTests: XCTestCase {
         XCTAssertEqual(stop.status, 3)
         XCTAssertEqual(stop.stdout, "")
         XCTAssertEqual(stop.stderr, "schedd: testbed --stop: process \(me) is not a running schedd testbed\n")
+    }
+
+    /// Item 4: `list` and `history` say when other apps' items are hidden; `history --all-apps`.
+    func testListings_footerForOtherApps_andHistoryOfEveryApp() throws {
+        let h = try ScheddHarness(fakeClock: start, zone: "Europe/Berlin")
+        defer { h.tearDown() }
+        try run(h, ["add", "Tea", "--at", "20:00", "--id", "tea"], status: 0, stdout: "tea: scheduled, next Tue 2026-12-01 20:00:00 CET\n")
+        try run(h, ["add", "Other", "--in", "1h", "--id", "o1", "--app", "org.example.Other"], status: 0,
+                stdout: "o1: scheduled, next Tue 2026-12-01 19:52:00 CET\n")
+        try run(h, ["list"], status: 0, stdout: """
+            NEXT                         LEFT     LAST  PASSED  REPEAT  ID   TITLE
+            Tue 2026-12-01 20:00:00 CET  1h 8min  n/a   n/a     -       tea  Tea
+
+            1 pending.
+            Other apps have 1 pending, not shown: schedd list --all-apps shows them.
+
+            """)
+        try run(h, ["cancel", "o1", "--app", "org.example.Other"], status: 0, stdout: "Cancelled o1.\n")
+        try run(h, ["history"], status: 0, stdout: """
+            No history.
+            Other apps have 1 record among the newest 100, not shown: schedd history --all-apps shows them.
+
+            """)
+        try run(h, ["history", "--all-apps"], status: 0, stdout: """
+            APP                TIME                         EVENT      ID  TITLE  DUE                          LATE  REASON
+            org.example.Other  Tue 2026-12-01 18:52:00 CET  cancelled  o1  Other  Tue 2026-12-01 19:52:00 CET  -     cli
+
+            """)
+        try run(h, ["history", "--all-apps", "--app", "x.y"], status: 2, stderr: "schedd: --all-apps and --app exclude each other\n")
+    }
+
+    /// Items 4 and 7: a snoozed notification is listed (marked, with when it comes back), its re-show
+    /// is logged with its real due (the snooze's end, as history records it), and the daemon logs
+    /// which notifier it chose.
+    func testSnoozed_isListed_andItsReshowLogsTheSnoozesDue() throws {
+        let notifyBus = try PrivateBus()
+        defer { notifyBus.stop() }
+        let server = try RecordingServer(bus: notifyBus)
+        defer { server.stop() }
+        let h = try ScheddHarness(fakeClock: start, zone: "Europe/Berlin",
+                                  notifierArguments: ["--notifier", "desktop", "--notify-bus", notifyBus.address])
+        defer { h.tearDown() }
+        XCTAssertTrue(h.daemonStderr.contains("schedd: info: notifier: desktop (--notifier desktop), "
+                                              + "org.freedesktop.Notifications on the bus at \(notifyBus.address)\n"), h.daemonStderr)
+        try run(h, ["add", "Tea", "--in", "5min", "--id", "tea", "--snooze", "10min"], status: 0,
+                stdout: "tea: scheduled, next Tue 2026-12-01 18:57:00 CET\n")
+        try h.advance("5min")
+        XCTAssertTrue(waitUntil(10) { server.calls("Notify").count == 1 }, h.daemonStderr)
+        let sid = try XCTUnwrap(server.calls("Notify").first?["reply"] as? Int)
+        try server.emitActionInvoked(bus: notifyBus, id: UInt32(sid), key: "schedd-snooze-600")
+        XCTAssertTrue(waitUntil(10) { (try? h.history().contains { $0["event"] as? String == "snoozed" }) == true })
+        try run(h, ["list"], status: 0, stdout: """
+            NEXT                         LEFT   LAST                         PASSED  REPEAT     ID   TITLE
+            Tue 2026-12-01 19:07:00 CET  10min  Tue 2026-12-01 18:57:00 CET  now     (snoozed)  tea  Tea
+
+            0 pending, 1 snoozed.
+
+            """)
+        try h.advance("10min")
+        XCTAssertTrue(waitUntil(10) { server.calls("Notify").count == 2 }, h.daemonStderr)
+        XCTAssertTrue(h.daemonStderr.contains("schedd: info: shown (due 2026-12-01T18:07:00Z, late 0.0s) [id=tea]"), h.daemonStderr)
+        let reshow = try h.history().last { $0["event"] as? String == "fired" }
+        XCTAssertEqual(reshow?["due"] as? String, "2026-12-01T18:07:00Z")
+        try run(h, ["list"], status: 0, stdout: "No pending notifications.\n")
+    }
+
+    /// Item 7: with no notification server and no --notifier, the daemon says it chose stdout and why.
+    func testNotifierChoice_isLoggedAtStart() throws {
+        let h = try ScheddHarness(fakeClock: start, notifierArguments: ["--notify-bus", "$BUS"])
+        defer { h.tearDown() }
+        XCTAssertTrue(h.daemonStderr.contains("schedd: info: notifier: stdout (no notification server on the bus at "
+                                              + "\(h.bus.address); --notifier desktop waits for one)\n"), h.daemonStderr)
     }
 }

@@ -146,9 +146,16 @@ let commandTable: [CommandSpec] = [
     ], details: [
         "Columns as systemctl list-timers: NEXT, LEFT, LAST (the last firing), PASSED, then REPEAT (a",
         "repeating schedule's calendar, '-' for a one-shot), ID and TITLE; times in the daemon's device zone.",
+        "Snoozed notifications are listed too, REPEAT '(snoozed)': NEXT is when they come back, LAST the",
+        "occurrence snoozed. A footer says when other apps have items not shown (--all-apps shows them).",
     ]),
     CommandSpec(name: "history", arguments: "", summary: "Show what happened, oldest first",
-                positionalCount: 0...0, options: [busOption, appOption, limitOption(default: "100, the newest")]),
+                positionalCount: 0...0, options: [
+        busOption, appOption, .flag("all-apps", "Show the history of every app, with an APP column (not for sandboxed callers)"),
+        limitOption(default: "100, the newest"),
+    ], details: [
+        "A footer says when other apps have records among the newest N that are not shown (--all-apps shows them).",
+    ]),
     CommandSpec(name: "clock", arguments: "show | set TIME | advance SPAN | next | zone ZONE",
                 summary: "Show or move the daemon's fake clock", positionalCount: 1...Int.max, options: [busOption, appOption],
                 actions: [

@@ -47,6 +47,15 @@ struct DaemonSession {
         try mapped { () throws(ScheddError) in try client.pendingCount(allApps: allApps) }
     }
 
+    func snoozed(allApps: Bool = false) throws(CommandFailure) -> String {
+        try mapped { () throws(ScheddError) in try client.snoozed(allApps: allApps) }
+    }
+
+    /// Runs `body`, nil when the daemon refuses it (a sandboxed caller asking about every app): for hints.
+    func ifAllowed<T>(_ body: () throws(CommandFailure) -> T) -> T? {
+        do { return try body() } catch { return nil }
+    }
+
     func historyPages(limit: Int?, allApps: Bool = false) throws(CommandFailure) -> [String] {
         try mapped { () throws(ScheddError) in try client.historyPages(limit: limit, allApps: allApps) }
     }

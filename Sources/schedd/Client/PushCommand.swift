@@ -3,6 +3,7 @@ import ScheddBus
 import SchedCalendar
 import ScheddService
 import Scheduler
+import SystemZones
 
 /// How many NDJSON pushes go in one PushBatch call at most: large enough to amortize the group commit.
 private let batchSize = 1000
@@ -58,11 +59,11 @@ func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode 
         switch line {
         case .tooLarge(let number):
             batch.add(.rejected(PushDecoder.tooLarge.message), line: number)
-        case .push(let number, let bytes):
+        case .push(let number, let bytes, let indent):
             if let text = String(validating: bytes, as: UTF8.self) {
                 warnAboutUnknownMembers(text, line: number)
                 if !batch.fits(text) { try batch.send() }
-                batch.add(.text(text), line: number)
+                batch.add(.text(text, indent: indent), line: number)
             } else {
                 batch.add(.rejected(invalidUTF8Message(bytes)), line: number)
             }
@@ -114,7 +115,7 @@ func documentPosition(of error: JSONError, in bytes: [UInt8]) -> String {
 /// parser gives as `push: invalid JSON at byte N: invalid UTF-8` (or an earlier syntax error).
 private func invalidUTF8Message(_ bytes: [UInt8]) -> String {
     do throws(PushError) {
-        _ = try PushDecoder.decode(bytes)
+        _ = try PushDecoder.decode(bytes, zones: ZoneDatabase.shared)
     } catch {
         return error.message
     }
@@ -123,7 +124,7 @@ private func invalidUTF8Message(_ bytes: [UInt8]) -> String {
 
 /// NDJSON lines collected for one PushBatch call, with those rejected before sending, in input order.
 private struct PushBatch {
-    enum Entry { case text(String), rejected(String) }
+    enum Entry { case text(String, indent: Int), rejected(String) }
     let client: DaemonSession
     let args: ParsedArguments
     let zone: TimeZoneRules?
@@ -148,13 +149,13 @@ private struct PushBatch {
     func fits(_ text: String) -> Bool { bytes == 0 || bytes + text.utf8.count + Self.messageOverhead <= batchBytes }
 
     mutating func add(_ entry: Entry, line: Int) {
-        if case .text(let text) = entry { bytes += text.utf8.count + Self.messageOverhead }
+        if case .text(let text, _) = entry { bytes += text.utf8.count + Self.messageOverhead }
         entries.append((entry, line))
     }
 
     /// Sends the collected pushes in one call and prints every answer in input order.
     mutating func send() throws(CommandFailure) {
-        let texts = entries.compactMap { if case .text(let t) = $0.entry { t } else { nil } }
+        let texts = entries.compactMap { if case .text(let t, _) = $0.entry { t } else { nil } }
         var answers: [String] = []
         if !texts.isEmpty {
             answers = try client.strings("PushBatch", timeoutMicroseconds: 600_000_000,
@@ -167,7 +168,15 @@ private struct PushBatch {
         for (entry, line) in entries {
             let value: JSONValue
             switch entry {
-            case .text: value = try DaemonSession.json(next.next()!, "PushBatch")
+            case .text(let text, let indent):
+                value = try DaemonSession.json(next.next()!, "PushBatch")
+                if let error = value[member: "error"]?.stringValue, let column = syntaxColumn(error, in: text, indent: indent) {
+                    // --json keeps the daemon's message; the person reads the line and column.
+                    rejected = true
+                    if args.json { Console.out(value.serialized()) }
+                    Console.err("schedd: push rejected: line \(line), \(column)")
+                    continue
+                }
             case .rejected(let message): value = .object([JSONMember("error", .string(message))])
             }
             if let error = value[member: "error"]?.stringValue {
@@ -184,7 +193,7 @@ private struct PushBatch {
 
 /// Warns on stderr about members schedd ignores (CONTRACT §1: forward compatibility).
 private func warnAboutUnknownMembers(_ text: String, line: Int?) {
-    guard let push = try? PushDecoder.decode(Array(text.utf8)) else { return }
+    guard let push = try? PushDecoder.decode(Array(text.utf8), zones: ZoneDatabase.shared) else { return }
     for member in push.unknownMembers {
         Console.err("schedd: warning: \(line.map { "line \($0): " } ?? "")\(member): unknown member, ignored")
     }
@@ -195,6 +204,19 @@ private func printRejection(_ message: String, line: Int?, args: ParsedArguments
         Console.out(JSONValue.object([JSONMember("error", .string(message))]).serialized())
     }
     Console.err("schedd: \(line.map { "line \($0): " } ?? "")push rejected: \(message)")
+}
+
+/// A daemon's syntax error for an NDJSON line (`push: invalid JSON at byte N: REASON`) as the line's
+/// column (`column 7: invalid JSON: REASON`, characters from 1, the dropped indent counted); nil for
+/// other errors.
+private func syntaxColumn(_ message: String, in text: String, indent: Int) -> String? {
+    let prefix = "push: invalid JSON at byte "
+    guard message.hasPrefix(prefix) else { return nil }
+    let rest = message.dropFirst(prefix.count)
+    guard let colon = rest.firstIndex(of: ":"), let offset = Int(rest[..<colon]) else { return nil }
+    let bytes = Array(text.utf8)
+    let column = indent + String(decoding: bytes[..<min(offset, bytes.count)], as: UTF8.self).count + 1
+    return "column \(column): invalid JSON:" + rest[rest.index(after: colon)...]
 }
 
 /// Prints each outcome of one push: one JSON object per line, or a human line.

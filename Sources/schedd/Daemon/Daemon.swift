@@ -6,6 +6,7 @@ import ScheddDesktop
 import ScheddPush
 import ScheddService
 import Scheduler
+import SystemZones
 
 /// `schedd run`: owns the process's lifecycle — it opens the loop, the bus, the store and the engine,
 /// makes the parts and wires them, serves until SIGTERM, and exits with a failure status when the world
@@ -31,6 +32,8 @@ final class Daemon {
     /// The engine, bound to the loop thread (STYLE §5): every access checks it is on that thread.
     private let boundEngine: LoopBound<Engine>
     let desktop: DesktopNotifier?
+    /// The notifier chosen and why, logged once serving (`makeNotifier`).
+    let notifierChoice: String
     let announcer: AnnouncingNotifier
     let clock: ServiceClock
     let storage: StorageMonitor
@@ -62,6 +65,7 @@ final class Daemon {
         let connection = bus, logger = logger, subscribers = subscriptions
         let choice = try makeNotifier(options.notifier, notifyBus: options.notifyBus, waitForBus: options.bus == .system)
         desktop = choice.desktop
+        notifierChoice = choice.why
         announcer = AnnouncingNotifier(choice.notifier, logger: logger) { shown in
             connection.emitSchedulerSignal("NotificationShown", strings: [shown.id, JSONValue(shown: shown).serialized(), shown.app],
                                            app: shown.app, to: subscribers, log: { logger.warning($0) })
@@ -77,7 +81,8 @@ final class Daemon {
         clock = ServiceClock(fakeStart: options.fakeClockStart, engine: engine,
                              zones: { name throws(ZoneError) in try ZoneDatabase.shared.zone(named: name) }, log: logger)
         do {
-            let made = try Engine(store: store, notifier: announcer, deviceZone: zone, retention: options.retention,
+            let made = try Engine(store: store, notifier: announcer, deviceZone: zone, zones: ZoneDatabase.shared,
+                                  retention: options.retention,
                                   maxPendingPerApp: options.maxPendingPerApp, now: clock.asClock.now)
             bound = LoopBound(made, loop: loop)
             boundEngine = bound!
@@ -110,6 +115,7 @@ final class Daemon {
             logger.error(error.message)
             return .failure
         }
+        logger.info(notifierChoice)  // before READY=1: whoever waits for it can read the choice
         ServiceManager.notify("READY=1\nSTATUS=Serving \(SchedulerNames.service) on \(options.bus)")
         logger.info("serving \(SchedulerNames.service) on \(options.bus)"
                     + (clock.fake.map { _ in " with a fake clock at \(clock.now.rfc3339)" } ?? "")
