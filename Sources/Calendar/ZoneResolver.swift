@@ -10,33 +10,12 @@ public protocol ZoneResolver: AnyObject, Sendable {
     var tzdataVersion: String? { get }
 }
 
-extension ZoneDatabase: ZoneResolver {
-    public func flush() { cache.withLock { $0.removeAll() } }
-
-    /// The release named by `tzdata.zi` (`# version 2026a`) or `+VERSION` in `directory`, else nil.
-    public var tzdataVersion: String? {
-        for file in ["tzdata.zi", "+VERSION"] {
-            guard let bytes = try? ZoneFileReader.read(directory + "/" + file) else { continue }
-            let head = String(decoding: bytes.prefix(200), as: UTF8.self)
-            guard let line = head.split(separator: "\n").first else { continue }
-            let text = line.hasPrefix("# version ") ? line.dropFirst("# version ".count) : line
-            let version = text.trimmingCharacters(in: " \t\r")
-            if !version.isEmpty, version.utf8.count <= 32 { return version }
-        }
-        return nil
-    }
-
-    /// The zone file path of `name` (for watching it), or nil when the name is not a plain zone name.
-    public func filePath(of name: String) -> String? {
-        ZoneDatabase.nameProblem(name) == nil ? directory + "/" + name : nil
-    }
-}
-
 extension TimeZoneRules {
-    /// A SHA-256 of the rules (every transition, offset, DST flag, abbreviation and the POSIX footer):
-    /// equal for equal rules, whatever file they came from; different when a tzdata update changed them.
-    /// O(transitions).
-    public var contentDigest: String {
+    /// The rules as canonical bytes (every transition, offset, DST flag, abbreviation and the POSIX
+    /// footer): equal for equal rules, whatever file they came from; different when a tzdata update
+    /// changed them. Hashed by the engine (`contentDigest`, SHA-256 through ScheddCrypto): SchedCalendar
+    /// does no hashing. O(transitions).
+    public var canonicalBytes: [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(transitions.count * 16 + 64)
         func append(_ value: Int64) { for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> Int64(shift))) } }
@@ -54,15 +33,6 @@ extension TimeZoneRules {
             append(footer.std)
             if let dst = footer.dst { bytes += Array(String(describing: dst).utf8) }
         }
-        return SHA256.hex(bytes)
-    }
-}
-
-private extension Substring {
-    func trimmingCharacters(in set: String) -> String {
-        var s = self
-        while let c = s.first, set.contains(c) { s.removeFirst() }
-        while let c = s.last, set.contains(c) { s.removeLast() }
-        return String(s)
+        return bytes
     }
 }

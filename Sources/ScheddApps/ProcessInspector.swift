@@ -1,5 +1,4 @@
-import Glibc
-import CLinuxProcess
+import ScheddSystem
 
 /// Reads the identity facts of a calling process from the kernel: `/proc/PID/root/.flatpak-info` and
 /// `/proc/PID/cgroup`, pinned to the process with a pidfd (as xdg-desktop-portal does).
@@ -29,89 +28,80 @@ public enum ProcessInspector {
                              procRoot: String = "/proc",
                              stillConnected: (() -> Bool)? = nil) throws(CallerIdentityError) -> ProcessFacts {
         guard pid > 0 else { throw CallerIdentityError(.unattributable, "the bus did not report the caller's process id") }
-        let pidfd: Int32
+        let process: ProcessDescriptor
         var ownPidfd = false
         if let givenPidfd, givenPidfd >= 0 {
-            pidfd = givenPidfd
+            process = ProcessDescriptor(borrowing: FileDescriptor(rawValue: givenPidfd))
         } else {
-            pidfd = pidfd_open(pid, 0)
-            guard pidfd >= 0 else { throw failure("cannot pin the caller's process \(pid)", errno) }
+            do { process = try ProcessDescriptor.open(pid: pid) } catch {
+                throw failure("cannot pin the caller's process \(pid)", error)
+            }
             ownPidfd = true
         }
-        defer { if ownPidfd { close(pidfd) } }
+        defer { if ownPidfd { process.close() } }
 
-        let foreign = callerUID.map { $0 != geteuid() && geteuid() != 0 } ?? false
+        let ownUID = CurrentProcess.effectiveUserID
+        let foreign = callerUID.map { $0 != ownUID && ownUID != 0 } ?? false
         let flatpakInfo = try readFlatpakInfo(rootPath: "\(procRoot)/\(pid)/root", pid: pid, foreignUser: foreign)
         let cgroup = readSmallFile("\(procRoot)/\(pid)/cgroup", limit: 64 * 1024).map { String(decoding: $0, as: UTF8.self) }
+        let startedAt = readSmallFile("\(procRoot)/\(pid)/stat", limit: 4096).flatMap(ProcessPin.startTime(statLine:))
 
-        var poller = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&poller, 1, 0)
-        if ready != 0 {
+        if process.hasExited {
             throw CallerIdentityError(.unattributable, "the caller's process \(pid) exited while it was being identified")
         }
         if let stillConnected, !stillConnected() {
             throw CallerIdentityError(.unattributable, "the caller left the bus while it was being identified")
         }
-        return ProcessFacts(flatpakInfo: flatpakInfo, cgroup: cgroup)
+        return ProcessFacts(flatpakInfo: flatpakInfo, cgroup: cgroup, startedAt: startedAt)
     }
 
-    /// FUSE_SUPER_MAGIC (linux/magic.h): a FUSE file system.
-    static let fuseMagic = 0x6573_5546
-
     static func readFlatpakInfo(rootPath: String, pid: Int32, foreignUser: Bool) throws(CallerIdentityError) -> [UInt8]? {
-        let root = open(rootPath, O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC | O_NOCTTY)
-        guard root >= 0 else {
-            let code = errno
-            if code == EACCES, clinux_statfs_type(rootPath) == fuseMagic { return nil }
-            if (code == EACCES || code == EPERM) && foreignUser { return nil }
-            throw failure("cannot open the root of the caller's process \(pid)", code)
+        let root: FileDescriptor
+        do {
+            root = try FileDescriptor.open(rootPath, .readOnly, options: [.nonBlocking, .directory, .noControllingTerminal])
+        } catch {
+            if error == .permissionDenied, (try? FileSystem.fileSystemType(rootPath)) == FileSystem.fuseMagic { return nil }
+            if (error == .permissionDenied || error == .notPermitted) && foreignUser { return nil }
+            throw failure("cannot open the root of the caller's process \(pid)", error)
         }
-        defer { close(root) }
-        let fd = openat(root, ".flatpak-info", O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT { return nil }
-            throw failure("cannot open the caller's /.flatpak-info", code)
+        defer { root.close() }
+        let fd: FileDescriptor
+        do {
+            fd = try root.openAt(".flatpak-info", .readOnly, options: [.noControllingTerminal, .noFollow, .nonBlocking])
+        } catch .noSuchFileOrDirectory {
+            return nil
+        } catch {
+            throw failure("cannot open the caller's /.flatpak-info", error)
         }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw failure("cannot stat the caller's /.flatpak-info", errno) }
-        guard info.st_mode & S_IFMT == S_IFREG else {
+        defer { fd.close() }
+        let info: FileStatus
+        do { info = try fd.status() } catch { throw failure("cannot stat the caller's /.flatpak-info", error) }
+        guard info.isRegularFile else {
             throw CallerIdentityError(.unattributable, "the caller's /.flatpak-info is not a regular file")
         }
-        guard info.st_size <= KeyFile.maxBytes else {
+        guard info.size <= KeyFile.maxBytes else {
             throw CallerIdentityError(.unattributable, "the caller's /.flatpak-info is larger than \(KeyFile.maxBytes) bytes")
         }
-        guard let bytes = readAll(fd, limit: KeyFile.maxBytes) else {
-            throw failure("cannot read the caller's /.flatpak-info", errno)
+        let bytes: [UInt8]?
+        do { bytes = try fd.readAll(limit: KeyFile.maxBytes) } catch {
+            throw failure("cannot read the caller's /.flatpak-info", error)
+        }
+        guard let bytes else {
+            throw CallerIdentityError(.unattributable, "the caller's /.flatpak-info is larger than \(KeyFile.maxBytes) bytes")
         }
         return bytes
     }
 
     /// Reads a whole file of at most `limit` bytes; nil when it cannot be opened or read, or is larger.
     public static func readSmallFile(_ path: String, limit: Int) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        return readAll(fd, limit: limit)
-    }
-
-    private static func readAll(_ fd: Int32, limit: Int) -> [UInt8]? {
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            if n == 0 { return out }
-            out += chunk[..<n]
-            if out.count > limit { return nil }
+        guard let fd = try? FileDescriptor.open(path, .readOnly, options: [.noControllingTerminal, .nonBlocking]) else {
+            return nil
         }
+        defer { fd.close() }
+        return (try? fd.readAll(limit: limit)) ?? nil
     }
 
-    private static func failure(_ what: String, _ code: Int32) -> CallerIdentityError {
-        CallerIdentityError(.unattributable, "\(what): \(String(cString: strerror(code)))")
+    private static func failure(_ what: String, _ code: Errno) -> CallerIdentityError {
+        CallerIdentityError(.unattributable, "\(what): \(code)")
     }
 }

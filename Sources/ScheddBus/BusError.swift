@@ -1,4 +1,5 @@
 import Glibc
+import ScheddSystem
 
 /// A failed bus, event-loop or system call: the D-Bus error name and message when a peer or the bus
 /// driver sent one, else the errno of the local failure, with what was being attempted.
@@ -17,6 +18,11 @@ public struct BusError: Error, Sendable, CustomStringConvertible {
 
     public init(operation: String, name: String? = nil, message: String? = nil, errno: Int32) {
         self.operation = operation; self.name = name; self.message = message; self.errno = abs(errno)
+    }
+
+    /// A failed Linux call (ScheddSystem), with its errno.
+    public init(_ failure: SystemCallError) {
+        self.init(operation: failure.operation, errno: failure.errno.rawValue)
     }
 
     /// True when nobody owns the destination name (and nothing could be activated).

@@ -1,3 +1,5 @@
+import ScheddCrypto
+
 /// A new connection token: a UUIDv4 (RFC 9562 §5.4) from OpenSSL's generator, as the UnifiedPush
 /// spec suggests (122 random bits; 36 bytes, within its 100-byte limit).
 public enum ConnectionToken {

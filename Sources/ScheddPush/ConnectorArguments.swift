@@ -7,7 +7,7 @@ import ScheddBus
 /// | key | type | rule |
 /// |---|---|---|
 /// | `token` | s | 1–100 bytes (the connection token) |
-/// | `message` | ay (also s) | 1–4096 bytes: the raw, still encrypted body |
+/// | `message` | ay (also s) | the raw, still encrypted body; its size is not checked here: an empty body or one over 4096 bytes does not decrypt (`WebPush.decrypt`), so it is rejected, recorded with the registration and acknowledged like any other (docs/receiving-pushes.md) |
 /// | `id` | s | optional message id, echoed in the reply |
 /// | `endpoint` | s | 1–1000 bytes |
 ///
@@ -51,7 +51,6 @@ public enum ConnectorArguments {
         case nil:
             throw PushConnectorError(.invalidArgument, "Message: the 'message' argument is missing")
         }
-        try checkBody(body)
         var id = ""
         if let value = arguments["id"] {
             guard let text = value.string else {
@@ -60,12 +59,6 @@ public enum ConnectorArguments {
             id = text
         }
         return Message(token: token, body: body, id: id)
-    }
-
-    public static func checkBody(_ body: [UInt8]) throws(PushConnectorError) {
-        guard (1...WebPush.maximumMessageLength).contains(body.count) else {
-            throw PushConnectorError(.invalidArgument, "Message: 'message' must be 1–4096 bytes, got \(body.count)")
-        }
     }
 
     public static func endpoint(_ arguments: [String: BusVariant]) throws(PushConnectorError) -> String {

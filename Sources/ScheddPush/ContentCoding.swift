@@ -1,3 +1,5 @@
+import ScheddCrypto
+
 /// The `aes128gcm` content coding (RFC 8188): a header, then records encrypted with AES-128-GCM
 /// under a key and nonce derived from input keying material and the header's salt.
 ///

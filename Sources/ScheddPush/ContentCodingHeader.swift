@@ -1,3 +1,5 @@
+import ScheddCrypto
+
 /// The header that starts an `aes128gcm` body (RFC 8188 §2.1).
 ///
 /// ```

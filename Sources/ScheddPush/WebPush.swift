@@ -1,3 +1,5 @@
+import ScheddCrypto
+
 /// Message encryption for Web Push (RFC 8291): an `aes128gcm` body (RFC 8188) whose input keying
 /// material comes from ECDH between the sender's one-time key and the receiver's key, mixed with
 /// the receiver's auth secret.

@@ -1,3 +1,5 @@
+import ScheddCrypto
+
 /// The keys a Web Push receiver (here: one app's registration) holds (RFC 8291 §2, §3).
 ///
 /// `publicKey` (the "p256dh" key) and `authSecret` (the "auth" secret) go to the application

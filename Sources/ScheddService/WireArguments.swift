@@ -35,8 +35,13 @@ public struct WireArguments: CallArguments {
         return try take(8).reversed().reduce(0) { $0 << 8 | UInt64($1) }
     }
 
-    public mutating func readString() throws(CallArgumentError) -> String {
+    public mutating func readString(_ what: String, maxBytes: Int) throws(CallArgumentError) -> String {
         let length = Int(try readUInt32())
+        guard length <= maxBytes else { throw .overCap(what, bytes: maxBytes) }
+        return try readStringBody(length)
+    }
+
+    private mutating func readStringBody(_ length: Int) throws(CallArgumentError) -> String {
         let body = try take(length)
         guard try take(1).first == 0 else { throw CallArgumentError("string not terminated by NUL") }
         guard !body.contains(0), let text = String(validating: body, as: UTF8.self) else {
@@ -45,7 +50,7 @@ public struct WireArguments: CallArguments {
         return text
     }
 
-    public mutating func readStrings() throws(CallArgumentError) -> [String] {
+    public mutating func readStrings(_ what: String, maxCount: Int, maxBytes: Int) throws(CallArgumentError) -> [String] {
         let length = Int(try readUInt32())
         // D-Bus caps an array at 64 MiB; a stock bus message at 32 MiB.
         guard length <= 1 << 26 else { throw CallArgumentError("array longer than 64 MiB") }
@@ -53,9 +58,15 @@ public struct WireArguments: CallArguments {
         let end = position + length
         guard end <= bytes.count else { throw CallArgumentError("truncated array") }
         var strings: [String] = []
+        var total = 0
         while position < end {
             try align(4)
-            strings.append(try readString())
+            let count = Int(try readUInt32())
+            total += count
+            guard strings.count < maxCount, total <= maxBytes else {
+                throw .overCap(what, entries: maxCount, bytes: maxBytes, count: strings.count + 1, total: total)
+            }
+            strings.append(try readStringBody(count))
         }
         guard position == end else { throw CallArgumentError("array elements overrun its length") }
         return strings

@@ -1,4 +1,11 @@
 import SchedCalendar
+import ScheddCrypto
+
+extension TimeZoneRules {
+    /// The SHA-256 (hex) of the rules' `canonicalBytes`: what the store records per zone in use to notice
+    /// a tzdata update. O(transitions).
+    public var contentDigest: String { SHA256.hex(canonicalBytes) }
+}
 
 /// What a tzdata update moved: one zone whose rules changed, and the schedules it re-resolved.
 public struct ZoneRulesChange: Sendable, Hashable {

@@ -50,8 +50,9 @@ public struct NotificationExtras: Sendable, Hashable {
     }
 }
 
-/// `bk.action`: `{"name": "open-list", "data": {…}}` — an app action (GAction name rules) and its
-/// optional JSON parameter.
+/// `bk.action`: `{"name": "show_offer", "data": {…}}` — an app action, named as the app names it
+/// (1–128 bytes, no control characters; not limited to GAction's `A–Z a–z 0–9 - .`), and its optional
+/// JSON parameter.
 public struct AppActionRequest: Sendable, Hashable {
     public var name: String
     /// `data` serialized as compact JSON; nil when absent.

@@ -4,7 +4,9 @@ extension PushDecoder {
     /// Rules (the contract gives the members; the limits are schedd's, in docs/apps.md):
     /// - `deepLink`: a string of 1–4096 bytes, no control characters, shaped as an absolute URI:
     ///   `scheme:rest` with an RFC 3986 scheme (`reminders://todo/42`, `https://…`, `mailto:…`).
-    /// - `action`: `{"name": …, "data": …}`; `name` 1–128 bytes of `A–Z a–z 0–9 - .` (GAction names);
+    /// - `action`: `{"name": …, "data": …}`; `name` 1–128 bytes without control characters: the app's
+    ///   own protocol (buzzkit's `show_offer`), never checked against GAction's `A–Z a–z 0–9 - .` — an app
+    ///   whose toolkit refuses it is opened with `Activate` instead (CONTRACT §8, `AppActivator`);
     ///   `data` any JSON value, at most 16 KiB serialized, no duplicate keys.
     /// - `image`: a string of 1–4096 bytes, no control characters (a path, a `file://` URI or any URL,
     ///   kept; only local ones are shown).
@@ -21,9 +23,6 @@ extension PushDecoder {
             let action = try PushObject(members, path: bk.path("action"), known: ["name", "data"], unknown: &unknown)
             let name = try action.requiredString("name")
             try PushRules.identifier(name, action.path("name"), maxBytes: maxAppActionNameBytes)
-            guard name.utf8.allSatisfy(isActionNameByte) else {
-                throw PushError(action.path("name"), "may hold only A-Z a-z 0-9 - and . (an app action name)")
-            }
             var dataJSON: String?
             if let data = action.value("data") {
                 try PushRules.uniqueKeys(data, action.path("data"))
@@ -71,11 +70,5 @@ extension PushDecoder {
             isAlpha(b) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || b == UInt8(ascii: "+")
                 || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
         }
-    }
-
-    static func isActionNameByte(_ b: UInt8) -> Bool {
-        let lower = b | 0x20
-        return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b)
-            || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
     }
 }

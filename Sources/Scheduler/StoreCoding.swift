@@ -1,4 +1,5 @@
 import SchedCalendar
+import ScheddCrypto
 
 /// Column encodings shared by the store and the benchmark's raw inserts.
 enum StoreCoding {

@@ -1,135 +1,154 @@
-// libFuzzer harness over the D-Bus method dispatch (scripts/fuzz.sh dispatch; issue 9 item 6).
+// libFuzzer harness over the daemon's method dispatch (scripts/fuzz.sh dispatch; issues 9 and 20).
 //
 // An input is a sequence of up to 8 calls, each `[method byte][length: 2 bytes LE][body]`: the method
-// byte picks one of `SchedulerCall.methods` (mod 18) and the body is its arguments in the D-Bus wire
-// format. Each call goes through the decoding the service uses — `WireArguments` (what sd-bus checks),
-// `SchedulerCall(member:arguments:)` (the method's signature), then the argument rules the daemon
-// applies (`PushDecoder`, `ListCursorText`, `ClockArguments`, zone names, the engine's id/event
-// rules) — and runs against an `Engine` on an in-memory store with a fake clock, seeded with schedules
-// of every kind and some history. The engine calls are those of Sources/schedd/Daemon/Daemon_*.swift.
+// byte picks one of `SchedulerCall.methods` (mod their count) and the body is its arguments in the
+// D-Bus wire format. Each call goes the daemon's own way: `WireArguments` (what sd-bus checks),
+// `SchedulerCall(member:arguments:)` (the method's signature and the argument caps), then the daemon's
+// dispatcher, `ScheddService.Service.serve` — with its group commit, sliced delivery, fake clock and
+// storage health — over an `Engine` on a real SQLite store in a temporary file (tmpfs when there is
+// one), seeded with schedules of every kind and some history. Only the loop is missing: with no
+// triggers set, the group commit commits at once and a delivery runs all its slices at once.
 //
 // Checks, for every input:
-// - nothing traps, hangs or leaks;
-// - a call rejected before the engine changes nothing (pending count, next due, clock unchanged);
-// - a ListPage holds only rows after its cursor, in (next due, key) order, at most the bound + 1;
-//   a HistoryPage only records below its `before`, newest first;
+// - nothing traps, hangs or leaks; every call is answered exactly once;
+// - a call answered with an error changes nothing (pending count, next due, fake clock unchanged);
+// - a ListPage holds at most ReplyBounds rows and bytes and its `next` cursor decodes; a HistoryPage
+//   at most the bound; no `as` reply over the bounds;
 // - the fake clock stays inside `Instant.supportedRange`.
+import SystemZones
+import Glibc
 import SchedCalendar
 import Scheduler
 import ScheddService
 
-/// The longest span one fuzzed ClockAdvance may run (the range check runs on every span first): the
+/// The longest span one fuzzed ClockAdvance may run (a span the range check rejects always runs): the
 /// engine's work grows with the occurrences in the span, which is not what this harness is after.
 let maxExecutedAdvance: UInt64 = 7 * 86_400 * 1_000_000
 
-final class FuzzWorld {
-    var now = Instant(seconds: 1_772_946_000)  // 2026-03-08T05:00:00Z
-    let engine: Engine
+/// The directory of the temporary stores (one per input, removed after it).
+let storeDirectory: String = {
+    let base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
+    var template = Array("\(base)/schedd-fuzz-dispatch-XXXXXX".utf8CString)
+    guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) != nil }) else {
+        fatalError("cannot create a temporary directory in \(base)")
+    }
+    return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}()
 
-    init() {
-        engine = try! Engine(store: InMemoryScheduleStore(), notifier: RecordingNotifier(), deviceZone: .utc, now: now)
+let seededStart = Instant(seconds: 1_772_946_000)  // 2026-03-08T05:00:00Z
+let seededNow = seededStart.adding(seconds: 1)
+
+/// A store seeded once per process with schedules of every kind and some history (one fired), copied
+/// for each input: opening a copy costs far less than creating and seeding a store.
+let seededStore: String = {
+    let path = "\(storeDirectory)/seeded.db"
+    do {
+        let engine = try! Engine(store: try! SQLiteScheduleStore(path: path), notifier: RecordingNotifier(),
+                                 deviceZone: .utc, zones: ZoneDatabase.shared, now: seededStart)
         let seeds = [
             #"{"bk":{"local":{"id":"run_1:a","at":"2026-03-08T06:00:00Z","title":"A","cancelOn":["ev"]}}}"#,
             #"{"bk":{"local":{"id":"run_1:b","calendar":"*-*-* 07:30","title":"B"}}}"#,
             #"{"bk":{"local":{"id":"run_2:c","at":"2026-03-09T08:00","title":"C","timeZone":"UTC"}}}"#,
             #"{"bk":{"local":{"id":"d","at":"2026-03-08T05:00:00Z","title":"D"}}}"#,
         ]
-        for text in seeds { _ = try! engine.push(try! PushDecoder.decode(Array(text.utf8)), now: now) }
-        _ = try! engine.advance(to: now.adding(seconds: 1), mode: .timePassing)
-        now = now.adding(seconds: 1)
+        for text in seeds { _ = try! engine.push(try! PushDecoder.decode(Array(text.utf8), zones: ZoneDatabase.shared), now: seededStart) }
+        _ = try! engine.advance(to: seededNow, mode: .timePassing)
+    }  // the engine and its store close here: the WAL is checkpointed into the file
+    atexit {
+        for suffix in ["", "-wal", "-shm"] { unlink("\(storeDirectory)/seeded.db" + suffix) }
+        rmdir(storeDirectory)
+    }
+    return path
+}()
+
+/// Copies the file at `source` to `target` (the seeded store, a few pages).
+func copyFile(_ source: String, to target: String) {
+    let input = open(source, O_RDONLY), output = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    check(input >= 0 && output >= 0, "cannot copy the seeded store to \(target)")
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+        guard n > 0 else { break }
+        _ = buffer.withUnsafeBytes { write(output, $0.baseAddress, n) }
+    }
+    close(input)
+    close(output)
+}
+
+final class SilentLog: ServiceLog, CancelAnnouncer {
+    var cancelled = 0
+    func write(_ level: ServiceLogLevel, _ message: String, id: String?, run: String?) {}
+    func announceCancelled(_ ids: [String], reason: String, app: String) { cancelled += ids.count }
+}
+
+final class FuzzWorld {
+    let path: String
+    let engine: Engine
+    let clock: ServiceClock
+    let service: Service
+    let log = SilentLog()
+
+    init(input number: Int) {
+        path = "\(storeDirectory)/\(number).db"
+        copyFile(seededStore, to: path)
+        let store = try! SQLiteScheduleStore(path: path)
+        let engine = try! Engine(store: store, notifier: RecordingNotifier(), deviceZone: .utc, zones: ZoneDatabase.shared, now: seededNow)
+        self.engine = engine
+        let log = log
+        clock = ServiceClock(fakeStart: seededNow, engine: { engine },
+                             zones: { name throws(ZoneError) in try ZoneDatabase.shared.zone(named: name) }, log: log)
+        let storage = StorageMonitor(now: { [clock] in clock.now }, serving: { "fuzz" }, report: { _, _ in })
+        let delivery = Delivery(engine: { engine }, clock: clock, storage: storage, log: log)
+        clock.delivery = delivery
+        let group = GroupCommit(engine: { engine }, clock: clock, storage: storage, announcer: log, log: log)
+        group.afterCommit = { delivery.settle() }
+        service = Service(engine: { engine }, clock: clock, delivery: delivery, groupCommit: group, storage: storage,
+                          announcer: log)
     }
 
-    /// The state a rejected call must leave alone.
-    var fingerprint: [Int64] { [Int64(engine.pendingCount), engine.nextDue?.microseconds ?? -1, now.microseconds] }
+    func close() {
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+    }
+
+    /// The state an answered error must leave alone.
+    var fingerprint: [Int64] { [Int64(engine.pendingCount), engine.nextDue?.microseconds ?? -1, clock.now.microseconds] }
 
     func run(_ call: SchedulerCall) {
+        if case .clockAdvance(let microseconds) = call, microseconds > maxExecutedAdvance,
+           (try? ClockArguments.advanceTarget(from: clock.now, microseconds: microseconds)) != nil {
+            return
+        }
         let before = fingerprint
-        switch call {
-        case .push(let text):
-            guard let push = try? PushDecoder.decode(Array(text.utf8)) else { return unchanged(before, "Push") }
-            _ = try? engine.push(push, now: now)
-        case .pushBatch(let texts):
-            let pushes = texts.compactMap { try? PushDecoder.decode(Array($0.utf8)) }
-            _ = try? engine.pushBatch(pushes, now: now)
-        case .track(let event, let data):
-            if let data, (try? JSONValue.parse(data)) == nil { return unchanged(before, "Track data") }
-            if (try? engine.track(event: event, dataJSON: data, now: now)) == nil { unchanged(before, "Track") }
-        case .cancel(let id):
-            if (try? engine.cancel(id: id, now: now)) == nil { unchanged(before, "Cancel") }
-        case .cancelRun(let run):
-            if (try? engine.cancel(run: run, now: now)) == nil { unchanged(before, "CancelRun") }
-        case .cancelReport(let id):
-            if (try? engine.cancelReporting(id: id, now: now)) == nil { unchanged(before, "CancelReport") }
-        case .cancelRunReport(let run):
-            if (try? engine.cancelReporting(run: run, now: now)) == nil { unchanged(before, "CancelRunReport") }
-        case .list(let limit, let offset):
-            let rows = limit == 0 ? ReplyBounds.maxRows + 1 : min(Int(limit), ReplyBounds.maxRows + 1)
-            _ = try? engine.list(limit: rows, offset: Int(offset))
-        case .listPage(let after, let limit):
-            listPage(app: Engine.defaultApp, after: after, limit: limit, before: before)
-        case .listAllAppsPage(let after, let limit):
-            listPage(app: nil, after: after, limit: limit, before: before)
-        case .pendingCount:
-            check((try? engine.pendingCount(app: Engine.defaultApp)) == engine.pendingCount, "PendingCount disagrees with the wheel")
-        case .pendingCountAllApps:
-            check((try? engine.pendingCount(app: nil)) == engine.pendingCount, "PendingCountAllApps disagrees with the wheel")
-        case .declareApp:
-            break  // identity of the connection (ScheddApps' AppID rules); nothing reaches the engine
-        case .history(let limit):
-            _ = try? engine.history(limit: min(limit == 0 ? 100 : Int(limit), ReplyBounds.maxRows + 1))
-        case .historyPage(let before, let limit):
-            let bound: Int64? = before == 0 ? nil : Int64(clamping: before)
-            let rows = limit == 0 ? ReplyBounds.maxRows : min(Int(limit), ReplyBounds.maxRows)
-            let page = (try? engine.historyPage(before: bound, limit: rows + 1)) ?? []
-            check(page.allSatisfy { $0.seq < (bound ?? Int64.max) }, "HistoryPage record not below its cursor")
-            check(zip(page, page.dropFirst()).allSatisfy { $0.seq > $1.seq }, "HistoryPage not newest first")
-        case .clockShow:
+        var answers: [Result<CallAnswer, ServiceFailure>] = []
+        service.serve(call, caller: Caller(app: Engine.defaultApp, sandboxed: false)) { answers.append($0) }
+        check(answers.count == 1, "\(call.name) answered \(answers.count) times")
+        switch answers[0] {
+        case .failure(let failure):
+            check(fingerprint == before, "\(call.name) failed (\(failure.name)) but changed the state \(before) → \(fingerprint)")
+        case .success(let answer):
+            checkBounded(call, answer)
+        }
+        check(clock.now.isSupported, "the fake clock left the supported range: \(clock.now.microseconds)")
+    }
+
+    /// No answer exceeds the paging bounds (CONTRACT §9); pages are ordered and their cursors decode.
+    private func checkBounded(_ call: SchedulerCall, _ answer: CallAnswer) {
+        switch answer {
+        case .listPage(let pending, let next):
+            check(pending.utf8.count <= ReplyBounds.maxBytes, "ListPage of \(pending.utf8.count) bytes")
+            guard case .array(let rows)? = try? JSONValue.parse(pending) else { return check(false, "ListPage is not an array") }
+            check(rows.count <= ReplyBounds.maxRows, "ListPage of \(rows.count) rows")
+            if !next.isEmpty { check((try? ListCursorText.decode(next)) != nil, "ListPage next '\(next)' does not decode") }
+        case .historyPage(let records, _):
+            check(records.utf8.count <= ReplyBounds.maxBytes, "HistoryPage of \(records.utf8.count) bytes")
+            guard case .array(let rows)? = try? JSONValue.parse(records) else { return check(false, "HistoryPage is not an array") }
+            check(rows.count <= ReplyBounds.maxRows, "HistoryPage of \(rows.count) rows")
+        case .strings(let list):
+            if case .pushBatch(let texts) = call { return check(list.count == texts.count, "PushBatch answers \(list.count) of \(texts.count)") }
+            check(list.count <= ReplyBounds.maxRows, "\(call.name) answered \(list.count) ids")
+        case .string, .count:
             break
-        case .clockSet(let text):
-            guard let target = try? ClockArguments.setTarget(instant(fromTimeText: text, in: engine.deviceZone), text: text)
-            else { return unchanged(before, "ClockSet") }
-            now = target
-            _ = try? engine.advance(to: now, mode: .wallClock)
-        case .clockAdvance(let microseconds):
-            guard let target = try? ClockArguments.advanceTarget(from: now, microseconds: microseconds) else {
-                return unchanged(before, "ClockAdvance")
-            }
-            guard microseconds <= maxExecutedAdvance else { return }
-            now = target
-            _ = try? engine.advance(to: now, mode: .timePassing)
-        case .clockNext:
-            guard let due = engine.nextDue else { return }
-            guard due.isSupported else { return unchanged(before, "ClockNext") }
-            if due > now { now = due }
-            _ = try? engine.advance(to: now, mode: .timePassing)
-        case .clockZone(let name):
-            guard let zone = try? ZoneDatabase.shared.zone(named: name) else { return unchanged(before, "ClockZone") }
-            _ = try? engine.deviceZoneChanged(to: zone, now: now)
         }
-        check(now.isSupported, "the fake clock left the supported range: \(now.microseconds)")
-    }
-
-    /// `ListPage` (of `app`, or of every app when nil): the cursor rules, then the engine's page.
-    private func listPage(app: String?, after: String, limit: UInt32, before: [Int64]) {
-        guard let start = try? ListCursorText.start(after) else { return unchanged(before, "ListPage cursor") }
-        let rows = limit == 0 ? ReplyBounds.maxRows : min(Int(limit), ReplyBounds.maxRows)
-        let page: [(cursor: PendingCursor, schedule: PendingSchedule)]
-        switch start {
-        case .first: page = (try? engine.listPage(app: app, after: nil, limit: rows + 1)) ?? []
-        case .after(let cursor):
-            page = (try? engine.listPage(app: app, after: cursor, limit: rows + 1)) ?? []
-            check(page.allSatisfy { $0.cursor.isAfter(cursor) }, "ListPage row before its cursor")
-        case .skipping(let offset): page = (try? engine.listPage(app: app, skipping: offset, limit: rows + 1)) ?? []
-        }
-        check(page.count <= rows + 1, "ListPage returned \(page.count) rows for \(rows)")
-        check(zip(page, page.dropFirst()).allSatisfy { $1.cursor.isAfter($0.cursor) }, "ListPage out of order")
-        if let last = page.last {
-            check((try? ListCursorText.decode(ListCursorText.encode(last.cursor))) == last.cursor, "cursor text")
-        }
-    }
-
-    private func unchanged(_ before: [Int64], _ what: String) {
-        check(fingerprint == before, "\(what): a rejected call changed the state \(before) → \(fingerprint)")
     }
 }
 
@@ -137,10 +156,14 @@ func check(_ condition: Bool, _ message: @autoclosure () -> String) {
     if !condition { fatalError(message()) }
 }
 
+nonisolated(unsafe) var inputs = 0
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDispatch(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size))
-    let world = FuzzWorld()
+    inputs += 1
+    let world = FuzzWorld(input: inputs)
+    defer { world.close() }
     var i = 0, calls = 0
     while i < bytes.count, calls < 8 {
         let method = SchedulerCall.methods[Int(bytes[i]) % SchedulerCall.methods.count]

@@ -1,3 +1,4 @@
+import ScheddCrypto
 import XCTest
 @testable import ScheddPush
 

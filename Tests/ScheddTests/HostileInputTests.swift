@@ -26,7 +26,7 @@ final class HostileInputTests: XCTestCase {
     }
 
     func testOneMiBStringsAreRejectedOverDBus() throws {
-        try assertCases(["dbus Push 1 MiB", "dbus PushBatch 1 MiB", "dbus PushBatch 100000", "dbus Track 1 MiB", "dbus ClockSet 1 MiB",
+        try assertCases(["dbus Push 1 MiB", "dbus PushBatch 1 MiB", "dbus PushBatch 100000", "dbus PushBatch 10000 ", "dbus PushBatch over 8 MiB", "dbus Track 1 MiB", "dbus ClockSet 1 MiB",
                          "dbus ClockZone 1 MiB", "UInt64.max", "UInt32.max"])
     }
 

@@ -30,7 +30,11 @@ final class SchedulerCallTests: XCTestCase {
         XCTAssertEqual(try decode("CancelReport", [.string("a")]), .cancelReport(id: "a"))
         XCTAssertEqual(try decode("CancelRunReport", [.string("r")]), .cancelRunReport(run: "r"))
         XCTAssertEqual(try decode("ClockNext", []), .clockNext)
-        for (name, _) in SchedulerCall.methods where !["ClockShow", "ClockNext", "PendingCount", "PendingCountAllApps"].contains(name) {
+        XCTAssertEqual(try decode("HistoryAllAppsPage", [.uint64(9), .uint32(2)]), .historyAllAppsPage(before: 9, limit: 2))
+        XCTAssertEqual(try decode("Tombstone", [.string("standup")]), .tombstone(id: "standup"))
+        XCTAssertEqual(try decode("Unblock", [.string("standup")]), .unblock(id: "standup"))
+        XCTAssertEqual(try decode("Unblock", [.string("standup")]).writes, true)
+        for name in SchedulerCall.methods.map(\.name) where !["ClockShow", "ClockNext", "PendingCount", "PendingCountAllApps", "Subscribe", "SubscribeAllApps"].contains(name) {
             var empty = WireArguments([])
             XCTAssertThrowsError(try SchedulerCall(member: name, arguments: &empty), "\(name) without arguments")
         }
@@ -43,17 +47,27 @@ final class SchedulerCallTests: XCTestCase {
         let vtable = try String(contentsOfFile: Build.sourceFile("Sources/CSchedBus/vtable.c"), encoding: .utf8)
         // The first vtable is org.schedd.Scheduler1's; the UnifiedPush ones follow it.
         let scheduler = vtable.components(separatedBy: "SD_BUS_VTABLE_END")[0]
-        var served: [String: String] = [:]
+        var served: [String: (input: String, reply: String)] = [:]
+        var order: [String] = []
         for line in scheduler.split(separator: "\n") where line.trimmingCharacters(in: .whitespaces).hasPrefix("METHOD(\"") {
-            let quoted = line.split(separator: "\"", omittingEmptySubsequences: false)
-            served[String(quoted[1])] = String(quoted[3])
+            // METHOD("Name", "in", names, "out", names): the quoted strings are the name, the input
+            // signature, the (quoted, empty) names of an empty input, and the reply signature last.
+            let quoted = line.split(separator: "\"", omittingEmptySubsequences: false).enumerated()
+                .filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            served[quoted[0]] = (quoted[1], quoted[quoted.count - 1])
+            order.append(quoted[0])
         }
-        XCTAssertEqual(served.count, SchedulerCall.methods.count, "\(served.keys.sorted())")
-        for (name, signature) in SchedulerCall.methods {
-            XCTAssertEqual(served[name], signature, name)
-            let call = try decode(name, WireArguments.sample(signature))
-            XCTAssertEqual(call.name, name)
+        XCTAssertEqual(order, SchedulerCall.methods.map(\.name), "the table lists the vtable's methods in its order")
+        for method in SchedulerCall.methods {
+            XCTAssertEqual(served[method.name]?.input, method.signature, method.name)
+            XCTAssertEqual(served[method.name]?.reply, method.reply, method.name)
+            let call = try decode(method.name, WireArguments.sample(method.signature))
+            XCTAssertEqual(call.name, method.name)
+            XCTAssertEqual(call.method, method)
         }
+        // The group commit takes exactly the table's grouped methods, and each of them writes.
+        XCTAssertEqual(SchedulerMethod.groupedNames, ["Push", "PushBatch", "Track", "Cancel", "CancelRun"])
+        XCTAssertTrue(SchedulerMethod.all.filter(\.grouped).allSatisfy(\.writes))
     }
 
     func testWireFormat_isLittleEndianAndAligned() {

@@ -1,6 +1,7 @@
 @testable import schedd
 import Glibc
 import SchedCalendar
+import ScheddService
 import XCTest
 
 /// The storage-failure rules without a disk (issue 9 item 4): back-off 1 s doubling to 30 s, one log

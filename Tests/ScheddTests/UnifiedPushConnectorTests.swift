@@ -148,6 +148,38 @@ final class UnifiedPushConnectorTests: XCTestCase {
         XCTAssertTrue((last["reason"] as? String)?.contains("aes128gcm") == true, "\(last)")
     }
 
+    /// docs/receiving-pushes.md: a body over 4096 bytes does not decrypt — rejected, logged, recorded with
+    /// the registration and acknowledged. The 4,097-byte body is a correct RFC 8291 encryption of a valid
+    /// push (3,994 bytes of plaintext + 86 of header + delimiter + 16 of tag); the same push one byte
+    /// shorter (a 4,096-byte body) is applied.
+    func testBodyOf4097Bytes_isRejected_logged_recorded_andAcknowledged_4096IsApplied() throws {
+        let registration = try harness.registerForPushes("org.example.Reminders")
+        func push(id: String, plaintextBytes: Int) -> String {
+            let padding = plaintextBytes - localPush(id: id, at: "2026-03-01T10:05:00Z", extra: #""body":"""#).utf8.count
+            let text = localPush(id: id, at: "2026-03-01T10:05:00Z", extra: #""body":""# + String(repeating: "x", count: padding) + #"""#)
+            XCTAssertEqual(text.utf8.count, plaintextBytes)
+            return text
+        }
+        let tooLarge = try distributor.send(push(id: "big", plaintextBytes: 3994), to: registration, id: "big1")
+        XCTAssertEqual(tooLarge["bytes"] as? Int, 4097, "the distributor sent 4,097 bytes: \(tooLarge)")
+        XCTAssertNil(tooLarge["error"] as? String, "acknowledged, not an error: \(tooLarge)")
+        XCTAssertEqual(reply(tooLarge)?["id"] as? String, "big1", "acknowledged")
+        XCTAssertEqual(try harness.list(app: "org.example.Reminders").count, 0, "nothing applied")
+        XCTAssertTrue(harness.daemonStderr.contains("rejected a push for org.example.Reminders (message big1) does not decrypt: "
+                                                    + "web push: message of 4097 bytes is over the 4096-byte limit"), harness.daemonStderr)
+        let recorded = try XCTUnwrap(harness.pushRegistrations()["org.example.Reminders"])
+        XCTAssertEqual(recorded["rejected"] as? Int, 1)
+        let last = try XCTUnwrap(recorded["lastRejection"] as? [String: Any])
+        XCTAssertEqual(last["id"] as? String, "big1")
+        XCTAssertTrue((last["reason"] as? String)?.contains("4097 bytes is over the 4096-byte limit") == true, "\(last)")
+
+        let fits = try distributor.send(push(id: "fits", plaintextBytes: 3993), to: registration, id: "fit1")
+        XCTAssertEqual(fits["bytes"] as? Int, 4096, "\(fits)")
+        XCTAssertEqual(reply(fits)?["id"] as? String, "fit1")
+        XCTAssertEqual(try harness.list(app: "org.example.Reminders").map { $0["id"] as? String }, ["fits"])
+        XCTAssertEqual(try harness.pushRegistrations()["org.example.Reminders"]?["rejected"] as? Int, 1)
+    }
+
     func testDecryptedBodyThatIsNotAValidPush_isRejected_andNothingHalfApplied() throws {
         let registration = try harness.registerForPushes("org.example.Reminders")
         // A cancel and a local without a title: the whole push is refused, the cancel included.
@@ -205,7 +237,8 @@ final class UnifiedPushConnectorTests: XCTestCase {
                                                        "/org/unifiedpush/Connector", "org.unifiedpush.Connector2", "NewEndpoint",
                                                        "a{sv}", "2", "token", "s", token, "endpoint", "s", "https://evil.invalid/x"])
         XCTAssertNotEqual(spoof.status, 0)
-        XCTAssertTrue(spoof.stderr.contains("not from its distributor org.unifiedpush.Distributor.test"), spoof.stderr)
+        XCTAssertTrue(spoof.stderr.contains("Access denied"), spoof.stderr)  // busctl shows AccessDenied so; the log says why
+        XCTAssertTrue(harness.daemonStderr.contains("not from its distributor org.unifiedpush.Distributor.test"), harness.daemonStderr)
         XCTAssertEqual(try harness.pushRegistrations()["org.example.Reminders"]?["endpoint"] as? String,
                        registration["endpoint"] as? String)
     }

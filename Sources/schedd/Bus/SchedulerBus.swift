@@ -1,29 +1,19 @@
 import CSchedBus
 import CSystemd
 import ScheddBus
+import ScheddClientCore
 
-// schedd's own interface on top of ScheddBus: its vtable, its calls and its signals.
+// schedd's own interface on top of ScheddBus, served by the daemon: its vtable and its signals
+// (names from ScheddClientCore's SchedulerNames).
 
 extension BusConnection {
-    /// Calls `member` of org.schedd.Scheduler1 on the daemon and hands the reply to `read`.
-    /// `timeoutMicroseconds` 0 is sd-bus's default (25 s). Blocking: the CLI only.
-    func callScheduler<T>(_ member: String, timeoutMicroseconds: UInt64 = 0,
-                          _ build: (BusMessage) throws(BusError) -> Void,
-                          read: (BusMessage) throws(BusError) -> T) throws(BusError) -> T {
-        try call(BusMethod(destination: BusNames.service, path: BusNames.objectPath, interface: BusNames.interface,
-                           member: member), timeoutMicroseconds: timeoutMicroseconds, build, read: read)
-    }
-
-    /// Emits signal `member` of schedd's interface with string arguments; a failure is returned for the log.
-    @discardableResult
-    func emitSchedulerSignal(_ member: String, strings: [String]) -> BusError? {
-        do throws(BusError) {
-            try emitSignal(path: BusNames.objectPath, interface: BusNames.interface, member: member) { m throws(BusError) in
-                for s in strings { try m.append(s) }
-            }
-            return nil
-        } catch {
-            return error
+    /// Sends signal `member` of schedd's interface (string arguments, the app last) to each connection
+    /// subscribed to `app` (SignalSubscriptions: unicast, never broadcast); each failure goes to `log`.
+    func emitSchedulerSignal(_ member: String, strings: [String], app: String, to subscriptions: SignalSubscriptions,
+                             log: (String) -> Void) {
+        for error in subscriptions.emit(on: self, path: SchedulerNames.objectPath, interface: SchedulerNames.interface,
+                                        member: member, strings: strings, app: app) {
+            log("cannot send the \(member) signal: \(error)")
         }
     }
 }
@@ -32,7 +22,7 @@ extension BusConnection {
 func schedulerVtable() -> UnsafePointer<sd_bus_vtable> { schedbus_vtable() }
 
 /// The standard D-Bus error for a caller that may not make a call.
-let accessDeniedErrorName = "org.freedesktop.DBus.Error.AccessDenied"
+let accessDeniedErrorName = SchedulerNames.accessDenied
 
 extension BusTarget {
     /// Reads `--bus`; nil (absent) means the session bus.

@@ -1,4 +1,5 @@
 import Scheduler
+import ScheddService
 
 /// Runs the `schedd` command line (arguments without the program name); returns the exit code.
 /// Diagnostics go to stderr as one `schedd: …` line; with `--json`, every failure — a usage error
@@ -62,6 +63,7 @@ private func runCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitC
     case "history": try runHistoryCommand(args)
     case "clock": try runClockCommand(args)
     case "testbed": return try runTestbedCommand(args)
+    case "check": return try runCheckCommand(args)
     default: throw .usage("unknown command '\(args.command)'")
     }
     return .success

@@ -1,85 +1,60 @@
-import ScheddBus
-import CSystemd
+import ScheddClientCore
 import Glibc
 import SchedCalendar
+import ScheddBus
 import ScheddDesktop
-import Scheduler
 import ScheddPush
+import ScheddService
+import Scheduler
+import SystemZones
 
-/// `schedd run`: connects the engine to the bus, the event loop, the clock and the notifier.
+/// `schedd run`: owns the process's lifecycle — it opens the loop, the bus, the store and the engine,
+/// makes the parts and wires them, serves until SIGTERM, and exits with a failure status when the world
+/// breaks so that the service manager restarts it (CONTRACT §9). The parts, each owning its own state:
+/// - `BusService` (the path of a call: check, decode once into `SchedulerCall`, identity, dispatch, reply)
+///   and `Service` (ScheddService: the one dispatcher, also driven by the dispatch fuzzer);
+/// - `Identity` (callers → apps, the caller check, `DeclareApp`);
+/// - `GroupCommit` (waiting writes, one transaction), `Delivery` (slices, due timer, notifier outcomes),
+///   `StorageMonitor` (storage health), `ServiceClock` (the real or fake clock and its methods);
+/// - `PushHost` (UnifiedPush), `ChangeWatches` (clock, zone, tzdata), `DesktopWiring`, `Announcements`.
 ///
-/// Holds no scheduling rules (those are the engine's). Everything runs on the thread that calls
-/// `run()`: sd-event dispatches bus calls, the due timer, clock and zone changes and signals one at
-/// a time, so a SIGTERM is handled only after the write in progress has committed.
-///
-/// Idle behaviour: the loop sleeps in epoll until the earliest due instant (an absolute
-/// `CLOCK_REALTIME` timer), a bus message, a clock or zone change or a signal. No periodic wake-ups,
-/// except WATCHDOG=1 pings when the service manager asked for them.
+/// Everything runs on the thread that calls `run()`: sd-event dispatches bus calls, the due timer,
+/// clock and zone changes and signals one at a time, so a SIGTERM is handled only after the write in
+/// progress has committed. Idle, the loop sleeps in epoll until the earliest due instant, a bus message,
+/// a change or a signal; no periodic wake-ups except WATCHDOG=1 when the service manager asks for them.
 final class Daemon {
     let options: DaemonOptions
     let logger = Logger()
     let loop: EventLoop
     let bus: BusConnection
-    /// The engine, bound to the loop thread (STYLE §5): every access checks it is on that thread.
-    private let boundEngine: LoopBound<Engine>
-    var engine: Engine { boundEngine.value }
-    /// The fake clock (`--fake-clock`), or nil when running on `CLOCK_REALTIME`.
-    let fakeClock: FakeClock?
-    let clock: any Clock
-    /// The desktop notifier when notifications go to org.freedesktop.Notifications.
-    let desktop: DesktopNotifier?
-    /// The caller check (`--allow-group`, default with `--bus system`); nil serves every caller.
-    let callerPolicy: CallerPolicy?
-    /// Group-database lookups of callers' uids (cached) and the rate limit of refusal log lines.
-    let groupMembership = GroupMembership()
-    var refusalLog = RateLimitedLog()
-    var dueTimer: EventTimer?
-    /// The notifier wrapper that logs and announces shown notifications.
-    let announcer: AnnouncingNotifier
-    /// Group commit (Daemon_GroupCommit.swift): write calls waiting for the commit, and its trigger.
-    var pendingWrites: [PendingWrite] = []
-    var commitTrigger: EventTrigger?
-    /// Sliced delivery (Daemon_Delivery.swift): the mode of the delivery under way, its trigger, and
-    /// the clock calls waiting for it to finish.
-    var deliveryMode: AdvanceMode?
-    var continueTrigger: EventTrigger?
-    var repliesAfterDelivery: [(call: BusDeferredCall, text: () -> String)] = []
-    /// Late answers of the desktop notifier, recorded by `failureTrigger`.
-    var lateFailures: [(DueNotification, String)] = []
-    var retryWanted = false
-    var failureTrigger: EventTrigger?
-    /// Apps declared with `DeclareApp`, by the caller's unique bus name; an entry goes when its
-    /// connection leaves the bus (NameOwnerChanged). docs/apps.md "Identity".
-    var declaredApps: [String: String] = [:]
-    /// Whether the database works; the back-off and log rate limit while it does not (Daemon_Storage).
-    var storageHealth = StorageHealth()
-    private var clockWatch: ClockChangeWatch?
-    private var zoneWatch: ZoneChangeWatch?
-    /// The zone files in use, for tzdata updates (CONTRACT §2).
-    var tzdataWatch: TzdataWatch?
     /// The store under the engine, also holding the UnifiedPush registrations.
     let store: SQLiteScheduleStore
-    /// schedd as a UnifiedPush connector (docs/receiving-pushes.md); set by `start`.
-    var pushConnector: PushConnector?
+    /// The engine, bound to the loop thread (STYLE §5): every access checks it is on that thread.
+    private let boundEngine: LoopBound<Engine>
+    let desktop: DesktopNotifier?
+    /// The notifier chosen and why, logged once serving (`makeNotifier`).
+    let notifierChoice: String
+    let announcer: AnnouncingNotifier
+    let clock: ServiceClock
+    let storage: StorageMonitor
+    let delivery: Delivery
+    let groupCommit: GroupCommit
+    let service: Service
+    let identity: Identity
+    /// Which connections receive which app's signals (`Subscribe`; SignalSubscriptions.swift).
+    let subscriptions = SignalSubscriptions()
+    let busService: BusService
+    let watches: ChangeWatches
+    let pushHost = PushHost()
+    /// The due timer (real clock only): wakes the loop at the next due instant.
+    private var dueTimer: EventTimer?
 
     init(options: DaemonOptions) throws(CommandFailure) {
         self.options = options
         let zone = try Zones.zone(option: options.zoneName)
-        callerPolicy = try options.allowGroup.map { name throws(CommandFailure) in try CallerPolicy(groupName: name) }
-        if let start = options.fakeClockStart {
-            let fake = FakeClock(start)
-            fakeClock = fake
-            clock = fake
-        } else {
-            fakeClock = nil
-            clock = SystemClock()
-        }
+        let policy = try options.allowGroup.map { name throws(CommandFailure) in try CallerPolicy(groupName: name) }
         do {
             loop = try EventLoop()
-        } catch {
-            throw .failure(error.description)
-        }
-        do {
             bus = try BusConnection.open(options.bus, description: "schedd-service")
         } catch {
             throw .failure(error.description)
@@ -87,28 +62,51 @@ final class Daemon {
         if let slash = options.databasePath.lastIndex(of: "/"), slash != options.databasePath.startIndex {
             try makeDirectories(String(options.databasePath[..<slash]))
         }
-        let connection = bus
+        let connection = bus, logger = logger, subscribers = subscriptions
         let choice = try makeNotifier(options.notifier, notifyBus: options.notifyBus, waitForBus: options.bus == .system)
         desktop = choice.desktop
-        let notifier = AnnouncingNotifier(choice.notifier, logger: logger) { shown in
-            connection.emitSchedulerSignal("NotificationShown",
-                                           strings: [shown.id, JSONValue(shown: shown).serialized(), shown.app])
+        notifierChoice = choice.why
+        announcer = AnnouncingNotifier(choice.notifier, logger: logger) { shown in
+            connection.emitSchedulerSignal("NotificationShown", strings: [shown.id, JSONValue(shown: shown).serialized(), shown.app],
+                                           app: shown.app, to: subscribers, log: { logger.warning($0) })
         }
-        announcer = notifier
         do {
             store = try SQLiteScheduleStore(path: options.databasePath)
         } catch {
             throw .failure("cannot open the database '\(options.databasePath)': \(error.message)")
         }
+        // The engine is made after the clock; the parts reach it through this loop-bound accessor.
+        var bound: LoopBound<Engine>?
+        let engine: () -> Engine = { bound!.value }
+        clock = ServiceClock(fakeStart: options.fakeClockStart, engine: engine,
+                             zones: { name throws(ZoneError) in try ZoneDatabase.shared.zone(named: name) }, log: logger)
         do {
-            let engine = try Engine(store: store, notifier: notifier, deviceZone: zone, retention: options.retention,
-                                    maxPendingPerApp: options.maxPendingPerApp,
-                                    now: clock.now)
-            boundEngine = LoopBound(engine, loop: loop)
+            let made = try Engine(store: store, notifier: announcer, deviceZone: zone, zones: ZoneDatabase.shared,
+                                  retention: options.retention,
+                                  maxPendingPerApp: options.maxPendingPerApp, now: clock.asClock.now)
+            made.maxBytesPerApp = options.maxBytesPerApp
+            bound = LoopBound(made, loop: loop)
+            boundEngine = bound!
         } catch {
             throw .failure("cannot open the database '\(options.databasePath)': \(error.message)")
         }
+        let serving = "Serving \(SchedulerNames.service) on \(options.bus)"
+        storage = StorageMonitor(now: { [clock] in clock.now }, serving: { serving }, report: { report, isError in
+            if let line = report.log { isError ? logger.error(line) : logger.info(line) }
+            if let notify = report.notify { ServiceManager.notify(notify) }
+        })
+        delivery = Delivery(engine: engine, clock: clock, storage: storage, log: logger)
+        clock.delivery = delivery
+        let announcements = Announcements(bus: bus, logger: logger, subscriptions: subscriptions)
+        groupCommit = GroupCommit(engine: engine, clock: clock, storage: storage, announcer: announcements, log: logger)
+        service = Service(engine: engine, clock: clock, delivery: delivery, groupCommit: groupCommit, storage: storage,
+                          announcer: announcements)
+        identity = Identity(bus: bus, logger: logger, callerPolicy: policy, subscriptions: subscriptions)
+        busService = BusService(service: service, identity: identity, logger: logger)
+        watches = ChangeWatches(engine: engine, clock: clock, delivery: delivery, storage: storage, logger: logger)
     }
+
+    var engine: Engine { boundEngine.value }
 
     /// Serves until SIGTERM or SIGINT; returns the exit code.
     func run() -> ExitCode {
@@ -118,10 +116,12 @@ final class Daemon {
             logger.error(error.message)
             return .failure
         }
-        ServiceManager.notify("READY=1\nSTATUS=\(servingStatus)")
-        logger.info("serving \(BusNames.service) on \(options.bus)"
-                    + (fakeClock.map { _ in " with a fake clock at \(clock.now.rfc3339)" } ?? "")
-                    + (callerPolicy.map { " to root and group '\($0.groupName)' (gid \($0.groupID))" } ?? ""))
+        logger.info(notifierChoice)  // before READY=1: whoever waits for it can read the choice
+        ServiceManager.notify("READY=1\nSTATUS=Serving \(SchedulerNames.service) on \(options.bus)")
+        checkIntegrityIfUnclean()
+        logger.info("serving \(SchedulerNames.service) on \(options.bus)"
+                    + (clock.fake.map { _ in " with a fake clock at \(clock.now.rfc3339)" } ?? "")
+                    + (identity.callerPolicy.map { " to root and group '\($0.groupName)' (gid \($0.groupID))" } ?? ""))
         let code = loop.run()
         desktop?.detach()
         ServiceManager.notify("STOPPING=1")
@@ -133,179 +133,83 @@ final class Daemon {
     private func start() throws(CommandFailure) {
         do {
             try bus.attach(to: loop)
-            try bus.serve(path: BusNames.objectPath, interface: BusNames.interface, vtable: schedulerVtable()) {
-                [unowned self] message in handle(message)
+            try bus.serve(path: SchedulerNames.objectPath, interface: SchedulerNames.interface, vtable: schedulerVtable()) {
+                [unowned self] message in busService.handle(message)
             }
-            try bus.onDisconnect { [unowned self] in busLost() }
-            try watchDepartedCallers()
-            try startPushConnector()
-            try bus.requestName(BusNames.service)
-        } catch {
-            throw .failure(error.description)
-        }
-        do {
+            try bus.onDisconnect { [unowned self] in
+                fatal("lost the connection to \(options.bus) (the bus daemon stopped or restarted)")
+            }
+            try identity.start()
+            try pushHost.start(bus: bus, loop: loop, store: store, options: options, clock: clock, service: service,
+                               identity: identity, logger: logger)
+            try bus.requestName(SchedulerNames.service)
             for signal in [SIGTERM, SIGINT] {
                 try loop.addSignal(signal) { [unowned self] in
                     logger.info("signal \(signal): finishing")
-                    flushWrites()  // calls already taken off the bus are committed and answered
+                    groupCommit.flush()  // calls already taken off the bus are committed and answered
                     loop.exit(0)
                 }
             }
             // Below the bus (0): after every message already waiting was handed over. The group commit
             // before a delivery slice, so that calls are answered during a long catch-up.
-            commitTrigger = try loop.addTrigger(priority: 10) { [unowned self] in flushWrites() }
-            failureTrigger = try loop.addTrigger(priority: 15) { [unowned self] in recordLateFailures() }
-            continueTrigger = try loop.addTrigger(priority: 20) { [unowned self] in continueDelivery() }
-            dueTimer = try loop.addTimer(clock: .realtime) { [unowned self] in dueTimerFired() }
-            if fakeClock == nil {
-                let watch = try ClockChangeWatch()
-                clockWatch = watch
-                try loop.addReadable(fd: watch.fd) { [unowned self] in
-                    do {
-                        if try watch.consumeChange() { wallClockChanged() }
-                    } catch {
-                        fatal("clock-step detection failed (\(error)): wall-clock changes would go unnoticed")
-                    }
-                }
+            groupCommit.trigger = try trigger(priority: 10) { [unowned self] in groupCommit.flush() }
+            groupCommit.afterCommit = { [unowned self] in delivery.settle() }
+            delivery.failureTrigger = try trigger(priority: 15) { [unowned self] in delivery.recordLateFailures() }
+            delivery.continueTrigger = try trigger(priority: 20) { [unowned self] in delivery.continueDelivery() }
+            delivery.fatal = { [unowned self] reason in fatal(reason) }
+            delivery.logLateFailure = { [unowned self] notification, reason in announcer.logFailure(notification, reason) }
+            delivery.afterMaintenance = { [unowned self] in watches.syncTzdata() }
+            if clock.fake == nil {
+                dueTimer = try loop.addTimer(clock: .realtime) { [unowned self] in delivery.dueTimerFired() }
+                delivery.armTimer = { [unowned self] instant in armDueTimer(at: instant) }
             }
-            if options.zoneName == nil {
-                let watch = try ZoneChangeWatch(paths: zoneFilePaths())
-                zoneWatch = watch
-                try loop.addReadable(fd: watch.fd) { [unowned self] in
-                    do {
-                        if try watch.consumeChange() { deviceZoneFileChanged() }
-                    } catch {
-                        fatal("device-zone detection failed (\(error)): zone changes would go unnoticed")
-                    }
-                }
-            }
-            let tzdata = try TzdataWatch(database: ZoneDatabase.shared)
-            tzdataWatch = tzdata
-            do { try tzdata.sync(engine.zoneNamesInUse) } catch {
-                logger.warning("cannot watch a zone file in use for tzdata updates: \(error)")
-            }
-            try loop.addReadable(fd: tzdata.fd) { [unowned self] in
-                do {
-                    if try tzdata.consumeChange() { zoneFilesChanged() }
-                } catch {
-                    fatal("tzdata-update detection failed (\(error)): zone file updates would go unnoticed")
-                }
-            }
+            try watches.start(loop: loop, watchDeviceZone: options.zoneName == nil) { [unowned self] in fatal($0) }
             if try loop.enableWatchdog() { logger.info("feeding the service manager's watchdog from the event loop") }
         } catch {
             throw .failure(error.description)
         }
-        if let desktop { try attachDesktop(desktop) }
-        settle()
-    }
-
-    /// The files whose change is a device-zone change: /etc/localtime, or the zone file `TZ` names.
-    private func zoneFilePaths() -> [String] {
-        guard let tz = environment("TZ"), !tz.isEmpty else { return ["/etc/localtime"] }
-        let name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
-        if name.hasPrefix("/") { return [name] }
-        let directory = environment("TZDIR") ?? "/usr/share/zoneinfo"
-        return name.contains(",") ? [] : [directory + "/" + name]
-    }
-
-    /// Delivers whatever is due by the clock (late or missed per CONTRACT §3 when the clock jumped
-    /// or the daemon was down), then sleeps until the next due instant. Called after every change.
-    /// While a sliced delivery is under way (Daemon_Delivery.swift), it settles when done; while storage
-    /// fails, firings wait for the back-off (Daemon_Storage) instead of retrying at once.
-    func settle() {
-        guard deliveryMode == nil else { return }
-        let now = clock.now
-        if let due = engine.nextDue, due <= now { deliverDue(now: now, mode: .wallClock) }
-        guard deliveryMode == nil else { return }
-        maintainWhenIdle(now: now)
-        if fakeClock == nil { armDueTimer(at: dueWakeUp(engine.nextDue)) }
-    }
-
-    /// How late the due timer may wake and still count as on time: the loop's dispatch latency
-    /// (about a millisecond here), far below any grace. A later wake means the process was stopped or
-    /// starved, and is judged late like a clock jump (suspend/resume is reported as a clock change).
-    static let timerLatencyToleranceMicroseconds: Int64 = 1_000_000
-
-    /// The due timer fired: time passed normally, so what is due fires on time (history `late` 0),
-    /// unless the wake-up came implausibly late.
-    private func dueTimerFired() {
-        guard deliveryMode == nil else { return }
-        let now = clock.now
-        if let due = engine.nextDue, due <= now, now.microseconds - due.microseconds < Self.timerLatencyToleranceMicroseconds {
-            deliverDue(now: now, mode: .timePassing)
+        if let desktop {
+            try DesktopWiring.attach(desktop, loop: loop, bus: bus, engine: { [unowned self] in engine }, clock: clock,
+                                     delivery: delivery, announcer: announcer, subscriptions: subscriptions, logger: logger)
         }
-        settle()
+        delivery.settle()
     }
 
-    private func wallClockChanged() {
-        logger.info("the wall clock changed; now \(clock.now.rfc3339)")
-        deliverDue(now: clock.now, mode: .wallClock)
-        settle()
+    /// An sd-event defer source at `priority` as a `LoopTrigger`.
+    private func trigger(priority: Int64, _ action: @escaping () -> Void) throws(BusError) -> LoopTrigger {
+        EventLoopTrigger(try loop.addTrigger(priority: priority, action))
     }
 
-    private func deviceZoneFileChanged() {
-        do {
-            let zone = try ZoneDatabase().deviceZone(tz: environment("TZ"))
-            if zone.name == engine.deviceZone.name {
-                zoneFilesChanged()  // the same zone, its file replaced: a tzdata update
-                return
+    /// Sets the due timer to `instant` (off when nil). A timer sd-event refuses to arm would never
+    /// fire: that is fatal, like any other broken watch.
+    private func armDueTimer(at instant: Instant?) {
+        guard let timer = dueTimer else { return }
+        do throws(BusError) {
+            if let instant {
+                try timer.arm(atMicroseconds: UInt64(max(1, instant.microseconds)))
+            } else {
+                try timer.disarm()
             }
-            logger.info("the device zone is now \(zone.name)")
-            _ = try engine.deviceZoneChanged(to: zone, now: clock.now)
-        } catch let error as ZoneError {
-            logger.warning("the device zone changed but cannot be read: \(error.message)")
         } catch {
-            logger.error("re-evaluating after a zone change failed: \(error)")
+            fatal("cannot arm the due timer (\(error)): due notifications would not fire")
         }
-        settle()
     }
 
-    /// Lets the loop drive the desktop notifier; records and announces what the person did with a
-    /// notification, and retries failed deliveries when a notification server appears.
-    private func attachDesktop(_ desktop: DesktopNotifier) throws(CommandFailure) {
-        do {
-            try desktop.attach(to: loop)
-        } catch {
-            throw .failure("cannot attach the desktop notifier: \(error.description)")
-        }
-        desktop.onInteraction = { [unowned self] i in
-            do throws(EngineError) {
-                try engine.recordInteraction(app: i.app, id: i.id, event: i.event, reason: i.reason, ran: i.ran,
-                                             ok: i.ok, now: clock.now)
-            } catch {
-                logger.error("recording \(i.event.rawValue) failed: \(error.message)", id: i.id)
-            }
-            logger.info(i.event.rawValue + (i.reason.map { " (\($0))" } ?? "") + (i.ran.map { ", ran \($0)" } ?? "")
-                        + (i.ok.map { $0 ? ": ok" : ": failed" } ?? "") + " [\(i.app)]", id: i.id, run: runId(of: i.id))
-            switch i.event {
-            case .opened:
-                let action = i.reason.map { $0.hasPrefix("action:") ? String($0.dropFirst(7)) : $0 } ?? "default"
-                bus.emitSchedulerSignal("NotificationOpened", strings: [i.id, action, i.app])
-            case .dismissed: bus.emitSchedulerSignal("NotificationDismissed", strings: [i.id, i.app])
-            default: break
-            }
-        }
-        desktop.onSnooze = { [unowned self] notification, seconds in
-            do throws(EngineError) {
-                try engine.snooze(notification, seconds: seconds, now: clock.now)
-                logger.info("snoozed for \(seconds) s [\(notification.app)]", id: notification.id, run: notification.runId)
-            } catch {
-                logger.error("recording snoozed failed: \(error.message)", id: notification.id)
-            }
-            settle()
-        }
-        desktop.onServerAppeared = { [unowned self] in retryWhenServerAppeared() }
-        desktop.onDelivered = { [unowned self] notification in announcer.announceShown(notification) }
-        desktop.onDeliveryFailed = { [unowned self] notification, reason in deliveryFailedLater(notification, reason) }
-        desktop.onProblem = { [unowned self] line in logger.warning(line) }
+    /// Logs `reason`, tells the service manager (`STATUS=`), and makes the loop return with a failure
+    /// status after the current callback. Nothing half-done is left: every write is one transaction.
+    func fatal(_ reason: String) {
+        logger.error("\(reason); exiting so that the service manager restarts schedd")
+        ServiceManager.notify("STATUS=Failed: \(reason)")
+        loop.exit(EXIT_FAILURE)
     }
+}
 
-    /// Announces cancelled ids of `app` on the bus (`NotificationCancelled`, with the reason and the app).
-    func announceCancelled(_ ids: [String], reason: String, app: String) {
-        for id in ids {
-            logger.info("cancelled (\(reason)) [\(app)]", id: id, run: runId(of: id))
-            bus.emitSchedulerSignal("NotificationCancelled", strings: [id, reason, app])
-        }
+/// An sd-event defer source as the service parts' `LoopTrigger`.
+final class EventLoopTrigger: LoopTrigger {
+    private let source: EventTrigger
+    init(_ source: EventTrigger) { self.source = source }
+    func trigger() throws(LoopTriggerError) {
+        do { try source.trigger() } catch { throw LoopTriggerError(error.description) }
     }
 }
 

@@ -13,6 +13,9 @@ Run with /usr/bin/python3 (Debian's python3-dbus and python3-gi):
   {"method": "ActivateAction", "action": "snooze", "parameter": [{"sig": "s", "value": "{…}"}], "platform_data": …}
   {"method": "Activate", "platform_data": …}
   The first line is {"event": "ready", "owner": ":1.6", "pid": …}.
+- ActivateAction with a name GLib would refuse (outside [A-Za-z0-9.-], g_action_name_is_valid) is
+  recorded, then answered as a GApplication answers it: org.freedesktop.DBus.Error.InvalidArgs
+  "Unknown action ‘NAME’" (what GLib 2.74's Gio.Application answers for `show_offer`, tried by hand).
 - --fail: every method answers with the error org.example.FakeApp.Error.Failed (after recording).
 - SIGTERM/SIGINT exit at once with os._exit(0).
 """
@@ -48,6 +51,14 @@ def typed(value):
     return {"sig": sig, "value": str(value)}
 
 
+class InvalidArgs(dbus.DBusException):
+    _dbus_error_name = "org.freedesktop.DBus.Error.InvalidArgs"
+
+
+def glib_action_name_is_valid(name):
+    return len(name) > 0 and all(c.isascii() and (c.isalnum() or c in ".-") for c in name)
+
+
 class Failed(dbus.DBusException):
     _dbus_error_name = "org.example.FakeApp.Error.Failed"
 
@@ -79,6 +90,8 @@ class App(dbus.service.Object):
         self.record({"method": "ActivateAction", "sender": str(sender), "action": str(action),
                      "parameter": [typed(p) for p in parameter],
                      "platform_data": {str(k): typed(v) for k, v in platform_data.items()}})
+        if not glib_action_name_is_valid(str(action)):
+            raise InvalidArgs("Unknown action \u2018%s\u2019" % action)
 
 
 def object_path(app_id):

@@ -194,9 +194,16 @@ class Hostile(FloodAndMarkup):
             'Push', 's', [push_text(title='a\u0000b')], push_err, ['title']))
         c('dbus Push id with U+0000 names id', lambda: self.expect_dbus_error(
             'Push', 's', [push_text(id='run_h:\u0000')], push_err, ['id']))
-        # One PushBatch call of 100,000 bad pushes: one error answer each, nothing stored.
-        c('dbus PushBatch 100000 bad pushes in one call', lambda: self.batch_all_rejected(
-            ['{"bk":{"local":{"id":"run_b:%d"}}}' % i for i in range(100_000)]))
+        # One PushBatch call at the entry cap (10,000) of bad pushes: one error answer each, nothing stored.
+        # Over a cap (100,000 entries; 8 MiB of entries) the call is refused whole, naming the cap.
+        c('dbus PushBatch 10000 bad pushes in one call', lambda: self.batch_all_rejected(
+            ['{"bk":{"local":{"id":"run_b:%d"}}}' % i for i in range(10_000)]))
+        c('dbus PushBatch 100000 bad pushes in one call', lambda: self.expect_dbus_error(
+            'PushBatch', 'as', [['{"bk":{"local":{"id":"run_b:%d"}}}' % i for i in range(100_000)]],
+            ('org.schedd.Scheduler1.Error.InvalidArgument',), ['10000 entries']))
+        c('dbus PushBatch over 8 MiB in one call', lambda: self.expect_dbus_error(
+            'PushBatch', 'as', [[push_text(title='x' * 60_000)] * 150],
+            ('org.schedd.Scheduler1.Error.InvalidArgument',), ['8388608 bytes']))
 
         # 100,000-entry cancelOn (≈ 1 MiB) and deep nesting.
         events = ['e%d' % i for i in range(100_000)]

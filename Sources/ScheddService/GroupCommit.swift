@@ -1,0 +1,190 @@
+import SchedCalendar
+import Scheduler
+
+/// A write call's answer, or why it failed; handed to the call's `CallReply` exactly once.
+public typealias CallReply = (Result<CallAnswer, ServiceFailure>) -> Void
+
+/// The group-commit part (docs/faults.md, "Group commit"): owns the write calls waiting for the
+/// commit. The calls waiting when the loop wakes are applied in ONE transaction, then answered, each
+/// after the commit (CONTRACT §5 unchanged).
+///
+/// How: the service decodes and checks a write's arguments, `enqueue`s it and answers nothing yet;
+/// `trigger` (an sd-event defer source below the bus in priority) runs once the bus has handed over
+/// every message already waiting, and `flush` applies the queue in `Engine.group`. Each call keeps its
+/// own all-or-nothing (a savepoint); a failed commit fails every call of the group with the storage
+/// error. Any other call first flushes the queue, so a client that pipelines a push and a `List`
+/// still sees its push. Every waiting call joins the group: its size is bounded by what the bus hands
+/// over in one loop iteration (sd-bus's read buffer), and `maxGroup` only guards that bound.
+public final class GroupCommit {
+    /// At most this many calls per group: a guard on a group's transaction and the latency of its first
+    /// call; far above what one loop iteration takes off the bus in practice.
+    public static let maxGroup = 4096
+
+    /// One decoded write operation (a method with `SchedulerMethod.grouped`).
+    public enum Operation {
+        /// `Push(s)`: one decoded push.
+        case push(Push)
+        /// `PushBatch(as)`: the decoded pushes with their index, and the answers of the rejected ones.
+        case pushBatch(valid: [(index: Int, push: Push)], answers: [String?])
+        /// `Track(ss)`: the event and its data (JSON text, already checked).
+        case track(event: String, data: String?)
+        /// `Cancel(s)` / `CancelRun(s)`.
+        case cancel(id: String)
+        case cancelRun(run: String)
+    }
+
+    private struct Waiting {
+        var operation: Operation
+        var app: String
+        var member: String
+        var reply: CallReply
+    }
+
+    private let engine: () -> Engine
+    private let clock: ServiceClock
+    private let storage: StorageMonitor
+    private let announcer: CancelAnnouncer
+    private let log: ServiceLog
+    private var waiting: [Waiting] = []
+    /// Runs `flush` once the bus has handed over what is waiting (set by the wiring; nil: at once).
+    public var trigger: LoopTrigger?
+    /// After every commit (the delivery part settles: delivers what became due, re-arms the timer).
+    public var afterCommit: () -> Void = {}
+
+    public init(engine: @escaping () -> Engine, clock: ServiceClock, storage: StorageMonitor,
+                announcer: CancelAnnouncer, log: ServiceLog) {
+        self.engine = engine; self.clock = clock; self.storage = storage; self.announcer = announcer; self.log = log
+    }
+
+    /// How many calls wait for the commit.
+    public var waitingCount: Int { waiting.count }
+
+    /// Queues a write of `app` (method `member`), answered through `reply` after the commit.
+    public func enqueue(_ operation: Operation, app: String, member: String, reply: @escaping CallReply) {
+        waiting.append(Waiting(operation: operation, app: app, member: member, reply: reply))
+        guard waiting.count < Self.maxGroup, let trigger else { return flush() }
+        do throws(LoopTriggerError) {
+            try trigger.trigger()
+        } catch {
+            log.error("cannot schedule the group commit (\(error)): committing at once")
+            flush()
+        }
+    }
+
+    /// Applies every queued write in one transaction, then answers each call and announces what was
+    /// cancelled. Nothing is answered before the commit.
+    public func flush() {
+        guard !waiting.isEmpty else { return }
+        let writes = waiting
+        waiting.removeAll(keepingCapacity: true)
+        var results: [Result<Applied, ServiceFailure>] = []
+        results.reserveCapacity(writes.count)
+        let engine = engine()
+        // A lone write needs no savepoint: its transaction is its undo. (A savepoint around a PushBatch of
+        // 1,000 keeps every page it changes in SQLite's in-memory sub-journal, whose chunk list is walked
+        // again and again: 18% of the daemon's profile, 2.6× slower inserts measured; BENCHMARKS.md §3b.)
+        var loneFailure: EngineError?
+        do throws(EngineError) {
+            try engine.group { () throws(EngineError) in
+                let now = clock.now
+                if writes.count == 1, let write = writes.first {
+                    do throws(EngineError) {
+                        results.append(.success(try Self.applyMember(write.operation, app: write.app, now: now, engine: engine)))
+                    } catch {
+                        loneFailure = error
+                        throw error  // rolls back everything it did
+                    }
+                } else {
+                    for write in writes { results.append(apply(write.operation, app: write.app, now: now, engine: engine)) }
+                }
+            }
+            storage.succeeded()
+        } catch where loneFailure != nil {
+            // The lone write failed and was rolled back whole: answered like a failed member of a group.
+            storage.succeeded()
+            results = [.failure(ServiceFailure(loneFailure ?? error))]
+        } catch {
+            // Named by the methods of the group ("Push", or "Cancel, Push" for a mixed group).
+            storage.failed(Set(writes.map(\.member)).sorted().joined(separator: ", "), ServiceFailure(error), backOff: false)
+            results = writes.map { _ in .failure(ServiceFailure(error)) }
+        }
+        for (write, result) in zip(writes, results) {
+            switch result {
+            case .success(let applied):
+                announce(applied, app: write.app)
+                write.reply(.success(applied.answer))
+            case .failure(let failure):
+                if failure.name == .storage { storage.failed(write.member, failure, backOff: false) }
+                write.reply(.failure(failure))
+            }
+        }
+        afterCommit()
+    }
+
+    /// One operation inside the group; its own failure is undone alone (a savepoint) and answered.
+    private func apply(_ operation: Operation, app: String, now: Instant, engine: Engine) -> Result<Applied, ServiceFailure> {
+        do throws(EngineError) {
+            return .success(try engine.groupMember { () throws(EngineError) in
+                try Self.applyMember(operation, app: app, now: now, engine: engine)
+            })
+        } catch {
+            return .failure(ServiceFailure(error))
+        }
+    }
+
+    private static func applyMember(_ operation: Operation, app: String, now: Instant, engine: Engine)
+        throws(EngineError) -> Applied {
+        switch operation {
+        case .push(let push):
+            let outcomes = try engine.push(push, app: app, now: now)
+            return Applied(answer: .string(outcomesJSON(outcomes)), pushOutcomes: outcomes)
+        case .pushBatch(let valid, var answers):
+            // Each push on its own: one the engine rejects (over the quota) changes nothing, the others apply.
+            var applied: [PushOutcome] = []
+            for (item, result) in zip(valid, try engine.pushEach(valid.map(\.push), app: app, now: now)) {
+                switch result {
+                case .success(let outcomes):
+                    applied += outcomes
+                    answers[item.index] = outcomesJSON(outcomes)
+                case .failure(let error):
+                    answers[item.index] = errorJSON(error.message)
+                }
+            }
+            return Applied(answer: .strings(answers.map { $0 ?? errorJSON("not processed") }), pushOutcomes: applied)
+        case .track(let event, let data):
+            let ids = try engine.track(event: event, app: app, dataJSON: data, now: now)
+            return Applied(answer: .strings(ids), cancelled: ids, reason: "event:\(event)")
+        case .cancel(let id):
+            let ids = try engine.cancel(id: id, app: app, now: now)
+            return Applied(answer: .strings(ids), cancelled: ids, reason: "cli")
+        case .cancelRun(let run):
+            let ids = try engine.cancel(run: run, app: app, now: now)
+            return Applied(answer: .strings(ids), cancelled: ids, reason: "run")
+        }
+    }
+
+    private func announce(_ applied: Applied, app: String) {
+        for outcome in applied.pushOutcomes {
+            if let ids = outcome.cancelled { announcer.announceCancelled(ids, reason: "push", app: app) }
+        }
+        if !applied.cancelled.isEmpty { announcer.announceCancelled(applied.cancelled, reason: applied.reason, app: app) }
+    }
+
+    /// The reply of one applied write, and what to announce once it is committed.
+    private struct Applied {
+        var answer: CallAnswer
+        var pushOutcomes: [PushOutcome] = []
+        var cancelled: [String] = []
+        var reason = ""
+    }
+}
+
+/// A push's outcomes as the JSON array a `Push` answers.
+public func outcomesJSON(_ outcomes: [PushOutcome]) -> String {
+    JSONValue.array(outcomes.map(JSONValue.init(outcome:))).serialized()
+}
+
+/// `{"error": message}`, a rejected entry's answer in a `PushBatch`.
+func errorJSON(_ message: String) -> String {
+    JSONValue.object([JSONMember("error", .string(message))]).serialized()
+}

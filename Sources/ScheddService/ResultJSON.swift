@@ -1,0 +1,93 @@
+import SchedCalendar
+import Scheduler
+
+/// The JSON shapes of CONTRACT §6/§7, shared by the D-Bus replies and the CLI's `--json` output.
+extension JSONValue {
+    /// An instant as RFC 3339 UTC text, or null.
+    public static func instant(_ value: Instant?) -> JSONValue { value.map { .string($0.rfc3339) } ?? .null }
+
+    /// A member holding raw JSON text (already serialized by the engine), or null when absent.
+    public static func embedded(_ text: String?) -> JSONValue {
+        guard let text, let value = try? JSONValue.parse(text) else { return .null }
+        return value
+    }
+
+    /// `{"id","status","next"}`; a `bk.cancel` line is `{"id"|"run","status":"cancelled","next":null,
+    /// "cancelled":[ids],"closed":[ids]}` (CONTRACT §7: `run` for a run cancel).
+    public init(outcome: PushOutcome) {
+        var members = [JSONMember(outcome.isRun ? "run" : "id", .string(outcome.id)),
+                       JSONMember("status", .string(outcome.status.rawValue)), JSONMember("next", .instant(outcome.next))]
+        if let cancelled = outcome.cancelled { members.append(JSONMember("cancelled", .array(cancelled.map(JSONValue.string)))) }
+        if let closed = outcome.closed { members.append(JSONMember("closed", .array(closed.map(JSONValue.string)))) }
+        self = .object(members)
+    }
+
+    /// A cancel's answer: `{"id"|"run", "cancelled":[ids], "closed":[ids]}` (`closed`: the notifications
+    /// that were on screen and were closed).
+    public init(cancel result: CancelResult, name: String, byRun: Bool) {
+        self = .object([
+            JSONMember(byRun ? "run" : "id", .string(name)),
+            JSONMember("cancelled", .array(result.cancelled.map(JSONValue.string))),
+            JSONMember("closed", .array(result.closed.map(JSONValue.string))),
+        ])
+    }
+
+    /// `{"id","next","title","trigger","zone","floating","cancelOn","app"}`.
+    public init(pending: PendingSchedule) {
+        self = .object([
+            JSONMember("id", .string(pending.id)), JSONMember("next", .instant(pending.next)),
+            JSONMember("title", .string(pending.title)), JSONMember("trigger", .string(pending.trigger)),
+            JSONMember("zone", .string(pending.zone)), JSONMember("floating", .bool(pending.floating)),
+            JSONMember("cancelOn", .array(pending.cancelOn.map(JSONValue.string))),
+            JSONMember("app", .string(pending.app)), JSONMember("last", .instant(pending.last)),
+        ])
+    }
+
+    /// `{"id","event","at","due","reason","late","title","messageId","data","app"}` (+ `"ran","ok"` for an
+    /// `opened` that ran something for the app).
+    public init(history record: HistoryRecord) {
+        var members: [JSONMember] = [
+            JSONMember("id", .string(record.id)), JSONMember("event", .string(record.event.rawValue)),
+            JSONMember("at", .instant(record.at)), JSONMember("due", .instant(record.due)),
+            JSONMember("reason", .optional(record.reason)),
+            JSONMember("late", record.lateSeconds.map(JSONValue.double) ?? .null),
+            JSONMember("title", .optional(record.title)), JSONMember("messageId", .optional(record.messageId)),
+            JSONMember("data", .embedded(record.dataJSON)),
+            JSONMember("app", .string(record.app)),
+        ]
+        if let ran = record.ran { members.append(JSONMember("ran", .string(ran))) }
+        if let ok = record.ok { members.append(JSONMember("ok", .bool(ok))) }
+        self = .object(members)
+    }
+
+    /// The stdout notifier's line and the NotificationShown signal's payload:
+    /// `{"id","run","title","body","due","at","late","urgency",…}`.
+    public init(shown n: DueNotification) {
+        var members = [
+            JSONMember("id", .string(n.id)), JSONMember("run", .string(n.runId)), JSONMember("title", .string(n.title)),
+            JSONMember("body", .optional(n.body)), JSONMember("due", .instant(n.due)), JSONMember("at", .instant(n.at)),
+            JSONMember("late", .double(n.lateSeconds)), JSONMember("urgency", .string(n.urgency.rawValue)),
+            JSONMember("app", .string(n.app)),
+        ]
+        if let icon = n.icon { members.append(JSONMember("icon", .string(icon))) }
+        if let category = n.category { members.append(JSONMember("category", .string(category))) }
+        if !n.actions.isEmpty {
+            members.append(JSONMember("actions", .array(n.actions.map {
+                .object([JSONMember("id", .string($0.id)), JSONMember("title", .string($0.title))])
+            })))
+        }
+        if let messageId = n.messageId { members.append(JSONMember("messageId", .string(messageId))) }
+        if let data = n.dataJSON { members.append(JSONMember("data", .embedded(data))) }
+        if let link = n.extras.deepLink { members.append(JSONMember("deepLink", .string(link))) }
+        if let action = n.extras.action {
+            var a = [JSONMember("name", .string(action.name))]
+            if let data = action.dataJSON { a.append(JSONMember("data", .embedded(data))) }
+            members.append(JSONMember("action", .object(a)))
+        }
+        if let image = n.extras.image { members.append(JSONMember("image", .string(image))) }
+        if !n.extras.snoozeSeconds.isEmpty {
+            members.append(JSONMember("snoozeSeconds", .array(n.extras.snoozeSeconds.map { .number(String($0)) })))
+        }
+        self = .object(members)
+    }
+}

@@ -1,0 +1,229 @@
+import SchedCalendar
+import Scheduler
+
+/// The app a call acts for (CONTRACT §8), as the identity part attributed it.
+public struct Caller: Sendable, Equatable {
+    public var app: String
+    /// A Flatpak-sandboxed caller sees only its own app's schedules.
+    public var sandboxed: Bool
+    public init(app: String, sandboxed: Bool) { self.app = app; self.sandboxed = sandboxed }
+}
+
+/// A method's answer, typed by its reply signature (SchedulerMethod.reply).
+public enum CallAnswer: Sendable, Equatable {
+    /// `s`
+    case string(String)
+    /// `as`
+    case strings([String])
+    /// `u`
+    case count(UInt32)
+    /// `ss`: a page and the cursor of the next.
+    case listPage(pending: String, next: String)
+    /// `st`: a page and the `before` of the next.
+    case historyPage(records: String, next: UInt64)
+}
+
+/// The service part: the one dispatcher of org.schedd.Scheduler1. It takes a call decoded once into
+/// `SchedulerCall` (the bus layer decodes a message, the dispatch fuzzer decodes wire bytes) with the
+/// caller's app, runs it, and answers through `reply` — at once, or later: a write after its group
+/// commit, a clock move after its delivery. Every call is answered exactly once.
+///
+/// Owns no state of its own beyond its parts' references; the rules are the engine's, the waiting
+/// writes the group commit's, the clock the clock part's.
+public final class Service {
+    let engine: () -> Engine
+    let clock: ServiceClock
+    let delivery: Delivery
+    let groupCommit: GroupCommit
+    let storage: StorageMonitor
+    let announcer: CancelAnnouncer
+
+    public init(engine: @escaping () -> Engine, clock: ServiceClock, delivery: Delivery, groupCommit: GroupCommit,
+                storage: StorageMonitor, announcer: CancelAnnouncer) {
+        self.engine = engine; self.clock = clock; self.delivery = delivery; self.groupCommit = groupCommit
+        self.storage = storage; self.announcer = announcer
+    }
+
+    /// Runs `call` for `caller` (nil only for calls that need no app: the clock methods) and answers
+    /// through `reply`, exactly once. `DeclareApp` belongs to the identity part and is refused here.
+    public func serve(_ call: SchedulerCall, caller: Caller?, reply: @escaping CallReply) {
+        let method = call.method
+        if method.grouped {
+            do throws(ServiceFailure) {
+                let app = try requireCaller(caller, method).app
+                groupCommit.enqueue(try Self.operation(call, zones: engine().zones), app: app, member: method.name, reply: reply)
+            } catch {
+                reply(.failure(error))
+            }
+            return
+        }
+        groupCommit.flush()  // every other call sees the writes that came before it
+        do throws(ServiceFailure) {
+            if let answer = try run(call, caller: caller, reply: reply) {
+                if method.writes { storage.succeeded() }
+                reply(.success(answer))
+            }
+        } catch {
+            if error.name == .storage { storage.failed(method.name, error, backOff: false) }
+            reply(.failure(error))
+        }
+    }
+
+    private func requireCaller(_ caller: Caller?, _ method: SchedulerMethod) throws(ServiceFailure) -> Caller {
+        guard let caller else { throw ServiceFailure(.usage, "\(method.name) needs the caller's app") }
+        return caller
+    }
+
+    /// The group-commit operation of a grouped call: arguments decoded and checked now, so a rejected
+    /// push or malformed data is answered at once, without waiting for the commit.
+    static func operation(_ call: SchedulerCall, zones: any ZoneResolver) throws(ServiceFailure) -> GroupCommit.Operation {
+        switch call {
+        case .push(let text): return .push(try decodePush(text, zones: zones))
+        case .pushBatch(let texts):
+            var answers = [String?](repeating: nil, count: texts.count)
+            var valid: [(index: Int, push: Push)] = []
+            valid.reserveCapacity(texts.count)
+            for (i, text) in texts.enumerated() {
+                do throws(ServiceFailure) {
+                    valid.append((i, try decodePush(text, zones: zones)))
+                } catch {
+                    answers[i] = errorJSON(error.message)
+                }
+            }
+            return .pushBatch(valid: valid, answers: answers)
+        case .track(let event, let data):
+            if let data {
+                do { _ = try JSONValue.parse(data) } catch { throw ServiceFailure(.invalidArgument, "data: \(error.description)") }
+            }
+            return .track(event: event, data: data)
+        case .cancel(let id): return .cancel(id: id)
+        case .cancelRun(let run): return .cancelRun(run: run)
+        default: throw ServiceFailure(.usage, "\(call.name) is not a group-commit write")
+        }
+    }
+
+    static func decodePush(_ text: String, zones: any ZoneResolver) throws(ServiceFailure) -> Push {
+        do {
+            return try PushDecoder.decode(Array(text.utf8), zones: zones)
+        } catch {
+            throw ServiceFailure(.invalidPush, error.message)
+        }
+    }
+
+    /// The calls that are not grouped; nil when the answer comes later through `reply` (a clock move
+    /// answered once the delivery it started is done).
+    private func run(_ call: SchedulerCall, caller: Caller?, reply: @escaping CallReply) throws(ServiceFailure) -> CallAnswer? {
+        let method = call.method
+        switch call {
+        case .cancelReport(let name), .cancelRunReport(let name):
+            let app = try requireCaller(caller, method).app
+            let byRun = method.name == "CancelRunReport"
+            let result = try engineCall { now throws(EngineError) in
+                byRun ? try engine().cancelReporting(run: name, app: app, now: now)
+                    : try engine().cancelReporting(id: name, app: app, now: now)
+            }
+            announcer.announceCancelled(result.cancelled, reason: byRun ? "run" : "cli", app: app)
+            return .string(JSONValue(cancel: result, name: name, byRun: byRun).serialized())
+        case .list(let limit, let offset):
+            return .string(try legacyList(app: try requireCaller(caller, method).app, limit: limit, offset: offset))
+        case .listPage(let after, let limit):
+            let page = try listPage(app: try requireCaller(caller, method).app, after: after, limit: limit)
+            return .listPage(pending: page.pending, next: page.next)
+        case .listAllAppsPage(let after, let limit):
+            try requireUnsandboxed(try requireCaller(caller, method), for: "listing every app's schedules")
+            let page = try listPage(app: nil, after: after, limit: limit)
+            return .listPage(pending: page.pending, next: page.next)
+        case .history(let limit):
+            return .string(try legacyHistory(app: try requireCaller(caller, method).app, limit: limit))
+        case .historyPage(let before, let limit):
+            let page = try historyPage(app: try requireCaller(caller, method).app, before: before, limit: limit)
+            return .historyPage(records: page.records, next: page.next)
+        case .historyAllAppsPage(let before, let limit):
+            try requireUnsandboxed(try requireCaller(caller, method), for: "reading every app's history")
+            let page = try historyPage(app: nil, before: before, limit: limit)
+            return .historyPage(records: page.records, next: page.next)
+        case .snoozed(let limit):
+            return .string(try snoozedJSON(app: try requireCaller(caller, method).app, limit: limit))
+        case .snoozedAllApps(let limit):
+            try requireUnsandboxed(try requireCaller(caller, method), for: "listing every app's snoozed notifications")
+            return .string(try snoozedJSON(app: nil, limit: limit))
+        case .tombstone(let id):
+            return .string(try tombstoneJSON(app: try requireCaller(caller, method).app, id: id))
+        case .unblock(let id):
+            return .string(try unblockJSON(app: try requireCaller(caller, method).app, id: id))
+        case .pendingCount:
+            let app = try requireCaller(caller, method).app
+            return .count(UInt32(clamping: try engineCall { _ throws(EngineError) in try engine().pendingCount(app: app) }))
+        case .pendingCountAllApps:
+            try requireUnsandboxed(try requireCaller(caller, method), for: "counting every app's schedules")
+            return .count(UInt32(clamping: try engineCall { _ throws(EngineError) in try engine().pendingCount(app: nil) }))
+        case .clockShow:
+            return .string(clock.json())
+        case .clockSet(let text):
+            try clock.set(text)
+            delivery.replyAfterDelivery(reply) { [clock] in .string(clock.json()) }
+            return nil
+        case .clockAdvance(let microseconds):
+            try clock.advance(microseconds: microseconds)
+            delivery.replyAfterDelivery(reply) { [clock] in .string(clock.json()) }
+            return nil
+        case .clockNext:
+            try clock.next()
+            delivery.replyAfterDelivery(reply) { [clock] in .string(clock.json()) }
+            return nil
+        case .clockZone(let name):
+            try clock.zone(name)
+            return .string(clock.json())
+        case .declareApp, .subscribe, .subscribeAllApps:
+            throw ServiceFailure(.usage, "\(call.name) is answered by the identity part, not the service")
+        case .push, .pushBatch, .track, .cancel, .cancelRun:
+            throw ServiceFailure(.usage, "\(call.name) goes through the group commit")
+        }
+    }
+
+    /// A call that acts on every app's schedules needs an unsandboxed caller.
+    func requireUnsandboxed(_ caller: Caller, for what: String) throws(ServiceFailure) {
+        if caller.sandboxed {
+            throw ServiceFailure(accessDenied: "the caller is the sandboxed app \(caller.app); a sandboxed app sees only "
+                                 + "its own schedules, so \(what) is not allowed")
+        }
+    }
+
+    /// Runs an engine operation at the clock's `now`, then settles (delivers anything now due and
+    /// re-arms the timer).
+    func engineCall<T>(_ body: (Instant) throws(EngineError) -> T) throws(ServiceFailure) -> T {
+        let result: T
+        do {
+            result = try body(clock.now)
+        } catch {
+            throw ServiceFailure(error)
+        }
+        delivery.settle()
+        return result
+    }
+
+    /// One push of `app` given as bytes (a decrypted UnifiedPush message): decoded, applied in the
+    /// app's namespace, durable; returns the outcome array as JSON. (The Push method goes through the
+    /// group commit instead.) Any waiting writes are committed first.
+    public func push(bytes: [UInt8], app: String) throws(ServiceFailure) -> String {
+        groupCommit.flush()
+        let decoded: Push
+        do {
+            decoded = try PushDecoder.decode(bytes, zones: engine().zones)
+        } catch {
+            throw ServiceFailure(.invalidPush, error.message)
+        }
+        let outcomes: [PushOutcome]
+        do {
+            outcomes = try engineCall { now throws(EngineError) in try engine().push(decoded, app: app, now: now) }
+            storage.succeeded()
+        } catch {
+            if error.name == .storage { storage.failed("UnifiedPush message", error, backOff: false) }
+            throw error
+        }
+        for outcome in outcomes {
+            if let ids = outcome.cancelled { announcer.announceCancelled(ids, reason: "push", app: app) }
+        }
+        return outcomesJSON(outcomes)
+    }
+}

@@ -1,0 +1,53 @@
+import SchedCalendar
+import ScheddBus
+import ScheddDesktop
+import Scheduler
+import ScheddService
+
+/// The desktop part: owns the wiring of the desktop notifier to the loop — what the person did with a
+/// notification (recorded and announced), snoozes, late delivery outcomes and a notification server
+/// that appears (handed to the delivery part).
+enum DesktopWiring {
+    static func attach(_ desktop: DesktopNotifier, loop: EventLoop, bus: BusConnection, engine: @escaping () -> Engine,
+                       clock: ServiceClock, delivery: Delivery, announcer: AnnouncingNotifier,
+                       subscriptions: SignalSubscriptions, logger: Logger) throws(CommandFailure) {
+        do {
+            try desktop.attach(to: loop)
+        } catch {
+            throw .failure("cannot attach the desktop notifier: \(error.description)")
+        }
+        desktop.onInteraction = { i in
+            do throws(EngineError) {
+                try engine().recordInteraction(app: i.app, id: i.id, event: i.event, reason: i.reason, ran: i.ran,
+                                               ok: i.ok, now: clock.now)
+            } catch {
+                logger.error("recording \(i.event.rawValue) failed: \(error.message)", id: i.id)
+            }
+            logger.info(i.event.rawValue + (i.reason.map { " (\($0))" } ?? "") + (i.ran.map { ", ran \($0)" } ?? "")
+                        + (i.ok.map { $0 ? ": ok" : ": failed" } ?? "") + " [\(i.app)]", id: i.id, run: runId(of: i.id))
+            switch i.event {
+            case .opened:
+                let action = i.reason.map { $0.hasPrefix("action:") ? String($0.dropFirst(7)) : $0 } ?? "default"
+                bus.emitSchedulerSignal("NotificationOpened", strings: [i.id, action, i.app], app: i.app, to: subscriptions,
+                                        log: { logger.warning($0) })
+            case .dismissed:
+                bus.emitSchedulerSignal("NotificationDismissed", strings: [i.id, i.app], app: i.app, to: subscriptions,
+                                        log: { logger.warning($0) })
+            default: break
+            }
+        }
+        desktop.onSnooze = { notification, seconds in
+            do throws(EngineError) {
+                try engine().snooze(notification, seconds: seconds, now: clock.now)
+                logger.info("snoozed for \(seconds) s [\(notification.app)]", id: notification.id, run: notification.runId)
+            } catch {
+                logger.error("recording snoozed failed: \(error.message)", id: notification.id)
+            }
+            delivery.settle()
+        }
+        desktop.onServerAppeared = { delivery.retryWhenServerAppeared() }
+        desktop.onDelivered = { notification in announcer.announceShown(notification) }
+        desktop.onDeliveryFailed = { notification, reason in delivery.deliveryFailedLater(notification, reason) }
+        desktop.onProblem = { line in logger.warning(line) }
+    }
+}

@@ -1,0 +1,50 @@
+import ScheddClientCore
+import ScheddBus
+import ScheddPush
+import ScheddService
+import Scheduler
+
+/// The UnifiedPush host part (docs/receiving-pushes.md): owns schedd's UnifiedPush connector — what a
+/// decrypted push becomes (a push of the app through the service), who a registering app is (the
+/// identity part), and where the connector logs.
+final class PushHost {
+    private(set) var connector: PushConnector?
+
+    /// Starts the connector on `bus`; registrations live in `store`.
+    func start(bus: BusConnection, loop: EventLoop, store: SQLiteScheduleStore, options: DaemonOptions,
+               clock: ServiceClock, service: Service, identity: Identity, logger: Logger) throws(BusError) {
+        let host = PushConnector.Host(
+            serviceName: SchedulerNames.service, objectPath: SchedulerNames.objectPath, preferredDistributor: options.pushDistributor,
+            now: { clock.now },
+            apply: { app, plaintext in Self.apply(service, app: app, plaintext: plaintext) },
+            log: { level, text in
+                switch level {
+                case .info: logger.info(text)
+                case .warning: logger.warning(text)
+                case .error: logger.error(text)
+                }
+            },
+            resolveApp: { call, declared throws(PushConnectorError) in try identity.pushCaller(of: call, declared: declared) },
+            refusal: { call in identity.refusal(of: call) },
+            admit: { call, handler in identity.admit(call, handler) },
+            subscribe: { sender, app in _ = identity.subscriptions.subscribe(sender, app: app) },
+            signalDestinations: { app in identity.subscriptions.destinations(of: app) })
+        let connector = PushConnector(bus: bus, loop: loop, store: store, host: host)
+        try connector.start()
+        self.connector = connector
+    }
+
+    /// A decrypted push: applied as a push of `app` (in its namespace, under its quota), durable when
+    /// this returns. Each failure kind to the connector's answer, explicitly.
+    private static func apply(_ service: Service, app: String, plaintext: [UInt8]) -> PushConnector.PushApplication {
+        do {
+            return .applied(try service.push(bytes: plaintext, app: app))
+        } catch {
+            switch error.name {
+            case .storage: return .failed(error.message)
+            case .quotaExceeded: return .overQuota(error.message)
+            case .invalidPush, .invalidArgument, .notFound, .notFakeClock, .usage, .accessDenied: return .rejected(error.message)
+            }
+        }
+    }
+}

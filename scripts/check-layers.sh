@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Fails when Package.swift and the code drift apart, or a layer reaches where it must not
+# (docs/architecture.md):
+#   1. each target's declared dependencies are exactly the modules its files import (Foundation,
+#      Glibc, XCTest and the other toolchain modules aside): no unused dependency, none missing (a test
+#      target may declare an executable it runs without importing it);
+#   2. only the shims import the C libraries' modules (CSQLite, CSystemd, CSchedBus, CCrypto,
+#      CLinuxProcess): SQLiteShim.swift, the ScheddBus shims, CryptoShim.swift, ScheddSystem;
+#   3. the pure layers (SchedCalendar, Scheduler) read no environment, have no global zone
+#      database, and import no Glibc/Foundation.
+# Run by scripts/test.sh; standalone: scripts/check-layers.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+swift package dump-package > "${TMPDIR:-/tmp}/schedd-package-$$.json"
+trap 'rm -f "${TMPDIR:-/tmp}/schedd-package-$$.json"' EXIT
+python3 - "${TMPDIR:-/tmp}/schedd-package-$$.json" <<'PY'
+import json, os, re, sys
+package = json.load(open(sys.argv[1]))
+toolchain = {"Foundation", "FoundationEssentials", "Glibc", "Darwin", "XCTest", "Testing", "Synchronization",
+             "Dispatch", "_Concurrency"}
+names = {t["name"] for t in package["targets"]}
+problems = []
+for target in package["targets"]:
+    if target["type"] == "system":
+        continue
+    path = target.get("path") or ("Sources/" + target["name"])
+    if not any(f.endswith(".swift") for _, _, fs in os.walk(path) for f in fs):
+        continue  # a C target (CSchedBus): its dependencies are headers
+    declared = set()
+    for dependency in target["dependencies"]:
+        declared.add(list(dependency.values())[0][0])
+    imported = {}
+    for root, _, files in os.walk(path):
+        for file in files:
+            if not file.endswith(".swift"):
+                continue
+            full = os.path.join(root, file)
+            for line in open(full, encoding="utf-8"):
+                m = re.match(r"\s*(?:@testable\s+|@_exported\s+)?import\s+(?:(?:struct|enum|class|func)\s+)?([A-Za-z_][A-Za-z0-9_]*)", line)
+                if m:
+                    imported.setdefault(m.group(1), full)
+    used = {m for m in imported if m in names}
+    for module in sorted(used - declared):
+        problems.append(f"{target['name']}: imports {module} ({imported[module]}) but does not declare it")
+    executables = {t["name"] for t in package["targets"] if t["type"] == "executable"}
+    for module in sorted(declared - used - (executables if target["type"] == "test" else set())):
+        problems.append(f"{target['name']}: declares {module} but no file imports it")
+    for module in sorted(m for m in set(imported) - names - toolchain if m[0].isupper()):
+        problems.append(f"{target['name']}: imports {module} ({imported[module]}), which is no target of this package")
+shims = {
+    "CSQLite": ["Sources/Scheduler/SQLiteShim.swift", "Benchmarks/"],
+    "CSystemd": ["Sources/ScheddBus/SDBusShim", "Sources/ScheddBus/SDEventShim", "Sources/schedd/Daemon/SystemdShim.swift",
+                 "Sources/schedd/Bus/SchedulerBus.swift"],
+    "CSchedBus": ["Sources/ScheddBus/SDBusShim", "Sources/schedd/Bus/SchedulerBus.swift",
+                  "Sources/ScheddPush/PushConnector.swift"],
+    "CCrypto": ["Sources/ScheddCrypto/CryptoShim.swift"],
+    "CLinuxProcess": ["Sources/ScheddSystem/"],
+}
+for root in ["Sources", "Benchmarks", "Tests"]:
+    for directory, _, files in os.walk(root):
+        for file in files:
+            if not file.endswith(".swift"):
+                continue
+            full = os.path.join(directory, file)
+            for line in open(full, encoding="utf-8"):
+                m = re.match(r"\s*import\s+(C[A-Za-z]+)\b", line)
+                if m and m.group(1) in shims and not any(full.startswith(p) for p in shims[m.group(1)]):
+                    problems.append(f"{full}: imports {m.group(1)} outside its shim")
+for pure in ["Sources/Calendar", "Sources/Scheduler"]:
+    for directory, _, files in os.walk(pure):
+        for file in files:
+            full = os.path.join(directory, file)
+            for number, line in enumerate(open(full, encoding="utf-8"), 1):
+                if re.search(r"ZoneDatabase\.shared|getenv|^\s*import\s+(Glibc|Foundation|Darwin)\b", line):
+                    problems.append(f"{full}:{number}: the pure layers read no environment: {line.strip()}")
+if problems:
+    print("\n".join(problems))
+    sys.exit(1)
+print("layers: every target imports exactly what it declares; C modules only in their shims")
+PY
