@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "ScheddClientCore", dependencies: ["ScheddBus", "ScheddProtocol"], path: "Sources/ScheddClientCore"),
         // The D-Bus names and error names of org.schedd.Scheduler1, shared by the daemon and the clients.
         .target(name: "ScheddProtocol", path: "Sources/ScheddProtocol"),
-        .target(name: "ScheddClient", dependencies: ["ScheddBus", "ScheddClientCore"], path: "Sources/ScheddClient"),
+        .target(name: "ScheddClient", dependencies: ["ScheddBus", "ScheddClientCore", "ScheddSystem"], path: "Sources/ScheddClient"),
         .target(name: "ScheddTestKit", dependencies: ["ScheddClient"], path: "Sources/ScheddTestKit"),
         .executableTarget(name: "schedd", dependencies: ["SchedCalendar", "Scheduler", "CSystemd", "CSchedBus",
                                                         "ScheddBus", "ScheddDesktop", "ScheddPush", "ScheddApps",
