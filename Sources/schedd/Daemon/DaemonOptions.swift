@@ -3,6 +3,7 @@ import Glibc
 import SchedCalendar
 import Scheduler
 import ScheddService
+import ScheddSystem
 
 /// `schedd run` options, checked before anything starts.
 struct DaemonOptions {
@@ -95,8 +96,8 @@ func makeDirectories(_ path: String) throws(CommandFailure) {
     var current = path.hasPrefix("/") ? "" : "."
     for component in path.split(separator: "/") {
         current += "/" + component
-        if mkdir(current, 0o700) != 0 && errno != EEXIST {
-            throw .failure("cannot create directory '\(current)': \(String(cString: strerror(errno)))")
+        do { try FileSystem.makeDirectory(current, permissions: 0o700) } catch {
+            if error != .fileExists { throw .failure("cannot create directory '\(current)': \(error)") }
         }
     }
 }
