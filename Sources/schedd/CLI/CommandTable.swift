@@ -96,7 +96,7 @@ let commandTable: [CommandSpec] = [
     ], details: [
         "The daemon owns \(SchedulerNames.service) on the bus and serves \(SchedulerNames.interface) at \(SchedulerNames.objectPath).",
         "With --allow-group (or --bus system) it checks every caller's credentials and refuses others with",
-        "org.freedesktop.DBus.Error.AccessDenied.",
+        "\(SchedulerNames.accessDenied).",
     ]),
     CommandSpec(name: "add", arguments: "TITLE (--at WHEN | --in SPAN | --calendar SPEC)",
                 summary: "Schedule a notification from the command line", positionalCount: 1...1, options: [

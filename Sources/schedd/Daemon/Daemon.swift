@@ -41,6 +41,8 @@ final class Daemon {
     let groupCommit: GroupCommit
     let service: Service
     let identity: Identity
+    /// Which connections receive which app's signals (`Subscribe`; SignalSubscriptions.swift).
+    let subscriptions = SignalSubscriptions()
     let busService: BusService
     let watches: ChangeWatches
     let pushHost = PushHost()
@@ -60,13 +62,13 @@ final class Daemon {
         if let slash = options.databasePath.lastIndex(of: "/"), slash != options.databasePath.startIndex {
             try makeDirectories(String(options.databasePath[..<slash]))
         }
-        let connection = bus, logger = logger
+        let connection = bus, logger = logger, subscribers = subscriptions
         let choice = try makeNotifier(options.notifier, notifyBus: options.notifyBus, waitForBus: options.bus == .system)
         desktop = choice.desktop
         notifierChoice = choice.why
         announcer = AnnouncingNotifier(choice.notifier, logger: logger) { shown in
-            connection.emitSchedulerSignal("NotificationShown",
-                                           strings: [shown.id, JSONValue(shown: shown).serialized(), shown.app])
+            connection.emitSchedulerSignal("NotificationShown", strings: [shown.id, JSONValue(shown: shown).serialized(), shown.app],
+                                           app: shown.app, to: subscribers, log: { logger.warning($0) })
         }
         do {
             store = try SQLiteScheduleStore(path: options.databasePath)
@@ -94,11 +96,11 @@ final class Daemon {
         })
         delivery = Delivery(engine: engine, clock: clock, storage: storage, log: logger)
         clock.delivery = delivery
-        let announcements = Announcements(bus: bus, logger: logger)
+        let announcements = Announcements(bus: bus, logger: logger, subscriptions: subscriptions)
         groupCommit = GroupCommit(engine: engine, clock: clock, storage: storage, announcer: announcements, log: logger)
         service = Service(engine: engine, clock: clock, delivery: delivery, groupCommit: groupCommit, storage: storage,
                           announcer: announcements)
-        identity = Identity(bus: bus, logger: logger, callerPolicy: policy)
+        identity = Identity(bus: bus, logger: logger, callerPolicy: policy, subscriptions: subscriptions)
         busService = BusService(service: service, identity: identity, logger: logger)
         watches = ChangeWatches(engine: engine, clock: clock, delivery: delivery, storage: storage, logger: logger)
     }
@@ -166,7 +168,7 @@ final class Daemon {
         }
         if let desktop {
             try DesktopWiring.attach(desktop, loop: loop, bus: bus, engine: { [unowned self] in engine }, clock: clock,
-                                     delivery: delivery, announcer: announcer, logger: logger)
+                                     delivery: delivery, announcer: announcer, subscriptions: subscriptions, logger: logger)
         }
         delivery.settle()
     }
