@@ -10,15 +10,19 @@ func runTrackCommand(_ args: ParsedArguments) throws(CommandFailure) {
         throw .rejected("--data: \(failure.message)")
     }
     let client = try SchedulerClient(args)
-    let ids = try naming("track") { () throws(CommandFailure) in
+    let (count, ids, more) = try naming("track") { () throws(CommandFailure) in
         try client.call("Track", { m throws(BusError) in try m.append(event); try m.append(data) },
-                        read: { m throws(BusError) in try m.readStrings() })
+                        read: { m throws(BusError) in (try m.readUInt32(), try m.readStrings(), try m.readBool()) })
     }
+    // The daemon lists at most one reply's worth of ids; `more` counts those left out.
+    let unlisted = more ? Int(count) - ids.count : 0
     if args.json {
-        Console.out(JSONValue.object([JSONMember("event", .string(event)),
-                                      JSONMember("cancelled", .array(ids.map(JSONValue.string)))]).serialized())
+        var members = [JSONMember("event", .string(event)), JSONMember("cancelled", .array(ids.map(JSONValue.string)))]
+        if unlisted > 0 { members.append(JSONMember("more", .number(String(unlisted)))) }
+        Console.out(JSONValue.object(members).serialized())
     } else {
-        Console.out(ids.isEmpty ? "\(event): nothing cancelled" : "\(event): cancelled \(ids.joined(separator: ", "))")
+        Console.out(ids.isEmpty ? "\(event): nothing cancelled"
+                    : "\(event): cancelled \(ids.joined(separator: ", "))" + (unlisted > 0 ? " and \(unlisted) more" : ""))
     }
 }
 
@@ -44,7 +48,8 @@ func runCancelCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let value = try SchedulerClient.json(text, member)
     let cancelled = value[member: "cancelled"]?.arrayValue?.compactMap(\.stringValue) ?? []
     let closed = value[member: "closed"]?.arrayValue?.compactMap(\.stringValue) ?? []
-    var line = cancelled.isEmpty ? "Nothing cancelled." : "Cancelled \(cancelled.joined(separator: ", "))."
+    let more = value[member: "more"]?.numberText.map { " and \($0) more" } ?? ""
+    var line = cancelled.isEmpty ? "Nothing cancelled." : "Cancelled \(cancelled.joined(separator: ", "))\(more)."
     if !closed.isEmpty { line += " Closed \(closed.joined(separator: ", ")) (was on screen)." }
     Console.out(line)
 }
