@@ -48,12 +48,17 @@ let package = Package(
                 path: "Sources/ScheddDesktop"),
         // The service's calls without the bus: typed method arguments, their checks, reply bounds. Pure,
         // so the dispatch fuzz harness (Tests/Fuzz/FuzzDispatch.swift) links it without sd-bus.
-        .target(name: "ScheddService", dependencies: ["SchedCalendar", "Scheduler"], path: "Sources/ScheddService"),
-        .target(name: "ScheddClient", dependencies: ["ScheddBus"], path: "Sources/ScheddClient"),
+        .target(name: "ScheddService", dependencies: ["SchedCalendar", "Scheduler", "ScheddProtocol"], path: "Sources/ScheddService"),
+        // The Foundation-free base of ScheddClient: bus names, error names and ScheddError, the pagers and
+        // the blocking client the CLI is built on (Foundation would cost the CLI ~14 ms a process).
+        .target(name: "ScheddClientCore", dependencies: ["ScheddBus", "ScheddProtocol"], path: "Sources/ScheddClientCore"),
+        // The D-Bus names and error names of org.schedd.Scheduler1, shared by the daemon and the clients.
+        .target(name: "ScheddProtocol", path: "Sources/ScheddProtocol"),
+        .target(name: "ScheddClient", dependencies: ["ScheddBus", "ScheddClientCore"], path: "Sources/ScheddClient"),
         .target(name: "ScheddTestKit", dependencies: ["ScheddClient"], path: "Sources/ScheddTestKit"),
         .executableTarget(name: "schedd", dependencies: ["SchedCalendar", "Scheduler", "CSystemd", "CSchedBus",
                                                         "ScheddBus", "ScheddDesktop", "ScheddPush", "ScheddApps",
-                                                        "ScheddService", "ScheddSystem"],
+                                                        "ScheddService", "ScheddSystem", "ScheddClientCore"],
                           path: "Sources/schedd"),
         .executableTarget(name: "schedd-bench", dependencies: ["SchedCalendar", "Scheduler", "CSQLite", "SeededRandomness"],
                           path: "Benchmarks/schedd-bench"),
@@ -71,7 +76,8 @@ let package = Package(
         .testTarget(name: "ScheddKitTests", dependencies: ["ScheddClient", "ScheddTestKit", "schedd"],
                     path: "Tests/ScheddKitTests"),
         .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler", "ScheddBus", "ScheddDesktop",
-                                                    "ScheddService", "ScheddApps", "SeededRandomness", "TestPrerequisites"],
+                                                    "ScheddService", "ScheddApps", "ScheddClientCore", "SeededRandomness",
+                                                    "TestPrerequisites"],
                     path: "Tests/ScheddTests"),
     ],
     swiftLanguageModes: [.v6]

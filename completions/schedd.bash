@@ -30,6 +30,9 @@ _schedd() {
         add:--urgency) COMPREPLY=($(compgen -W 'low normal critical' -- "$cur")); return 0 ;;
         add:--grace) return 0 ;;
         add:--action) return 0 ;;
+        add:--snooze) return 0 ;;
+        add:--icon) return 0 ;;
+        add:--deep-link) return 0 ;;
         add:--until) return 0 ;;
         add:--tz) return 0 ;;
         push:--bus) COMPREPLY=($(compgen -W 'session system' -- "$cur")); return 0 ;;
@@ -61,12 +64,12 @@ _schedd() {
     if [[ "$cur" == -* ]]; then
         case "$cmd" in
             run) COMPREPLY=($(compgen -W '--bus --db --notifier --notify-bus --fake-clock --tz --allow-group --history-days --history-max --push-distributor --max-pending-per-app --json --help' -- "$cur")) ;;
-            add) COMPREPLY=($(compgen -W '--bus --app --at --in --calendar --body --id --cancel-on --urgency --grace --action --until --tz --json --help' -- "$cur")) ;;
+            add) COMPREPLY=($(compgen -W '--bus --app --at --in --calendar --body --id --replace --cancel-on --urgency --grace --action --snooze --icon --deep-link --until --tz --json --help' -- "$cur")) ;;
             push) COMPREPLY=($(compgen -W '--bus --app --json --help' -- "$cur")) ;;
             track) COMPREPLY=($(compgen -W '--bus --app --data --json --help' -- "$cur")) ;;
             cancel) COMPREPLY=($(compgen -W '--bus --app --run --json --help' -- "$cur")) ;;
             list) COMPREPLY=($(compgen -W '--bus --app --all-apps --limit --offset --json --help' -- "$cur")) ;;
-            history) COMPREPLY=($(compgen -W '--bus --app --limit --json --help' -- "$cur")) ;;
+            history) COMPREPLY=($(compgen -W '--bus --app --all-apps --limit --json --help' -- "$cur")) ;;
             clock) COMPREPLY=($(compgen -W '--bus --app --json --help' -- "$cur")) ;;
             calendar) COMPREPLY=($(compgen -W '--tz --base-time --iterations --json --help' -- "$cur")) ;;
             resolve) COMPREPLY=($(compgen -W '--tz --json --help' -- "$cur")) ;;
@@ -83,6 +86,10 @@ _schedd() {
             local i n=0
             for ((i = 2; i < COMP_CWORD; i++)); do [[ "${COMP_WORDS[i]}" == -* ]] || n=$((n + 1)); done
             [ "$n" -eq 0 ] && COMPREPLY=($(compgen -W 'show set advance next zone' -- "$cur")) ;;
+        completion)
+            local i n=0
+            for ((i = 2; i < COMP_CWORD; i++)); do [[ "${COMP_WORDS[i]}" == -* ]] || n=$((n + 1)); done
+            [ "$n" -eq 0 ] && COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")) ;;
         push) COMPREPLY=($(compgen -f -- "$cur")) ;;
         help) COMPREPLY=($(compgen -W 'run add push track cancel list history clock calendar resolve timespan timestamp testbed completion help' -- "$cur")) ;;
     esac

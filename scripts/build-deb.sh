@@ -9,8 +9,10 @@
 #   /usr/lib/systemd/system/schedd-system.service     system service (kiosks), runs as user schedd
 #   /usr/share/dbus-1/services/org.schedd.Scheduler1.service   session-bus activation
 #   /usr/share/dbus-1/system.d/org.schedd.Scheduler1.conf      system-bus policy
+#   /usr/share/dbus-1/interfaces/org.schedd.{Scheduler1,UnifiedPush1}.xml   D-Bus interface descriptions
 #   /usr/share/man/manN/*.N.gz, shell completions     when the repository has them (man/, completions/)
-#   /usr/share/doc/schedd/{copyright,changelog.gz}
+#   /usr/share/doc/schedd/{copyright,changelog.gz}   copyright: Apache-2.0, Debian's machine-readable format
+#   /usr/share/doc/schedd/*.md, *.png                  the documentation the units' Documentation= names
 # The postinst creates the system group `schedd` (whose members may call the system daemon) and the
 # system user `schedd` that schedd-system.service runs as; removing the package leaves both (Debian
 # policy: accounts may own files elsewhere).
@@ -27,7 +29,7 @@ for arg in "$@"; do
     OUTDIR=*) OUTDIR="${arg#OUTDIR=}" ;;
     BINARY=*) BINARY="${arg#BINARY=}" ;;
     VERSION=*) VERSION="${arg#VERSION=}" ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "build-deb.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -57,13 +59,28 @@ install -d -m 0755 "$doc"
 cat > "$doc/copyright" <<'EOF'
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: schedd
-Comment: Built from the schedd repository by scripts/build-deb.sh. The project has not chosen a
- license yet; until it does, no license beyond what the authors grant is implied.
+Comment: Built from the schedd repository by scripts/build-deb.sh; the licence is the
+ repository's LICENSE file.
 
 Files: *
 Copyright: 2026 the schedd authors
-License: none-chosen
- The schedd authors have not yet chosen a license for this work.
+License: Apache-2.0
+
+License: Apache-2.0
+ Licensed under the Apache License, Version 2.0 (the "License");
+ you may not use this file except in compliance with the License.
+ You may obtain a copy of the License at
+ .
+     http://www.apache.org/licenses/LICENSE-2.0
+ .
+ Unless required by applicable law or agreed to in writing, software
+ distributed under the License is distributed on an "AS IS" BASIS,
+ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ See the License for the specific language governing permissions and
+ limitations under the License.
+ .
+ On Debian systems, the full text of the Apache License, Version 2.0
+ can be found in the file '/usr/share/common-licenses/Apache-2.0'.
 EOF
 date_rfc2822=$(date -R -u -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")
 cat > "$work/changelog" <<EOF

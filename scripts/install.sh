@@ -20,6 +20,8 @@
 #   $PREFIX/share/bash-completion/completions/schedd             bash completion
 #   $PREFIX/share/zsh/site-functions/_schedd                     zsh completion
 #   $PREFIX/share/fish/vendor_completions.d/schedd.fish          fish completion
+#   $PREFIX/share/doc/schedd/*.md, *.png, README.md              the documentation (the units' Documentation=)
+#   $PREFIX/share/dbus-1/interfaces/org.schedd.*.xml             D-Bus interface descriptions (gdbus-codegen…)
 # Afterwards: `systemctl daemon-reload; systemctl --user daemon-reload` (see docs/units.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,7 +42,7 @@ for arg in "$@"; do
     SYSTEM_GROUP=*) SYSTEM_GROUP="${arg#SYSTEM_GROUP=}" ;;
     --create-user) create_user=yes ;;
     --no-build) build=no ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -62,10 +64,11 @@ fi
 
 if [ "$PREFIX" = /usr ]; then policydir="$PREFIX/share/dbus-1/system.d"; else policydir=/etc/dbus-1/system.d; fi
 bindir="$PREFIX/bin"
+docdir="$PREFIX/share/doc/schedd"
 
 # Units name /usr/local/bin/schedd and User=schedd; rewrite both for this installation.
 render() {
-  sed -e "s#/usr/local/bin/schedd#$bindir/schedd#g" \
+  sed -e "s#/usr/local/bin/schedd#$bindir/schedd#g" -e "s#file:///usr/local/share/doc/schedd/#file://$docdir/#g" \
       -e "s#^User=schedd\$#User=$SYSTEM_USER#" -e "s#^Group=schedd\$#Group=$SYSTEM_GROUP#" \
       -e "s#<policy user=\"schedd\">#<policy user=\"$SYSTEM_USER\">#" \
       -e "s#<policy group=\"schedd\">#<policy group=\"$SYSTEM_GROUP\">#" "$1"
@@ -99,6 +102,11 @@ copy man/schedd-push.5 "$PREFIX/share/man/man5/schedd-push.5"
 copy completions/schedd.bash "$PREFIX/share/bash-completion/completions/schedd"
 copy completions/_schedd "$PREFIX/share/zsh/site-functions/_schedd"
 copy completions/schedd.fish "$PREFIX/share/fish/vendor_completions.d/schedd.fish"
+# The documentation the units' Documentation= names (file://$PREFIX/share/doc/schedd/units.md).
+copy README.md "$docdir/README.md"
+for page in docs/*.md docs/*.png; do copy "$page" "$docdir/$(basename "$page")"; done
+# Interface descriptions for client generators (docs/dbus-interfaces.md), where gdbus-codegen's users look.
+for xml in interfaces/*.xml; do copy "$xml" "$PREFIX/share/dbus-1/interfaces/$(basename "$xml")"; done
 
 if [ "$create_user" = yes ]; then
   if [ -n "$DESTDIR" ]; then echo "install.sh: --create-user ignored with DESTDIR (a package creates it)" >&2; exit 0; fi

@@ -5,7 +5,8 @@
 /// larger field is incremented and the search restarts from the top. After every change the wall time
 /// is normalized through the clock, so a wall time in a DST gap moves out of it (and lower fields
 /// restart from zero) and a folded wall time is read once, at the offset glibc's `mktime` picks.
-/// Years past 2199 (`MAX_YEAR`) end the search: that bounds impossible dates such as `*-02-31`.
+/// Years past 2199 (`MAX_YEAR`) end the search: that bounds impossible dates such as `*-02-31`. Any base
+/// is taken (the ends of `Int64` included): the search runs inside `Instant.supportedRange` (`search`).
 enum ElapseSearch {
     /// systemd's `MAX_CALENDAR_ITERATIONS`: a safety valve against searches that cycle.
     static let maxIterations = 1000
@@ -37,10 +38,15 @@ enum ElapseSearch {
     enum Outcome { case found(Instant), never, cycled }
 
     static func search(_ f: CalendarFields, after instant: Instant, clock: inout WallClock, guess: Int?) -> Outcome {
-        let start = instant.microseconds + 1
+        // The search works inside `Instant.supportedRange`, so the wall-clock arithmetic below (offsets,
+        // seconds × 10⁶) cannot overflow whatever the base: from its end on nothing elapses (systemd stops
+        // at 2199; `@9223372036854.775807` once trapped in `microseconds + 1`), and a base before its
+        // start is searched from there (every elapse found is still after the base).
+        guard instant < Instant.supportedRange.upperBound else { return .never }
+        let start = max(instant, Instant.supportedRange.lowerBound.adding(microseconds: -1)).microseconds + 1
         let startSecond = floorDiv(start, Int64(usecPerSecond))
         var c = clock.breakDown(startSecond)
-        var usec = Int(start - startSecond * Int64(usecPerSecond))
+        var usec = Int(floorMod(start, Int64(usecPerSecond)))
         clock.guess = guess ?? clock.utcOffset(at: startSecond)
         let startTime = c, startUsec = usec
         // Once a candidate lands at or before the start (mktime moved it back, as around negative DST),

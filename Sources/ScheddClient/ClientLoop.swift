@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import ScheddBus
+import ScheddClientCore
 import Synchronization
 
 /// The thread that owns a client's bus connection: an sd-event loop (ScheddBus's `EventLoop`) with

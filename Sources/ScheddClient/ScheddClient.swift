@@ -1,5 +1,6 @@
 import Foundation
 import ScheddBus
+import ScheddClientCore
 
 /// A client of schedd's D-Bus API (org.schedd.Scheduler1) for apps: typed pushes, async calls,
 /// typed errors mirroring the D-Bus errors, and the daemon's signals as an `AsyncSequence`.

@@ -1,5 +1,6 @@
 import Foundation
 import ScheddBus
+import ScheddClientCore
 
 // The methods of org.schedd.Scheduler1 (README, "D-Bus API"), typed.
 extension ScheddClient {
@@ -34,7 +35,7 @@ extension ScheddClient {
                 return .success(outcomes)
             }
             let message = (try? JSONDecoder().decode([String: String].self, from: Data(answer.utf8)))?["error"] ?? answer
-            return .failure(ScheddError(.invalidPush, message, dbusName: ScheddError.prefix + "InvalidPush"))
+            return .failure(ScheddError(.invalidPush, message, dbusName: SchedulerErrorName.invalidPush.rawValue))
         }
     }
 
@@ -66,14 +67,14 @@ extension ScheddClient {
     /// Every pending schedule, soonest first (then in the order they were stored), page by page.
     public func pending() async throws(ScheddError) -> [PendingSchedule] {
         var result: [PendingSchedule] = []
-        var after = ""
-        repeat {
-            let cursor = after
-            let (text, next) = try await call("ListPage", { m throws(BusError) in try m.append(cursor); try m.append(UInt32(1000)) },
+        var pager = PendingPager()
+        while let (after, want) = pager.next {
+            let (text, next) = try await call("ListPage", { m throws(BusError) in try m.append(after); try m.append(want) },
                                               read: { m throws(BusError) in (try m.readString(), try m.readString()) })
-            result += try decode([PendingSchedule].self, text, "ListPage")
-            after = next
-        } while !after.isEmpty
+            let page = try decode([PendingSchedule].self, text, "ListPage")
+            result += page
+            pager.received(rows: page.count, next: next)
+        }
         return result
     }
 
@@ -86,18 +87,13 @@ extension ScheddClient {
     /// History, oldest first: all of it, or the newest `limit` records; page by page.
     public func history(limit: Int? = nil) async throws(ScheddError) -> [HistoryRecord] {
         var pages: [[HistoryRecord]] = []
-        var before: UInt64 = 0
-        var count = 0
-        while limit.map({ count < $0 }) ?? true {
-            let want = UInt32(min(1000, (limit ?? Int.max) - count))
-            let cursor = before
-            let (text, next) = try await call("HistoryPage", { m throws(BusError) in try m.append(cursor); try m.append(want) },
+        var pager = HistoryPager(limit: limit)
+        while let (before, want) = pager.next {
+            let (text, next) = try await call("HistoryPage", { m throws(BusError) in try m.append(before); try m.append(want) },
                                               read: { m throws(BusError) in (try m.readString(), try m.readUInt64()) })
             let page = try decode([HistoryRecord].self, text, "HistoryPage")
             pages.append(page)
-            count += page.count
-            before = next
-            if next == 0 || page.isEmpty { break }
+            pager.received(rows: page.count, next: next)
         }
         let records = pages.reversed().flatMap { $0 }
         return limit.map { Array(records.suffix($0)) } ?? records

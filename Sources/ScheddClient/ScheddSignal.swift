@@ -1,4 +1,5 @@
 import ScheddBus
+import ScheddClientCore
 
 /// A signal of org.schedd.Scheduler1, as typed values.
 public enum ScheddSignal: Sendable, Equatable {

@@ -35,6 +35,16 @@ public enum SchedulerCall: Sendable, Equatable {
     case pendingCount
     /// `PendingCountAllApps() → u`: how many schedules of every app are pending (unsandboxed callers only).
     case pendingCountAllApps
+    /// `HistoryAllAppsPage`: `HistoryPage` over every app's records (unsandboxed callers only).
+    case historyAllAppsPage(before: UInt64, limit: UInt32)
+    /// `Tombstone(s id) → s`: the tombstone that blocks a push with `id`, as JSON (`schedd add`).
+    case tombstone(id: String)
+    /// `Unblock(s id) → s`: lifts `id`'s own tombstone and forgets its earlier pushes (`add --replace`).
+    case unblock(id: String)
+    /// `Snoozed(u limit) → s`: the caller's app's snoozed notifications (`schedd list`).
+    case snoozed(limit: UInt32)
+    /// `SnoozedAllApps(u limit) → s`: every app's (unsandboxed callers only).
+    case snoozedAllApps(limit: UInt32)
 
     /// Reads the arguments of `member` from `arguments`; throws for an unknown member, arguments that
     /// do not match its signature, or an argument over its cap (`CallCaps`, checked while reading, so
@@ -79,6 +89,13 @@ public enum SchedulerCall: Sendable, Equatable {
         case "DeclareApp": self = .declareApp(try a.readString("DeclareApp: app", maxBytes: s))
         case "PendingCount": self = .pendingCount
         case "PendingCountAllApps": self = .pendingCountAllApps
+        case "HistoryAllAppsPage":
+            let before = try a.readUInt64(), limit = try a.readUInt32()
+            self = .historyAllAppsPage(before: before, limit: limit)
+        case "Tombstone": self = .tombstone(id: try a.readString("Tombstone: id", maxBytes: s))
+        case "Unblock": self = .unblock(id: try a.readString("Unblock: id", maxBytes: s))
+        case "Snoozed": self = .snoozed(limit: try a.readUInt32())
+        case "SnoozedAllApps": self = .snoozedAllApps(limit: try a.readUInt32())
         default: throw CallArgumentError("unknown method \(member)")
         }
         guard a.isAtEnd else { throw CallArgumentError("\(member): more arguments than its signature has") }
@@ -116,6 +133,11 @@ public enum SchedulerCall: Sendable, Equatable {
         case .declareApp: "DeclareApp"
         case .pendingCount: "PendingCount"
         case .pendingCountAllApps: "PendingCountAllApps"
+        case .historyAllAppsPage: "HistoryAllAppsPage"
+        case .tombstone: "Tombstone"
+        case .unblock: "Unblock"
+        case .snoozed: "Snoozed"
+        case .snoozedAllApps: "SnoozedAllApps"
         }
     }
 

@@ -46,6 +46,11 @@ public struct SchedulerMethod: Sendable, Equatable {
         SchedulerMethod("ListAllAppsPage", "su", "ss"),
         SchedulerMethod("PendingCount", "", "u"),
         SchedulerMethod("PendingCountAllApps", "", "u"),
+        SchedulerMethod("HistoryAllAppsPage", "tu", "st"),
+        SchedulerMethod("Tombstone", "s", "s"),
+        SchedulerMethod("Unblock", "s", "s", writes: true),
+        SchedulerMethod("Snoozed", "u", "s"),
+        SchedulerMethod("SnoozedAllApps", "u", "s"),
     ]
 
     /// The table by name.

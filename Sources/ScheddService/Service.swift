@@ -160,6 +160,19 @@ public final class Service {
         case .historyPage(let before, let limit):
             let page = try historyPage(app: try requireCaller(caller, method).app, before: before, limit: limit)
             return .historyPage(records: page.records, next: page.next)
+        case .historyAllAppsPage(let before, let limit):
+            try requireUnsandboxed(try requireCaller(caller, method), for: "reading every app's history")
+            let page = try historyPage(app: nil, before: before, limit: limit)
+            return .historyPage(records: page.records, next: page.next)
+        case .snoozed(let limit):
+            return .string(try snoozedJSON(app: try requireCaller(caller, method).app, limit: limit))
+        case .snoozedAllApps(let limit):
+            try requireUnsandboxed(try requireCaller(caller, method), for: "listing every app's snoozed notifications")
+            return .string(try snoozedJSON(app: nil, limit: limit))
+        case .tombstone(let id):
+            return .string(try tombstoneJSON(app: try requireCaller(caller, method).app, id: id))
+        case .unblock(let id):
+            return .string(try unblockJSON(app: try requireCaller(caller, method).app, id: id))
         case .pendingCount:
             let app = try requireCaller(caller, method).app
             return .count(UInt32(clamping: try engineCall { _ throws(EngineError) in try engine().pendingCount(app: app) }))

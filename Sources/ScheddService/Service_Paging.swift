@@ -31,7 +31,7 @@ extension Service {
     /// `ListPage`) older than sequence number `before` (0 = the newest), printed oldest first; `next` is
     /// the `before` of the page of older records, 0 when there are none. One seek on the sequence.
     /// Of `app`.
-    func historyPage(app: String, before: UInt64, limit: UInt32) throws(ServiceFailure) -> (records: String, next: UInt64) {
+    func historyPage(app: String?, before: UInt64, limit: UInt32) throws(ServiceFailure) -> (records: String, next: UInt64) {
         let rows = Self.pageRows(limit)
         let bound: Int64? = before == 0 ? nil : Int64(clamping: before)
         let found = try engineCall { _ throws(EngineError) in try engine().historyPage(app: app, before: bound, limit: rows + 1) }

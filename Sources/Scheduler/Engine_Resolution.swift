@@ -109,6 +109,12 @@ extension Engine {
             next = try nextElapse(s, after: now, first: true)
         } else {
             next = try oneShotDue(s)
+            // A wall time of the years 1–9999 may resolve outside them (9999-12-31T23:59 west of UTC):
+            // refused naming the range (CONTRACT §9), as a fixed instant out of range is by the decoder.
+            if s.kind == .floatingAt, let next, !next.isSupported, let wall = s.wall {
+                throw EngineError(.invalidArgument, "bk.local.at: \(wall.iso8601(withOffset: nil)) in \(try evaluationZone(s).name) is "
+                                  + "\(next.rfc3339), outside the supported range \(Instant.supportedRangeDescription)")
+            }
         }
         if let next { s.next = next }
         return (s, next)

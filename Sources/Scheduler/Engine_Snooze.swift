@@ -40,6 +40,9 @@ extension Engine {
             try store.transaction { () throws(StoreError) in
                 for item in try store.snoozed(dueBy: now) {
                     var n = item.notification
+                    // The re-show is due when the snooze ends: its log line, notifier line and signal say
+                    // so, as its history record does.
+                    n.due = item.until
                     n.at = now
                     n.lateSeconds = Self.seconds(from: item.until, to: now)
                     let shown = Self.isWithinGrace(due: item.until, at: now, graceSeconds: defaultGraceSeconds)
@@ -58,5 +61,14 @@ extension Engine {
     /// Re-reads the earliest snoozed `until` (O(log n)); nil when none or unreadable.
     func refreshSnoozeDue() {
         snoozeDue = (try? store.nextSnoozedUntil()) ?? nil
+    }
+}
+
+extension Engine {
+    /// The snoozed notifications of `app` (nil: of every app), soonest back first, at most `limit`:
+    /// what `schedd list` shows beside the pending schedules. O(snoozed).
+    public func snoozedList(app: String?, limit: Int) throws(EngineError) -> [SnoozedNotification] {
+        let all = try storage { () throws(StoreError) in try store.snoozed(dueBy: Instant(microseconds: Int64.max)) }
+        return Array(all.lazy.filter { app == nil || $0.notification.app == app }.prefix(max(0, limit)))
     }
 }

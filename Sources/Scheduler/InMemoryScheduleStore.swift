@@ -189,6 +189,24 @@ public final class InMemoryScheduleStore: ScheduleStore {
         return state.tombstones[kind]?[Self.qualified(app, name)] != nil
     }
 
+    public func tombstoneCreated(app: String, _ kind: TombstoneKind, _ name: String) throws(StoreError) -> Instant? {
+        try checkOpen()
+        return state.tombstones[kind]?[Self.qualified(app, name)]
+    }
+
+    public func forgetID(app: String, id: String) throws(StoreError) {
+        try checkOpen()
+        let key = Self.qualified(app, id)
+        state.tombstones[.id]?[key] = nil
+        state.applied[key] = nil
+        state.finished[key] = nil
+    }
+
+    public func lastCancel(app: String, id: String) throws(StoreError) -> HistoryRecord? {
+        try checkOpen()
+        return state.history.last { $0.record.app == app && $0.record.id == id && $0.record.event == .cancelled }?.record
+    }
+
     @discardableResult
     public func purgeTombstones(createdBefore cutoff: Instant) throws(StoreError) -> Int {
         try checkOpen()

@@ -29,6 +29,45 @@ extension SQLiteScheduleStore {
         }
     }
 
+    public func tombstoneCreated(app: String, _ kind: TombstoneKind, _ name: String) throws(StoreError) -> Instant? {
+        try sql { () throws(SQLiteError) -> Instant? in
+            let st = try db.statement("SELECT created_at FROM tombstones WHERE app = ?3 AND kind = ?1 AND name = ?2")
+            defer { st.reset() }
+            st.bind(1, kind.rawValue)
+            st.bind(2, name)
+            st.bind(3, app)
+            return try st.step() ? Instant(microseconds: st.int64(0)) : nil
+        }
+    }
+
+    public func forgetID(app: String, id: String) throws(StoreError) {
+        try sql { () throws(SQLiteError) in
+            for statement in ["DELETE FROM tombstones WHERE app = ?2 AND kind = 0 AND name = ?1",
+                              "DELETE FROM applied WHERE app = ?2 AND id = ?1",
+                              "DELETE FROM finished WHERE app = ?2 AND id = ?1"] {
+                let st = try db.statement(statement)
+                st.bind(1, id)
+                st.bind(2, app)
+                try st.run()
+            }
+        }
+    }
+
+    /// A scan of the app's history from the newest (`history_by_app`), stopping at the first match.
+    public func lastCancel(app: String, id: String) throws(StoreError) -> HistoryRecord? {
+        try sql { () throws(SQLiteError) -> HistoryRecord? in
+            let st = try db.statement("""
+                SELECT at, reason FROM history WHERE app = ?1 AND id = ?2 AND event = 'cancelled' ORDER BY seq DESC LIMIT 1
+                """)
+            defer { st.reset() }
+            st.bind(1, app)
+            st.bind(2, id)
+            guard try st.step() else { return nil }
+            return HistoryRecord(app: app, id: id, event: .cancelled, at: Instant(microseconds: st.int64(0)), due: nil,
+                                 reason: st.optionalString(1), lateSeconds: nil, title: nil, messageId: nil, dataJSON: nil)
+        }
+    }
+
     @discardableResult
     public func purgeTombstones(createdBefore cutoff: Instant) throws(StoreError) -> Int {
         try sql { () throws(SQLiteError) -> Int in

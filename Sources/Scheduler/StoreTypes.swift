@@ -217,6 +217,14 @@ public protocol ScheduleStore: AnyObject {
     // Tombstones
     func addTombstone(app: String, _ kind: TombstoneKind, _ name: String, at: Instant) throws(StoreError)
     func hasTombstone(app: String, _ kind: TombstoneKind, _ name: String) throws(StoreError) -> Bool
+    /// When the tombstone was left (the latest cancel's time), or nil when there is none. O(log n).
+    func tombstoneCreated(app: String, _ kind: TombstoneKind, _ name: String) throws(StoreError) -> Instant?
+    /// Makes `id` of `app` new again: removes its id tombstone, its applied digests and its finished
+    /// record, so that a push under it is judged as if none had come before. O(log n + digests of id).
+    func forgetID(app: String, id: String) throws(StoreError)
+    /// The newest `cancelled` history record of `id` in `app`, or nil. O(history of the app): for an
+    /// error message, not for a hot path.
+    func lastCancel(app: String, id: String) throws(StoreError) -> HistoryRecord?
     /// Deletes tombstones created before `cutoff`; returns how many.
     @discardableResult func purgeTombstones(createdBefore cutoff: Instant) throws(StoreError) -> Int
 

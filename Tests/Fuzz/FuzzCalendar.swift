@@ -4,7 +4,8 @@
 // - `CalendarSpec(parsing:)` returns or throws; it never traps, hangs or leaks.
 // - Round trip: an accepted spec's `normalized` form parses again to the same normalized form.
 // - `nextElapse(after:in:)` terminates in UTC, America/New_York and Europe/Dublin from bases on both
-//   sides of the 2026 US and EU transitions, and any elapse is strictly after its base; following it again gives a
+//   sides of the 2026 US and EU transitions and from the edges of `Int64` and of the supported range
+//   (never a trap), and any elapse is strictly after its base; following it again gives a
 //   strictly later elapse; and in UTC the elapse after (elapse − 1 µs) is the elapse itself.
 import SchedCalendar
 
@@ -18,7 +19,9 @@ let zones: [TimeZoneRules] = [TimeZoneRules.utc] + ["America/New_York", "Europe/
 
 /// 2026-03-08T06:59:59Z (one second before the US spring-forward), 2026-11-01T05:30:00Z (inside the
 /// US fold), 2026-03-29T00:52:00Z (eight minutes before the EU spring-forward), 2026-10-25T01:30:00Z
-/// (inside the EU fold), 2024-02-28T23:59:59.999999Z (before a leap day), 1970-01-01T00:00:00Z.
+/// (inside the EU fold), 2024-02-28T23:59:59.999999Z (before a leap day), 1970-01-01T00:00:00Z — and
+/// the edges (`edgeBases`): where `Int64` ends, where the supported range ends, where systemd's search
+/// ends (2199/2200), one microsecond before the epoch.
 let bases: [Instant] = [
     Instant(seconds: 1_772_953_199),
     Instant(seconds: 1_793_511_000),
@@ -26,6 +29,19 @@ let bases: [Instant] = [
     Instant(seconds: 1_792_891_800),
     Instant(microseconds: 1_709_164_799_999_999),
     Instant(seconds: 0),
+] + edgeBases
+
+/// Base times at the edges: `@9223372036854.775807` (the last representable microsecond, once a trap
+/// in `instant.microseconds + 1`) and its neighbour, the first, `Instant.supportedRange`'s ends and one
+/// microsecond past each, the last second systemd searches (2199-12-31T23:59:59Z) and the next,
+/// 1969-12-31T23:59:59.999999Z.
+let edgeBases: [Instant] = [
+    Instant(microseconds: .max), Instant(microseconds: .max - 1), Instant(microseconds: .min),
+    Instant(microseconds: .min + 1),
+    Instant.supportedRange.lowerBound, Instant.supportedRange.lowerBound.adding(microseconds: -1),
+    Instant.supportedRange.upperBound, Instant.supportedRange.upperBound.adding(microseconds: 1),
+    Instant(seconds: 7_258_118_399), Instant(seconds: 7_258_118_400),
+    Instant(microseconds: -1),
 ]
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -99,6 +99,49 @@ final class CalendarResolveCommandTests: XCTestCase {
         }
     }
 
+    /// Issue 21: `--base-time @9223372036854.775807` trapped (`instant.microseconds + 1`). Any base time is
+    /// now answered: inside `Instant.supportedRange` with its elapses (or `never`, past systemd's 2199),
+    /// outside it with a usage error naming the range — for `calendar` and `timestamp` alike.
+    func testCalendarAndTimestamp_takeAnyBaseTime_outOfRangeIsAnErrorNamingTheRange() throws {
+        let range = "outside the supported range 0001-01-01T00:00:00Z … 9999-12-31T23:59:59.999999Z"
+        for base in ["@9223372036854.775807", "@9223372036854.775806", "@9223372036854", "@253402300800",
+                     "10000-01-01T00:00:00Z", "@18446744073709551615"] {
+            for zone in ["UTC", "Europe/Berlin"] {
+                let calendar = try runProcess(Build.schedd, ["calendar", "--tz", zone, "--base-time", base, "daily", "*:*:*.000001"])
+                XCTAssertEqual(calendar.status, 2, "\(base): \(calendar.stdout) \(calendar.stderr)")
+                let parsed = calendar.stderr.contains(range) || calendar.stderr.contains("needs an RFC 3339 time")
+                XCTAssertTrue(parsed && calendar.stderr.contains(base), calendar.stderr)
+            }
+            let timestamp = try runProcess(Build.schedd, ["timestamp", "--base-time", base, "+5min"])
+            XCTAssertEqual(timestamp.status, 2, timestamp.stderr)
+        }
+        XCTAssertTrue(try runProcess(Build.schedd, ["calendar", "--base-time", "@9223372036854.775807", "daily"]).stderr
+            .contains(range))
+        for (base, next) in [("@253402300799.999999", [String]()), ("9999-12-31T23:59:59Z", []),
+                             ("2199-12-31T23:59:58Z", ["2199-12-31T23:59:59Z"]), ("0001-01-01T00:00:00Z", []),
+                             ("1970-01-01T00:00:00Z", ["1970-01-01T00:00:01Z"])] {
+            let json = try runProcess(Build.schedd, ["calendar", "--json", "--tz", "UTC", "--base-time", base, "*:*:*"])
+            XCTAssertEqual(json.status, 0, json.stderr)
+            let value = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+            XCTAssertEqual(value?.first?["next"] as? [String], next, base)
+        }
+    }
+
+    /// A wall time of the years 1–9999 whose instant is outside the supported range (east of UTC on
+    /// 0001-01-01, west of it on 9999-12-31) is rejected naming the range; the rest of the line goes on.
+    func testResolve_instantOutsideTheSupportedRange_isRejectedNamingIt() throws {
+        for (zone, wall) in [("Asia/Tokyo", "0001-01-01T00:00:00"), ("America/Adak", "9999-12-31T23:59:59")] {
+            let result = try runProcess(Build.schedd, ["resolve", "--json", "--tz", zone, wall, "2026-03-08T02:30:00"])
+            XCTAssertEqual(result.status, 1, result.stderr)
+            let value = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+            XCTAssertEqual(value.count, 2)
+            XCTAssertTrue((value[0]["error"] as? String)?.contains("outside the supported range") == true, "\(value)")
+            XCTAssertNotNil(value[1]["instant"] as? String)
+        }
+        let edge = try runProcess(Build.schedd, ["resolve", "--json", "--tz", "UTC", "9999-12-31T23:59:59", "0001-01-01T00:00:00"])
+        XCTAssertEqual(edge.status, 0, edge.stderr)
+    }
+
     func testResolve_rejectsOffsetsAndGarbage() throws {
         XCTAssertEqual(try runProcess(Build.schedd, ["resolve", "--tz", "UTC", "2026-03-08T02:30Z"]).status, 1)
         XCTAssertEqual(try runProcess(Build.schedd, ["resolve", "--tz", "UTC", "yesterday"]).status, 1)

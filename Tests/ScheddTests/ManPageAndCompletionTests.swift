@@ -24,6 +24,62 @@ final class ManPageAndCompletionTests: XCTestCase {
         return String(plain)
     }
 
+    /// Every `{…}` example in `text` (from a `{"` or `{` at a line's end to its matching brace), with
+    /// runs of white space as one space.
+    private func jsonExamples(_ text: String) -> [String] {
+        let chars = Array(text)
+        var examples: [String] = [], i = 0
+        while i < chars.count {
+            if chars[i] == "{", i + 1 < chars.count, chars[i + 1] == "\"" || chars[i + 1] == "\n" {
+                var depth = 0, j = i
+                while j < chars.count {
+                    if chars[j] == "{" { depth += 1 } else if chars[j] == "}" { depth -= 1; if depth == 0 { break } }
+                    j += 1
+                }
+                guard j < chars.count else { break }
+                examples.append(String(chars[i...j]).split(whereSeparator: \.isWhitespace).joined(separator: " "))
+                i = j
+            }
+            i += 1
+        }
+        return examples
+    }
+
+    /// The page's text as its author wrote it: each line without its macro name, roff's escapes for
+    /// quotes, dashes and backslashes decoded, nothing else interpreted.
+    private func writtenText(_ source: String) -> String {
+        var lines: [String] = []
+        for line in source.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix(".\\\"") { continue }
+            var text = String(line)
+            if text.hasPrefix(".") { text = text.split(separator: " ", maxSplits: 1).dropFirst().first.map(String.init) ?? "" }
+            for (escape, plain) in [("\\(dq", "\""), ("\\(aq", "'"), ("\\-", "-"), ("\\&", ""), ("\\e", "\\")] {
+                text = text.replacingOccurrences(of: escape, with: plain)
+            }
+            lines.append(text)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Issue 18 item 5: schedd(1) and schedd-push(5) render as written — every JSON example that
+    /// `man -l` prints is the one in the source, quotes included (roff takes a `"` opening a macro's
+    /// argument as a delimiter: `.B {"id": "x"}` printed `{"id": x }`) — and every push example is
+    /// one the decoder accepts.
+    func testManPages_renderEveryJSONExampleAsWritten_andThePushExamplesDecode() throws {
+        var pushes = 0
+        for page in ["man/schedd.1", "man/schedd-push.5"] {
+            let written = jsonExamples(writtenText(try file(page)))
+            let rendered = jsonExamples(try plainText(page))
+            XCTAssertGreaterThan(written.count, 3, page)
+            XCTAssertEqual(rendered, written, "\(page): an example renders other than written")
+            for example in rendered where example.hasPrefix("{\"bk\"") {
+                pushes += 1
+                XCTAssertNoThrow(try PushDecoder.decode(Array(example.utf8)), "\(page): \(example)")
+            }
+        }
+        XCTAssertGreaterThanOrEqual(pushes, 6)
+    }
+
     func testCheckedInFiles_areWhatTheCommandTableGenerates() throws {
         XCTAssertEqual(try file("man/schedd.1"), manPage(), "man/schedd.1 is stale: \(regenerate)")
         XCTAssertEqual(try file("completions/schedd.bash"), completionScript(for: .bash), "\(regenerate)")
@@ -153,5 +209,33 @@ final class ManPageAndCompletionTests: XCTestCase {
         // man finds the installed page through a MANPATH of the staged tree.
         let man = try runProcess("/usr/bin/man", ["-w", "schedd-push"], environment: ["MANPATH": stage + "/usr/local/share/man"])
         XCTAssertEqual(man.stdout.trimmingCharacters(in: .whitespacesAndNewlines), stage + "/usr/local/share/man/man5/schedd-push.5")
+    }
+
+    /// Issue 21: every `Documentation=` of the installed units resolves in the installation — `man:` pages
+    /// through `man -w` with a MANPATH of the staged tree, `file:` URIs to installed files — for both
+    /// prefixes install.sh knows; a web address (the project has none) would fail the check.
+    func testUnitsDocumentation_resolvesToWhatIsInstalled() throws {
+        for prefix in ["/usr/local", "/usr"] {
+            let stage = NSTemporaryDirectory() + "schedd-install-unitdocs-\(UUID().uuidString)"
+            defer { try? FileManager.default.removeItem(atPath: stage) }
+            let result = try runProcess("/bin/bash", [root.appendingPathComponent("scripts/install.sh").path, "PREFIX=\(prefix)",
+                                                      "DESTDIR=\(stage)", "BINARY=/bin/true", "--no-build"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let units = ["\(stage)\(prefix)/lib/systemd/user/schedd.service", "\(stage)\(prefix)/lib/systemd/system/schedd-system.service"]
+            let check = try runProcess("/bin/bash", [root.appendingPathComponent("Tests/Support/check-unit-docs.sh").path, stage] + units)
+            XCTAssertEqual(check.status, 0, check.stdout + check.stderr)
+            for unit in units {
+                for uri in ["man:schedd(1)", "man:schedd-push(5)", "file://\(prefix)/share/doc/schedd/units.md"] {
+                    XCTAssertTrue(check.stdout.contains("ok   \(unit): \(uri) → \(stage)"), "\(uri) of \(unit):\n\(check.stdout)")
+                }
+            }
+        }
+        // The check fails on what is not installed: a web address and a missing file.
+        let bad = NSTemporaryDirectory() + "schedd-bad-\(UUID().uuidString).service"
+        defer { try? FileManager.default.removeItem(atPath: bad) }
+        try "[Unit]\nDocumentation=https://github.com/schedd/schedd file:///nowhere/units.md\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let refused = try runProcess("/bin/bash", [root.appendingPathComponent("Tests/Support/check-unit-docs.sh").path, "/", bad])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertEqual(refused.stderr.split(separator: "\n").filter { $0.hasPrefix("FAIL") }.count, 2, refused.stderr)
     }
 }

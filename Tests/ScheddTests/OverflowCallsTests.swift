@@ -77,10 +77,18 @@ final class OverflowCallsTests: XCTestCase {
         XCTAssertTrue(rejected.stdout.contains("bk.local.at: 10000-01-01T23:58:59Z is outside the supported range \(range)"),
                       rejected.stdout)
         XCTAssertEqual(try h.list().count, 0)
-        // A floating wall time at the end of 9999 in a zone west of UTC resolves past the range: ClockNext
-        // refuses to carry the clock there instead of leaving the range.
-        XCTAssertEqual(try h.push(localPush(id: "adak", at: "9999-12-31T23:59:59",
-                                            extra: "\"timeZone\":\"America/Adak\"")).count, 1)
+        // A floating wall time at the end of 9999 in a zone west of UTC resolves past the range: rejected
+        // naming the range (issue 21), nothing stored.
+        let adak = try h.cli(["push", "-", "--json"], stdin: localPush(id: "adak", at: "9999-12-31T23:59:59",
+                                                                       extra: "\"timeZone\":\"America/Adak\""))
+        XCTAssertEqual(adak.status, 1, adak.stdout + adak.stderr)
+        XCTAssertTrue(adak.stdout.contains("bk.local.at: 9999-12-31T23:59:59 in America/Adak is 10000-01-01T09:59:59Z, "
+                                           + "outside the supported range \(range)"), adak.stdout)
+        XCTAssertEqual(try h.list().count, 0)
+        // The same wall time floating in the device zone (UTC) fits; the device zone then moves west, so
+        // it resolves past the range: ClockNext refuses to carry the clock there instead of leaving the range.
+        XCTAssertEqual(try h.push(localPush(id: "floating", at: "9999-12-31T23:59:59")).first?["status"] as? String, "scheduled")
+        _ = try h.json(["clock", "zone", "America/Adak"])
         assertRejected(try call("ClockNext", ""), naming: ["clock next", range])
         XCTAssertEqual(try now(), "2026-03-08T05:00:00Z")
     }

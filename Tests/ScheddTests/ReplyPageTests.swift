@@ -2,6 +2,7 @@
 import SchedCalendar
 import Scheduler
 import ScheddService
+@testable import ScheddClientCore
 import XCTest
 
 /// The pure parts of paging (issue 9 item 5): how many rows fit a page, the ListPage cursor text, and
@@ -55,5 +56,36 @@ final class ReplyPageTests: XCTestCase {
         XCTAssertEqual(mergedJSONArray([]), "[]")
         XCTAssertEqual(mergedJSONArray(["[]"]), "[]")
         XCTAssertEqual(mergedJSONArray(["[1,2]", "[]", "[{\"a\":[3]}]", "[4]"]), "[1,2,{\"a\":[3]},4]")
+    }
+
+    func testJSONArrayCount_countsTopLevelElements_notCommasInsideStringsOrNestedValues() {
+        XCTAssertEqual(jsonArrayCount("[]"), 0)
+        XCTAssertEqual(jsonArrayCount(" [ ] "), 0)
+        XCTAssertEqual(jsonArrayCount("[1]"), 1)
+        XCTAssertEqual(jsonArrayCount(#"[{"a":[1,2],"b":"x,]\",y"},"s",[3,4],null]"#), 4)
+    }
+
+    /// The one pager (ScheddClientCore): asks for the offset once, follows cursors, stops at the limit
+    /// or when the daemon has no next page; history stops at cursor 0 or an empty page.
+    func testPagers_followCursors_untilTheLimitOrTheLastPage() {
+        var list = PendingPager(offset: 5, limit: 1500)
+        XCTAssertEqual(list.next?.after, "+5")
+        XCTAssertEqual(list.next?.limit, 1000)
+        list.received(rows: 1000, next: "c1")
+        XCTAssertEqual(list.next?.after, "c1")
+        XCTAssertEqual(list.next?.limit, 500)
+        list.received(rows: 500, next: "c2")
+        XCTAssertNil(list.next)
+        var all = PendingPager()
+        all.received(rows: 0, next: "c1")
+        XCTAssertEqual(all.next?.after, "c1")
+        all.received(rows: 0, next: "")
+        XCTAssertNil(all.next)
+        var history = HistoryPager(limit: 2500)
+        XCTAssertEqual(history.next?.before, 0)
+        history.received(rows: 1000, next: 77)
+        XCTAssertEqual(history.next?.before, 77)
+        history.received(rows: 1000, next: 0)
+        XCTAssertNil(history.next)
     }
 }

@@ -30,6 +30,10 @@ final class SchedulerCallTests: XCTestCase {
         XCTAssertEqual(try decode("CancelReport", [.string("a")]), .cancelReport(id: "a"))
         XCTAssertEqual(try decode("CancelRunReport", [.string("r")]), .cancelRunReport(run: "r"))
         XCTAssertEqual(try decode("ClockNext", []), .clockNext)
+        XCTAssertEqual(try decode("HistoryAllAppsPage", [.uint64(9), .uint32(2)]), .historyAllAppsPage(before: 9, limit: 2))
+        XCTAssertEqual(try decode("Tombstone", [.string("standup")]), .tombstone(id: "standup"))
+        XCTAssertEqual(try decode("Unblock", [.string("standup")]), .unblock(id: "standup"))
+        XCTAssertEqual(try decode("Unblock", [.string("standup")]).writes, true)
         for name in SchedulerCall.methods.map(\.name) where !["ClockShow", "ClockNext", "PendingCount", "PendingCountAllApps"].contains(name) {
             var empty = WireArguments([])
             XCTAssertThrowsError(try SchedulerCall(member: name, arguments: &empty), "\(name) without arguments")

@@ -134,15 +134,17 @@ final class TestbedTests: XCTestCase {
             set -e
             eval "$(schedd testbed --print-env --fake-clock 2026-01-01T00:00:00Z)"
             schedd clock show --json
-            schedd testbed --stop
-            test -d "$(dirname "$SCHEDD_TESTBED")" && echo left || echo removed
+            dir=$(dirname "$SCHEDD_TESTBED")
+            eval "$(schedd testbed --stop)"
+            test -d "$dir" && echo left || echo removed
+            echo "pid=${SCHEDD_TESTBED_PID-unset}"
             """
         var env = ProcessInfo.processInfo.environment
         env["PATH"] = Build.directory.path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
         env["TMPDIR"] = scratch.path
         let result = try runProcess("/bin/sh", ["-c", script], environment: env)
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertEqual(result.lines, [#"{"now":"2026-01-01T00:00:00Z","zone":"UTC","fake":true}"#, "removed"])
+        XCTAssertEqual(result.lines, [#"{"now":"2026-01-01T00:00:00Z","zone":"UTC","fake":true}"#, "removed", "pid=unset"])
     }
 
     func testUsageErrors() throws {

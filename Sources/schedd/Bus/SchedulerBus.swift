@@ -1,24 +1,17 @@
 import CSchedBus
 import CSystemd
 import ScheddBus
+import ScheddClientCore
 
-// schedd's own interface on top of ScheddBus: its vtable, its calls and its signals.
+// schedd's own interface on top of ScheddBus, served by the daemon: its vtable and its signals
+// (names from ScheddClientCore's SchedulerNames).
 
 extension BusConnection {
-    /// Calls `member` of org.schedd.Scheduler1 on the daemon and hands the reply to `read`.
-    /// `timeoutMicroseconds` 0 is sd-bus's default (25 s). Blocking: the CLI only.
-    func callScheduler<T>(_ member: String, timeoutMicroseconds: UInt64 = 0,
-                          _ build: (BusMessage) throws(BusError) -> Void,
-                          read: (BusMessage) throws(BusError) -> T) throws(BusError) -> T {
-        try call(BusMethod(destination: BusNames.service, path: BusNames.objectPath, interface: BusNames.interface,
-                           member: member), timeoutMicroseconds: timeoutMicroseconds, build, read: read)
-    }
-
     /// Emits signal `member` of schedd's interface with string arguments; a failure is returned for the log.
     @discardableResult
     func emitSchedulerSignal(_ member: String, strings: [String]) -> BusError? {
         do throws(BusError) {
-            try emitSignal(path: BusNames.objectPath, interface: BusNames.interface, member: member) { m throws(BusError) in
+            try emitSignal(path: SchedulerNames.objectPath, interface: SchedulerNames.interface, member: member) { m throws(BusError) in
                 for s in strings { try m.append(s) }
             }
             return nil
@@ -32,7 +25,7 @@ extension BusConnection {
 func schedulerVtable() -> UnsafePointer<sd_bus_vtable> { schedbus_vtable() }
 
 /// The standard D-Bus error for a caller that may not make a call.
-let accessDeniedErrorName = "org.freedesktop.DBus.Error.AccessDenied"
+let accessDeniedErrorName = SchedulerNames.accessDenied
 
 extension BusTarget {
     /// Reads `--bus`; nil (absent) means the session bus.

@@ -53,16 +53,25 @@ func parseArguments(_ arguments: [String]) throws(CommandFailure) -> ParsedArgum
     var parsed = ParsedArguments(command: spec.name, options: [:], positionals: [])
     var index = 1
     var optionsEnded = false
+    // What stood before each positional: the option whose value it follows, or another positional.
+    var before: [Preceding] = []
+    var last = Preceding.none
     while index < arguments.count {
         let word = arguments[index]
         index += 1
         if optionsEnded || word == "-" || !word.hasPrefix("-") {
             parsed.positionals.append(word)
+            before.append(last)
+            last = .positional(word)
             continue
         }
         if word == "--" { optionsEnded = true; continue }
         if word == "-h" { parsed.options["help"] = ""; continue }
         guard word.hasPrefix("--") else {
+            if spec.name == "testbed", !parsed.positionals.isEmpty {
+                throw .usage("testbed runs COMMAND after '--': schedd testbed [OPTIONS] -- "
+                             + (parsed.positionals + [word]).joined(separator: " ") + " …")
+            }
             throw .usage("unknown option '\(word)' for 'schedd \(spec.name)' (options are spelled --name)")
         }
         var name = String(word.dropFirst(2))
@@ -72,6 +81,10 @@ func parseArguments(_ arguments: [String]) throws(CommandFailure) -> ParsedArgum
             name = String(name[..<eq])
         }
         guard let option = options.first(where: { $0.name == name }) else {
+            if spec.name == "testbed", !parsed.positionals.isEmpty {
+                throw .usage("testbed runs COMMAND after '--': schedd testbed [OPTIONS] -- "
+                             + (parsed.positionals + [word]).joined(separator: " ") + " …")
+            }
             var message = "unknown option '--\(name)' for 'schedd \(spec.name)'"
             if let hint = closestMatch(to: name, among: options.map(\.name)) { message += "; did you mean '--\(hint)'?" }
             throw .usage(message)
@@ -88,17 +101,71 @@ func parseArguments(_ arguments: [String]) throws(CommandFailure) -> ParsedArgum
             }
             parsed.options[name] = value
             if option.repeatable { parsed.repeated[name, default: []].append(value) }
+            last = inlineValue == nil ? .value(option: option, value: value) : .none
         } else {
             if inlineValue != nil { throw .usage("option '--\(name)' takes no value") }
             parsed.options[name] = ""
+            last = .none
         }
     }
     if parsed.has("help") { return parsed }
     let n = parsed.positionals.count
     if !spec.positionalCount.contains(n) {
         let usage = "usage: schedd \(spec.name) \(spec.arguments)"
-        if n < spec.positionalCount.lowerBound { throw .usage("missing argument; \(usage)") }
-        throw .usage("unexpected argument '\(parsed.positionals[spec.positionalCount.upperBound])'; \(usage)")
+        if n < spec.positionalCount.lowerBound { throw .usage("missing \(missingName(spec)); \(usage)") }
+        let extra = spec.positionalCount.upperBound
+        let word = parsed.positionals[extra]
+        switch before[extra] {
+        case .value(let option, let value):
+            let what = option.valueName.map(valueKind) ?? "value"
+            throw .usage("unexpected argument '\(word)': '\(value) \(word)' is one \(what): quote it "
+                         + "(--\(option.name) '\(value) \(word)')")
+        case .positional(let previous) where extra == 1 && spec.positionalCount == 1...1:
+            let name = positionalName(spec)
+            throw .usage("unexpected argument '\(word)': '\(previous) \(word)' is one \(name): quote it; \(usage)")
+        default:
+            throw .usage("unexpected argument '\(word)'; \(usage)")
+        }
     }
     return parsed
+}
+
+/// What came before a positional argument on the command line.
+private enum Preceding {
+    case none
+    /// It directly follows the value of `option` (`--in 5 minutes`: `minutes` follows `5`).
+    case value(option: OptionSpec, value: String)
+    case positional(String)
+}
+
+/// The first positional of `spec` by its synopsis name (`TITLE`, `EVENT`, `SPEC`).
+private func positionalName(_ spec: CommandSpec) -> String {
+    let first = spec.arguments.split(separator: " ").first.map(String.init) ?? "argument"
+    return first.trimmingCharacters(in: "[]().") 
+}
+
+/// What a missing positional is called in the message: `TITLE`, or the action words of `clock`.
+private func missingName(_ spec: CommandSpec) -> String {
+    if !spec.actions.isEmpty { return "what to do (" + spec.actions.map(\.name).joined(separator: ", ") + ")" }
+    return positionalName(spec)
+}
+
+/// How a message names an option's value: `SPAN` is a span, `WHEN` and `TIME` a time.
+private func valueKind(_ valueName: String) -> String {
+    switch valueName {
+    case "SPAN": "span"
+    case "WHEN", "TIME": "time"
+    case "SPEC": "calendar expression"
+    default: valueName
+    }
+}
+
+extension String {
+    /// Without the leading and trailing characters in `set`.
+    fileprivate func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let c = s.first, set.contains(c) { s.removeFirst() }
+        while let c = s.last, set.contains(c) { s.removeLast() }
+        return String(s)
+    }
 }

@@ -1,3 +1,4 @@
+import ScheddClientCore
 import Scheduler
 
 /// One option a subcommand accepts: `--name VALUE` (or `--name=VALUE`) when `valueName` is set,
@@ -93,37 +94,44 @@ let commandTable: [CommandSpec] = [
         .value("max-pending-per-app", "N",
                "At most N pending schedules per app; a push over it is rejected (default \(Engine.defaultMaxPendingPerApp))"),
     ], details: [
-        "The daemon owns \(BusNames.service) on the bus and serves \(BusNames.interface) at \(BusNames.objectPath).",
+        "The daemon owns \(SchedulerNames.service) on the bus and serves \(SchedulerNames.interface) at \(SchedulerNames.objectPath).",
         "With --allow-group (or --bus system) it checks every caller's credentials and refuses others with",
         "org.freedesktop.DBus.Error.AccessDenied.",
     ]),
     CommandSpec(name: "add", arguments: "TITLE (--at WHEN | --in SPAN | --calendar SPEC)",
                 summary: "Schedule a notification from the command line", positionalCount: 1...1, options: [
         busOption, appOption,
-        .value("at", "WHEN", "When: a push's at (2026-12-24T18:00, …Z, …+01:00) or a systemd timestamp (tomorrow 18:00, @1767225600)"),
+        .value("at", "WHEN", "When: a push's at (2026-12-24T18:00, …Z, …+01:00) or a systemd timestamp (tomorrow 18:00, @1767225600); a time of day alone is its next occurrence"),
         .value("in", "SPAN", "After a time span from now (90s, 15min, '1h 30min')"),
         .value("calendar", "SPEC", "Repeating, at a calendar expression (Mon..Fri 09:00, daily)"),
         .value("body", "TEXT", "The notification's body (plain text)"),
-        .value("id", "ID", "The schedule's id (default: a new cli_… id, printed)"),
+        .value("id", "ID", "The schedule's id (default: a new cli_… id, printed); an id blocked by a cancel is an error"),
+        .flag("replace", "With --id: lift the block a cancel left on the id (its tombstone) and schedule it"),
         .value("cancel-on", "EVENT", "Cancel it when EVENT is tracked (repeatable)", repeatable: true),
         .value("urgency", "LEVEL", "low, normal (default) or critical", choices: ["low", "normal", "critical"]),
         .value("grace", "SPAN", "How late it may still be shown (default: the daemon's)"),
         .value("action", "ID=TITLE", "A button (repeatable, at most 3)", repeatable: true),
+        .value("snooze", "SPAN", "A Snooze button for SPAN (1min to 7d; repeatable, at most 2)", repeatable: true),
+        .value("icon", "NAME", "The notification's icon (a freedesktop icon name or an absolute path)"),
+        .value("deep-link", "URL", "What opening the notification opens (an absolute URL, myapp://item/42)"),
         .value("until", "WHEN", "With --calendar: no occurrence after WHEN"),
         .value("tz", "ZONE", "Pin a wall-clock --at or --calendar to ZONE (default: floating in the device zone)"),
     ], details: [
         "Answers as push does: 'ID: scheduled, next …' ({\"id\",\"status\",\"next\"} with --json).",
         "WHEN is read as a push's at first, then as a systemd timestamp (systemd-analyze timestamp) in",
         "the daemon's device zone and clock; a WHEN that is neither, such as 'Fri 09:00', is read as a calendar",
-        "expression and its next elapse is used, once.",
+        "expression and its next elapse is used, once. A time of day alone (09:00) is its next occurrence, as",
+        "with at(1). A time in the past, an --until in the past, a calendar with no elapse left and an --id",
+        "blocked by an earlier cancel (a tombstone, kept 30 days) are errors (exit 1); --replace lifts the block.",
         "Examples: schedd add 'Stand up' --in 25min",
         "          schedd add 'Dinner' --at 'tomorrow 18:00' --body 'Table at 7'",
         "          schedd add 'Standup' --calendar 'Mon..Fri 09:30' --cancel-on vacation",
     ]),
     CommandSpec(name: "push", arguments: "[FILE|-]", summary: "Hand the daemon one push, or NDJSON pushes",
                 positionalCount: 0...1, options: [busOption, appOption], details: [
-        "Reads standard input when FILE is '-' or missing. A file that parses as one JSON value is one push;",
-        "otherwise each non-empty line is one push (NDJSON) and gets one answer line, in order.",
+        "Reads standard input when FILE is '-' or missing. An input whose first line ends inside a JSON value",
+        "(a line holding only '{') is one push written over several lines; an error in it is named by line and",
+        "column. Otherwise each non-empty line is one push (NDJSON) and gets one answer line, in order.",
         "The push format is described in schedd-push(5).",
         "Example: echo '{\"bk\":{\"local\":{\"id\":\"run_1:a\",\"at\":\"2026-12-24T18:00\",\"title\":\"Hi\"}}}' | schedd push",
     ], positionalKind: .file),
@@ -138,9 +146,16 @@ let commandTable: [CommandSpec] = [
     ], details: [
         "Columns as systemctl list-timers: NEXT, LEFT, LAST (the last firing), PASSED, then REPEAT (a",
         "repeating schedule's calendar, '-' for a one-shot), ID and TITLE; times in the daemon's device zone.",
+        "Snoozed notifications are listed too, REPEAT '(snoozed)': NEXT is when they come back, LAST the",
+        "occurrence snoozed. A footer says when other apps have items not shown (--all-apps shows them).",
     ]),
     CommandSpec(name: "history", arguments: "", summary: "Show what happened, oldest first",
-                positionalCount: 0...0, options: [busOption, appOption, limitOption(default: "100, the newest")]),
+                positionalCount: 0...0, options: [
+        busOption, appOption, .flag("all-apps", "Show the history of every app, with an APP column (not for sandboxed callers)"),
+        limitOption(default: "100, the newest"),
+    ], details: [
+        "A footer says when other apps have records among the newest N that are not shown (--all-apps shows them).",
+    ]),
     CommandSpec(name: "clock", arguments: "show | set TIME | advance SPAN | next | zone ZONE",
                 summary: "Show or move the daemon's fake clock", positionalCount: 1...Int.max, options: [busOption, appOption],
                 actions: [
@@ -172,7 +187,9 @@ let commandTable: [CommandSpec] = [
     CommandSpec(name: "completion", arguments: "bash|zsh|fish", summary: "Print the shell completion script for bash, zsh or fish",
                 positionalCount: 1...1, options: [], details: [
         "Installed by scripts/install.sh; or: source <(schedd completion bash)",
-    ]),
+    ], actions: CompletionShell.allCases.map {
+        ActionSpec(name: $0.rawValue, arguments: "", help: "print the completion script for \($0.rawValue)")
+    }),
     CommandSpec(name: "help", arguments: "[COMMAND]", summary: "Show help for schedd or one command",
                 positionalCount: 0...1, options: [.flag("man", "Print the manual page schedd(1) as roff")]),
 ]

@@ -1,19 +1,19 @@
-import ScheddService
 import ScheddBus
+import ScheddClientCore
 import SchedCalendar
+import ScheddService
 import Scheduler
 
-/// `schedd add TITLE (--at WHEN | --in SPAN | --calendar SPEC) [--body TEXT] [--id ID]
-/// [--cancel-on EVENT]… [--urgency LEVEL] [--grace SPAN] [--action ID=TITLE]… [--until WHEN] [--tz ZONE]`:
-/// a push built for a person at a terminal, answered as `push` answers.
+/// `schedd add TITLE (--at WHEN | --in SPAN | --calendar SPEC) [--body TEXT] [--id ID [--replace]]
+/// [--cancel-on EVENT]… [--urgency LEVEL] [--grace SPAN] [--action ID=TITLE]… [--snooze SPAN]…
+/// [--icon NAME] [--deep-link URL] [--until WHEN] [--tz ZONE]`: a push built for a person at a
+/// terminal, answered as `push` answers — but never "done" for what will not happen (CONTRACT §6):
+/// a time in the past, an `--until` in the past, a calendar with no elapse left and an id blocked by
+/// a cancel's tombstone are errors (exit 1) that say why and how to proceed (docs/cli.md).
 ///
-/// WHEN, in this order: a push's `at` (`2026-12-24T18:00` floats in the device zone, `…Z` and
-/// `…+01:00` are instants), sent as written; a systemd timestamp (`systemd-analyze timestamp`:
-/// `@1767225600`, `+2h`, `2026-12-24 18:00 UTC`, `18:00`), read at the daemon's clock in its device
-/// zone; `today`/`tomorrow`/`yesterday` followed by a time (`tomorrow 18:00`, which systemd itself
-/// does not read), that day's date with that time; else a calendar expression (`Fri 09:00`), its
-/// next elapse. Everything but a push's `at` is sent as the instant it names. `--in SPAN` is the
-/// daemon's clock plus a systemd time span. The id defaults to `cli_` and 12 random hex digits.
+/// WHEN: see `readWhen` (AddWhen.swift). `--in SPAN` is the daemon's clock plus a systemd time span.
+/// The id defaults to `cli_` and 12 random hex digits. Option values are checked here, before the
+/// daemon sees them, and the daemon's rejections are reported with the option's name (`inOptionTerms`).
 func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
     let title = args.positionals[0]
     let triggers = ["at", "in", "calendar"].filter(args.has)
@@ -21,32 +21,59 @@ func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
         throw .usage("add needs exactly one of --at WHEN, --in SPAN and --calendar SPEC"
                      + (triggers.isEmpty ? "" : ", not " + triggers.map { "--" + $0 }.joined(separator: " and ")))
     }
-    let client = try SchedulerClient(args)
-    var clock: DaemonClock?
-    func daemonClock() throws(CommandFailure) -> DaemonClock {
-        if let clock { return clock }
-        let read = try DaemonClock.read(client)
-        clock = read
-        return read
-    }
-    let id = args.value("id") ?? generatedID()
-    var local: [JSONMember] = [JSONMember("id", .string(id)), JSONMember("title", .string(title))]
+    if args.has("tz") && args.has("in") { throw .usage("--tz goes with --at or --calendar: an --in span is the same in every zone") }
+    if args.has("until") && !args.has("calendar") { throw .usage("--until goes with --calendar") }
+    if args.has("replace") && !args.has("id") { throw .usage("--replace goes with --id (a new cli_… id is never blocked)") }
+    let pin = try args.value("tz").map { (name: String) throws(CommandFailure) in PinnedZone(name: name, rules: try Zones.named(name)) }
+    var local: [JSONMember] = []
+    var bk: [JSONMember] = []
+    try addPresentation(args, to: &local, envelope: &bk)
+
+    let session = try DaemonSession(args)
+    let clock = try DaemonClock.read(session)
+    let fix = "give a later time (e.g. --at 'tomorrow 09:00'), or --in SPAN"
     if let when = args.value("at") {
-        local.append(JSONMember("at", .string(try whenText(when, option: "--at", clock: daemonClock))))
+        let time = try readWhen(when, option: "--at", clock: clock, pin: pin, nextOccurrence: true)
+        try rejectPast(time, option: "--at", written: when, clock: clock, fix: fix)
+        local.append(JSONMember("at", .string(time.pushText)))
+        if let pin { local.append(JSONMember("timeZone", .string(pin.name))) }
     } else if let span = args.value("in") {
         guard let micro = parseTimeSpan(span) else {
             throw .usage("--in needs a systemd time span (90s, 15min, '1h 30min'), not '\(span)'")
         }
-        local.append(JSONMember("at", .string(try daemonClock().now.adding(microseconds: micro).rfc3339)))
-    } else if var spec = args.value("calendar") {
-        if let zone = args.value("tz") { spec += " " + zone }
-        local.append(JSONMember("calendar", .string(spec)))
+        let at = clock.now.adding(microseconds: micro)
+        guard at.isSupported else {
+            throw .rejected("--in: \(span) from now is past the end of the supported range \(Instant.supportedRangeDescription)")
+        }
+        local.append(JSONMember("at", .string(at.rfc3339)))
+    } else if let spec = args.value("calendar") {
+        var until: (time: AddTime, written: String)?
+        if let text = args.value("until") {
+            let time = try readWhen(text, option: "--until", clock: clock, pin: pin, nextOccurrence: false)
+            try rejectPast(time, option: "--until", written: text, clock: clock, fix: "give a later --until, or none")
+            until = (time, text)
+        }
+        local.append(JSONMember("calendar", .string(try checkCalendar(spec, pin: pin, until: until, clock: clock))))
+        if let until { local.append(JSONMember("until", .string(until.time.pushText))) }
     }
-    if let zone = args.value("tz"), args.has("at") { local.append(JSONMember("timeZone", .string(zone))) }
-    if let until = args.value("until") {
-        guard args.has("calendar") else { throw .usage("--until goes with --calendar") }
-        local.append(JSONMember("until", .string(try whenText(until, option: "--until", clock: daemonClock))))
+    let id = args.value("id") ?? generatedID()
+    if args.value("id") != nil { try checkTombstone(id, session: session, clock: clock, replace: args.has("replace")) }
+    local.insert(contentsOf: [JSONMember("id", .string(id)), JSONMember("title", .string(title))], at: 0)
+    bk.insert(JSONMember("local", .object(local)), at: 0)
+    let push = JSONValue.object([JSONMember("bk", .object(bk))]).serialized()
+    let answer: String
+    do {
+        answer = try session.string("Push", { m throws(BusError) in try m.append(push) })
+    } catch where error.code == .rejected {
+        throw .rejected(inOptionTerms(error.message))
     }
+    printOutcomes(try DaemonSession.json(answer, "Push"), args: args, zone: clock.zone)
+    return .success
+}
+
+/// The members that only shape the notification: body, cancelOn, urgency, grace, actions, snoozes,
+/// icon (`bk.local`) and the deep link (`bk.deepLink`), each checked with its option's name.
+private func addPresentation(_ args: ParsedArguments, to local: inout [JSONMember], envelope bk: inout [JSONMember]) throws(CommandFailure) {
     if let body = args.value("body") { local.append(JSONMember("body", .string(body))) }
     let events = args.values("cancel-on")
     if !events.isEmpty { local.append(JSONMember("cancelOn", .array(events.map(JSONValue.string)))) }
@@ -68,43 +95,26 @@ func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
         var buttons: [JSONValue] = []
         for action in actions {
             guard let eq = action.firstIndex(of: "="), eq != action.startIndex, action.index(after: eq) != action.endIndex else {
-                throw .usage("--action needs ID=TITLE (snooze=Later), not '\(action)'")
+                throw .usage("--action needs ID=TITLE (ok=Got it), not '\(action)'")
             }
             buttons.append(.object([JSONMember("id", .string(String(action[..<eq]))),
                                     JSONMember("title", .string(String(action[action.index(after: eq)...])))]))
         }
         local.append(JSONMember("actions", .array(buttons)))
     }
-    let push = JSONValue.object([JSONMember("bk", .object([JSONMember("local", .object(local))]))]).serialized()
-    let answer = try client.call("Push", { m throws(BusError) in try m.append(push) },
-                                 read: { m throws(BusError) in try m.readString() })
-    printOutcomes(try SchedulerClient.json(answer, "Push"), args: args, zone: args.json ? nil : try daemonClock().zone)
-    return .success
-}
-
-/// WHEN as the text of a push's `at`/`until` (see `runAddCommand`); rejected (exit 1) when no form reads it.
-private func whenText(_ when: String, option: String,
-                      clock: () throws(CommandFailure) -> DaemonClock) throws(CommandFailure) -> String {
-    // A push's `at` is written with a `T`; the CLI also reads a space there, and sends the `T` form.
-    switch parseTimeText(when) {
-    case .floating(let civil, _)?: return when.contains(" ") ? civil.iso8601(withOffset: nil) : when
-    case .fixed(let instant, _)?: return when.contains(" ") ? instant.rfc3339 : when
-    case nil: break
+    let snoozes = args.values("snooze")
+    if !snoozes.isEmpty {
+        var seconds: [JSONValue] = []
+        for span in snoozes {
+            guard let micro = parseTimeSpan(span), micro % 1_000_000 == 0 else {
+                throw .usage("--snooze needs a systemd time span of whole seconds (10min, 1h), not '\(span)'")
+            }
+            seconds.append(.number(String(micro / 1_000_000)))
+        }
+        local.append(JSONMember("snoozeSeconds", .array(seconds)))
     }
-    let clock = try clock()
-    if let instant = instant(fromTimeArgument: when, now: clock.now, in: clock.zone) { return instant.rfc3339 }
-    let words = when.split(separator: " ", maxSplits: 1)
-    if words.count == 2, let days = ["yesterday": -1, "today": 0, "tomorrow": 1][String(words[0])] {
-        let date = clock.zone.localDateTime(at: clock.now)
-        let day = civilFromDays(date.daysSinceEpoch + Int64(days))
-        let dated = "\(day.year)-\(twoDigits(day.month))-\(twoDigits(day.day)) \(words[1])"
-        if let instant = instant(fromTimeArgument: dated, now: clock.now, in: clock.zone) { return instant.rfc3339 }
-    }
-    if let spec = try? CalendarSpec(parsing: when), let next = spec.nextElapse(after: clock.now, in: clock.zone) {
-        return next.rfc3339
-    }
-    throw .rejected("\(option): '\(when)' is not a time: expected YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM], a systemd timestamp "
-                    + "(18:00, +2h, @1767225600, 2026-12-24 18:00 UTC), 'tomorrow 18:00' or a calendar expression")
+    if let icon = args.value("icon") { local.append(JSONMember("icon", .string(icon))) }
+    if let link = args.value("deep-link") { bk.append(JSONMember("deepLink", .string(link))) }
 }
 
 /// `cli_` and 12 random hex digits: unique enough for a person's schedules, and its own run.

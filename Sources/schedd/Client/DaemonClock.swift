@@ -1,3 +1,4 @@
+import ScheddClientCore
 import ScheddService
 import ScheddBus
 import SchedCalendar
@@ -16,7 +17,7 @@ struct DaemonClock {
 
     /// Parses a `{"now","zone","fake"}` reply.
     init(json text: String) throws(CommandFailure) {
-        let value = try SchedulerClient.json(text, "ClockShow")
+        let value = try DaemonSession.json(text, "ClockShow")
         guard let nowText = value[member: "now"]?.stringValue, let now = instant(fromTimeText: nowText, in: .utc) else {
             throw .failure("malformed ClockShow reply: no instant in 'now'")
         }
@@ -27,8 +28,8 @@ struct DaemonClock {
     }
 
     /// Asks the daemon.
-    static func read(_ client: SchedulerClient) throws(CommandFailure) -> DaemonClock {
-        let text = try client.call("ClockShow", { _ throws(BusError) in }, read: { m throws(BusError) in try m.readString() })
+    static func read(_ client: DaemonSession) throws(CommandFailure) -> DaemonClock {
+        let text = try client.string("ClockShow", { _ throws(BusError) in })
         return try DaemonClock(json: text)
     }
 

@@ -1,3 +1,4 @@
+import ScheddClientCore
 import ScheddBus
 import SchedCalendar
 import ScheddService
@@ -14,44 +15,54 @@ let batchBytes = 8 << 20
 
 /// `schedd push [FILE|-]`: one push, or NDJSON (one push per non-empty line), one answer each.
 ///
-/// The input is streamed (`PushInput`): an input of at most 64 KiB that parses as one JSON value is
-/// one push; otherwise lines are read and sent in batches of `batchSize`, so memory stays bounded
-/// whatever the input's length. A line that is too large or not UTF-8 is rejected here, in order
-/// with the daemon's answers to the others, with the message the daemon would give.
+/// Which it is (schedd-push(5), docs/cli.md): when the first non-blank line ends inside a JSON value
+/// (`{`), the input is one JSON document — a push written over several lines — of at most 64 KiB;
+/// otherwise it is NDJSON. In a document  a syntax error is reported by line and column (a trailing comma at
+/// the comma). NDJSON is streamed (`PushInput`) and sent in batches of `batchSize`, so memory
+/// stays bounded whatever the input's length; a line that is too large or not UTF-8 is rejected
+/// here, in order with the daemon's answers to the others, with the message the daemon would give.
 func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
     let input = try PushInput(path: args.positionals.first ?? "-")
     let whole = try input.wholeInput(ifAtMost: PushDecoder.maxPushBytes)
-    let client = try SchedulerClient(args)
+    let session = try DaemonSession(args)
     // Human answers name `next` in the daemon's device zone, which only the daemon knows.
-    let zone = args.json ? nil : (try? DaemonClock.read(client))?.zone
-    if let whole, (try? JSONValue.parse(whole)) != nil, let text = String(validating: whole, as: UTF8.self) {
+    let zone = args.json ? nil : (try? DaemonClock.read(session))?.zone
+    // One line holding one push is one push, too (answered without a line number).
+    let onePush = whole.map { bytes in (try? JSONValue.parse(bytes)) != nil } ?? false
+    if onePush || firstLineStartsADocument(input.buffered) {
+        guard let whole else {
+            printRejection(PushDecoder.tooLarge.message, line: nil, args: args)
+            return .rejected
+        }
+        do throws(JSONError) {
+            _ = try JSONValue.parse(whole[...])
+        } catch {
+            printRejection("\(input.name), \(documentPosition(of: error, in: whole))", line: nil, args: args)
+            return .rejected
+        }
+        let text = String(decoding: whole, as: UTF8.self)
         warnAboutUnknownMembers(text, line: nil)
         do {
-            let answer = try client.call("Push", { m throws(BusError) in try m.append(text) },
-                                         read: { m throws(BusError) in try m.readString() })
-            printOutcomes(try SchedulerClient.json(answer, "Push"), args: args, zone: zone)
+            let answer = try session.string("Push", { m throws(BusError) in try m.append(text) })
+            printOutcomes(try DaemonSession.json(answer, "Push"), args: args, zone: zone)
             return .success
         } catch where error.code == .rejected {
             printRejection(error.message, line: nil, args: args)
             return .rejected
         }
     }
-    if whole == nil, isStartOfOneValue(input.buffered) {
-        printRejection(PushDecoder.tooLarge.message, line: nil, args: args)
-        return .rejected
-    }
-    var batch = PushBatch(client: client, args: args, zone: zone)
+    var batch = PushBatch(client: session, args: args, zone: zone)
     var any = false
     while let line = try input.nextLine() {
         any = true
         switch line {
         case .tooLarge(let number):
             batch.add(.rejected(PushDecoder.tooLarge.message), line: number)
-        case .push(let number, let bytes):
+        case .push(let number, let bytes, let indent):
             if let text = String(validating: bytes, as: UTF8.self) {
                 warnAboutUnknownMembers(text, line: number)
                 if !batch.fits(text) { try batch.send() }
-                batch.add(.text(text), line: number)
+                batch.add(.text(text, indent: indent), line: number)
             } else {
                 batch.add(.rejected(invalidUTF8Message(bytes)), line: number)
             }
@@ -63,27 +74,40 @@ func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode 
     return batch.rejected ? .rejected : .success
 }
 
-/// Whether `prefix`, the first 64 KiB + 1 of a longer input, starts one JSON value written over
-/// several lines (a pretty-printed push): it parses without error up to its cut and its first
-/// non-empty line is not a value of its own. Such an input is one push, too large, not NDJSON.
-private func isStartOfOneValue(_ prefix: ArraySlice<UInt8>) -> Bool {
-    let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+private func isBlank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
+
+/// Whether the first non-blank line of `prefix` (the first 64 KiB + 1 of the input) ends inside a
+/// JSON value — `{` or `{"bk": {`, a push written over several lines: then the input is one JSON
+/// document. A line that is a value of its own, or broken in any other way, makes the input NDJSON
+/// (the line is rejected by itself). A first line longer than the prefix is a line of its own.
+private func firstLineStartsADocument(_ prefix: ArraySlice<UInt8>) -> Bool {
     guard let first = prefix.firstIndex(where: { !isBlank($0) }),
           let newline = prefix[first...].firstIndex(of: 0x0A) else { return false }
     do throws(JSONError) {
-        _ = try JSONValue.parse(prefix)
+        _ = try JSONValue.parse(prefix[first..<newline])
         return false
     } catch {
-        // The cut may fall inside a literal, a UTF-8 sequence or an escape: an error in the last
-        // few bytes is the cut's; anything earlier is a real syntax error, so lines are pushes.
-        switch error.kind {
-        case .unexpectedEnd, .invalidUTF8, .invalidEscape, .loneSurrogate:
-            let offset = prefix.startIndex + error.offset
-            return offset > newline && offset >= prefix.endIndex - 12
-        default:
-            return false
+        return error.kind == .unexpectedEnd
+    }
+}
+
+/// Where a JSON document broke, for a person: `line 6, column 18: a comma before '}' …` (columns count
+/// characters from 1). A `}` or `]` right after a comma is reported at the comma.
+func documentPosition(of error: JSONError, in bytes: [UInt8]) -> String {
+    var offset = min(error.offset, bytes.count)
+    var reason = error.reason
+    if case .unexpectedByte(let b, _) = error.kind, b == 0x7D || b == 0x5D {
+        var i = offset - 1
+        while i >= 0, isBlank(bytes[i]) { i -= 1 }
+        if i >= 0, bytes[i] == 0x2C {
+            offset = i
+            reason = "a comma before '\(UnicodeScalar(b))': JSON allows none after the last " + (b == 0x7D ? "member" : "element")
         }
     }
+    let lineStart = bytes[..<offset].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+    let line = bytes[..<offset].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+    let column = String(decoding: bytes[lineStart..<offset], as: UTF8.self).count + 1
+    return "line \(line), column \(column): \(reason)"
 }
 
 /// Why `bytes` (not well-formed UTF-8) are not a push: the decoder's own message, which the JSON
@@ -99,15 +123,15 @@ private func invalidUTF8Message(_ bytes: [UInt8]) -> String {
 
 /// NDJSON lines collected for one PushBatch call, with those rejected before sending, in input order.
 private struct PushBatch {
-    enum Entry { case text(String), rejected(String) }
-    let client: SchedulerClient
+    enum Entry { case text(String, indent: Int), rejected(String) }
+    let client: DaemonSession
     let args: ParsedArguments
     let zone: TimeZoneRules?
     private var entries: [(entry: Entry, line: Int)] = []
     /// Whether any push so far was rejected.
     private(set) var rejected = false
 
-    init(client: SchedulerClient, args: ParsedArguments, zone: TimeZoneRules?) {
+    init(client: DaemonSession, args: ParsedArguments, zone: TimeZoneRules?) {
         self.client = client; self.args = args; self.zone = zone
     }
 
@@ -124,18 +148,17 @@ private struct PushBatch {
     func fits(_ text: String) -> Bool { bytes == 0 || bytes + text.utf8.count + Self.messageOverhead <= batchBytes }
 
     mutating func add(_ entry: Entry, line: Int) {
-        if case .text(let text) = entry { bytes += text.utf8.count + Self.messageOverhead }
+        if case .text(let text, _) = entry { bytes += text.utf8.count + Self.messageOverhead }
         entries.append((entry, line))
     }
 
     /// Sends the collected pushes in one call and prints every answer in input order.
     mutating func send() throws(CommandFailure) {
-        let texts = entries.compactMap { if case .text(let t) = $0.entry { t } else { nil } }
+        let texts = entries.compactMap { if case .text(let t, _) = $0.entry { t } else { nil } }
         var answers: [String] = []
         if !texts.isEmpty {
-            answers = try client.call("PushBatch", timeoutMicroseconds: 600_000_000,
-                                      { m throws(BusError) in try m.append(texts) },
-                                      read: { m throws(BusError) in try m.readStrings() })
+            answers = try client.strings("PushBatch", timeoutMicroseconds: 600_000_000,
+                                         { m throws(BusError) in try m.append(texts) })
         }
         guard answers.count == texts.count else {
             throw .failure("unexpected reply to PushBatch: \(answers.count) answers for \(texts.count) pushes")
@@ -144,7 +167,15 @@ private struct PushBatch {
         for (entry, line) in entries {
             let value: JSONValue
             switch entry {
-            case .text: value = try SchedulerClient.json(next.next()!, "PushBatch")
+            case .text(let text, let indent):
+                value = try DaemonSession.json(next.next()!, "PushBatch")
+                if let error = value[member: "error"]?.stringValue, let column = syntaxColumn(error, in: text, indent: indent) {
+                    // --json keeps the daemon's message; the person reads the line and column.
+                    rejected = true
+                    if args.json { Console.out(value.serialized()) }
+                    Console.err("schedd: push rejected: line \(line), \(column)")
+                    continue
+                }
             case .rejected(let message): value = .object([JSONMember("error", .string(message))])
             }
             if let error = value[member: "error"]?.stringValue {
@@ -172,6 +203,19 @@ private func printRejection(_ message: String, line: Int?, args: ParsedArguments
         Console.out(JSONValue.object([JSONMember("error", .string(message))]).serialized())
     }
     Console.err("schedd: \(line.map { "line \($0): " } ?? "")push rejected: \(message)")
+}
+
+/// A daemon's syntax error for an NDJSON line (`push: invalid JSON at byte N: REASON`) as the line's
+/// column (`column 7: invalid JSON: REASON`, characters from 1, the dropped indent counted); nil for
+/// other errors.
+private func syntaxColumn(_ message: String, in text: String, indent: Int) -> String? {
+    let prefix = "push: invalid JSON at byte "
+    guard message.hasPrefix(prefix) else { return nil }
+    let rest = message.dropFirst(prefix.count)
+    guard let colon = rest.firstIndex(of: ":"), let offset = Int(rest[..<colon]) else { return nil }
+    let bytes = Array(text.utf8)
+    let column = indent + String(decoding: bytes[..<min(offset, bytes.count)], as: UTF8.self).count + 1
+    return "column \(column): invalid JSON:" + rest[rest.index(after: colon)...]
 }
 
 /// Prints each outcome of one push: one JSON object per line, or a human line.

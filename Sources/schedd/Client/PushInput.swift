@@ -9,8 +9,9 @@ import Scheduler
 final class PushInput {
     /// One non-empty line, without its newline and surrounding spaces, tabs and carriage returns.
     enum Line {
-        /// The line's bytes (at most `PushDecoder.maxPushBytes`); `number` counts from 1 in the input.
-        case push(number: Int, bytes: [UInt8])
+        /// The line's bytes (at most `PushDecoder.maxPushBytes`); `number` counts from 1 in the input,
+        /// `indent` is how many spaces, tabs and carriage returns before them were dropped.
+        case push(number: Int, bytes: [UInt8], indent: Int)
         /// A line longer than `PushDecoder.maxPushBytes`; its bytes were dropped while reading.
         case tooLarge(number: Int)
     }
@@ -56,6 +57,7 @@ final class PushInput {
         while true {
             lineNumber += 1
             var content: [UInt8] = []
+            var indent = 0
             var tooLarge = false
             var ended = false
             while !ended {
@@ -73,7 +75,7 @@ final class PushInput {
                 position = newline.map { $0 + 1 } ?? end
                 ended = newline != nil
                 if tooLarge { continue }
-                if content.isEmpty { while start < stop, Self.isSpace(buffer[start]) { start += 1 } }
+                if content.isEmpty { while start < stop, Self.isSpace(buffer[start]) { start += 1; indent += 1 } }
                 let room = limit - content.count
                 content.append(contentsOf: buffer[start..<min(stop, start + room)])
                 // Past the limit only trailing spaces may follow; anything else makes the line too large.
@@ -84,7 +86,7 @@ final class PushInput {
             }
             if tooLarge { return .tooLarge(number: lineNumber) }
             while let last = content.last, Self.isSpace(last) { content.removeLast() }
-            if !content.isEmpty { return .push(number: lineNumber, bytes: content) }
+            if !content.isEmpty { return .push(number: lineNumber, bytes: content, indent: indent) }
             if position == end && atEnd { return nil }
         }
     }

@@ -1,3 +1,4 @@
+import ScheddClientCore
 import ScheddService
 import ScheddBus
 import Scheduler
@@ -9,10 +10,9 @@ func runTrackCommand(_ args: ParsedArguments) throws(CommandFailure) {
     if !data.isEmpty, case .failure(let failure) = parseJSON(data) {
         throw .rejected("--data: \(failure.message)")
     }
-    let client = try SchedulerClient(args)
+    let client = try DaemonSession(args)
     let (count, ids, more) = try naming("track") { () throws(CommandFailure) in
-        try client.call("Track", { m throws(BusError) in try m.append(event); try m.append(data) },
-                        read: { m throws(BusError) in (try m.readUInt32(), try m.readStrings(), try m.readBool()) })
+        try client.cancelled("Track", { m throws(BusError) in try m.append(event); try m.append(data) })
     }
     // The daemon lists at most one reply's worth of ids; `more` counts those left out.
     let unlisted = more ? Int(count) - ids.count : 0
@@ -36,16 +36,15 @@ func runCancelCommand(_ args: ParsedArguments) throws(CommandFailure) {
     case (nil, let run?): (member, argument) = ("CancelRunReport", run)
     default: throw .usage("cancel needs exactly one of ID and --run RUN; usage: schedd cancel ID | --run RUN")
     }
-    let client = try SchedulerClient(args)
+    let client = try DaemonSession(args)
     let text = try naming("cancel") { () throws(CommandFailure) in
-        try client.call(member, { m throws(BusError) in try m.append(argument) },
-                        read: { m throws(BusError) in try m.readString() })
+        try client.string(member, { m throws(BusError) in try m.append(argument) })
     }
     if args.json {
         Console.out(text)
         return
     }
-    let value = try SchedulerClient.json(text, member)
+    let value = try DaemonSession.json(text, member)
     let cancelled = value[member: "cancelled"]?.arrayValue?.compactMap(\.stringValue) ?? []
     let closed = value[member: "closed"]?.arrayValue?.compactMap(\.stringValue) ?? []
     let more = value[member: "more"]?.numberText.map { " and \($0) more" } ?? ""
@@ -81,9 +80,8 @@ func runClockCommand(_ args: ParsedArguments) throws(CommandFailure) {
     }
     if spec.arguments.isEmpty && !rest.isEmpty { throw .usage("clock \(action) takes no argument") }
     if !spec.arguments.isEmpty && rest.isEmpty { throw .usage("clock \(action) needs \(spec.arguments)") }
-    let client = try SchedulerClient(args)
+    let client = try DaemonSession(args)
     let reply: String
-    let readString: (BusMessage) throws(BusError) -> String = { m throws(BusError) in try m.readString() }
     switch action {
     case "set":
         let clock = try DaemonClock.read(client)
@@ -91,21 +89,20 @@ func runClockCommand(_ args: ParsedArguments) throws(CommandFailure) {
             throw .usage("clock set needs an RFC 3339 time (2026-03-08T01:00:00Z, or a wall time in the device zone) "
                          + "or a systemd timestamp (tomorrow 09:00, @1767225600), not '\(rest)'")
         }
-        reply = try client.call("ClockSet", { m throws(BusError) in try m.append(target.rfc3339) }, read: readString)
+        reply = try client.string("ClockSet", { m throws(BusError) in try m.append(target.rfc3339) })
     case "advance":
         guard let span = parseTimeSpan(rest) else {
             throw .usage("clock advance needs a systemd time span like 90s, 15min, 2h or '1d 6h', not '\(rest)'")
         }
         // Time passing delivers everything due in the span before answering: allow it an hour.
-        reply = try client.call("ClockAdvance", timeoutMicroseconds: 3_600_000_000,
-                                { m throws(BusError) in try m.append(UInt64(span)) }, read: readString)
+        reply = try client.string("ClockAdvance", timeoutMicroseconds: 3_600_000_000,
+                                  { m throws(BusError) in try m.append(UInt64(span)) })
     case "next":
-        reply = try client.call("ClockNext", timeoutMicroseconds: 3_600_000_000, { _ throws(BusError) in },
-                                read: readString)
+        reply = try client.string("ClockNext", timeoutMicroseconds: 3_600_000_000, { _ throws(BusError) in })
     case "zone":
-        reply = try client.call("ClockZone", { m throws(BusError) in try m.append(rest) }, read: readString)
+        reply = try client.string("ClockZone", { m throws(BusError) in try m.append(rest) })
     default:
-        reply = try client.call("ClockShow", { _ throws(BusError) in }, read: readString)
+        reply = try client.string("ClockShow", { _ throws(BusError) in })
     }
     if args.json {
         Console.out(reply)

@@ -17,14 +17,7 @@ func runCalendarCommand(_ args: ParsedArguments, now: Instant) throws(CommandFai
     let zone = try Zones.zone(option: args.value("tz"))
     let iterations = try args.count("iterations", default: 1) ?? 1
     guard iterations >= 1 else { throw .usage("--iterations needs a positive integer") }
-    var base = now
-    if let text = args.value("base-time") {
-        guard let parsed = instant(fromTimeArgument: text, now: now, in: zone) else {
-            throw .usage("--base-time needs an RFC 3339 time or a systemd timestamp (2026-03-07 12:00:00 UTC, "
-                         + "@1767225600), not '\(text)'")
-        }
-        base = parsed
-    }
+    let base = try args.value("base-time").map { (text: String) throws(CommandFailure) in try baseTime(text, now: now, in: zone) } ?? now
     var results: [JSONValue] = []
     var rejected = false
     // glibc's mktime state, threaded through every spec and iteration as in one systemd-analyze process:

@@ -24,6 +24,16 @@ func runResolveCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCo
             continue
         }
         let resolution = zone.resolve(civil)
+        guard resolution.instant.isSupported else {
+            // 9999-12-31T23:59 west of UTC, 0001-01-01T00:00 east of it: a wall time of the years 1–9999
+            // whose instant is not (CONTRACT §9: an out-of-range time is an error naming the limit).
+            let message = "'\(wall)' in \(zone.name) is \(resolution.instant.rfc3339), outside the supported range "
+                + Instant.supportedRangeDescription
+            rejected = true
+            results.append(.object([JSONMember("wall", .string(wall)), JSONMember("error", .string(message))]))
+            if !args.json { Console.err("schedd: \(message)") }
+            continue
+        }
         let local = zone.offset(at: resolution.instant)
         let localText = CivilDateTime(instant: resolution.instant, offsetSeconds: local.utcOffsetSeconds)
             .iso8601(withOffset: local.utcOffsetSeconds)

@@ -8,13 +8,7 @@ import Scheduler
 /// `[{"timestamp","instant"} | {"timestamp","error"}, …]`.
 func runTimestampCommand(_ args: ParsedArguments, now realNow: Instant) throws(CommandFailure) -> ExitCode {
     let zone = try Zones.device()
-    var now = realNow
-    if let text = args.value("base-time") {
-        guard let base = instant(fromTimeArgument: text, now: realNow, in: zone) else {
-            throw .usage("--base-time needs an RFC 3339 time or a systemd timestamp, not '\(text)'")
-        }
-        now = base
-    }
+    let now = try args.value("base-time").map { (text: String) throws(CommandFailure) in try baseTime(text, now: realNow, in: zone) } ?? realNow
     var results: [JSONValue] = []
     var rejected = false
     // glibc's hidden state carries from one timestamp to the next, as in systemd-analyze.

@@ -1,3 +1,4 @@
+import ScheddClientCore
 import Glibc
 import SchedCalendar
 import ScheddBus
@@ -30,6 +31,8 @@ final class Daemon {
     /// The engine, bound to the loop thread (STYLE §5): every access checks it is on that thread.
     private let boundEngine: LoopBound<Engine>
     let desktop: DesktopNotifier?
+    /// The notifier chosen and why, logged once serving (`makeNotifier`).
+    let notifierChoice: String
     let announcer: AnnouncingNotifier
     let clock: ServiceClock
     let storage: StorageMonitor
@@ -59,6 +62,7 @@ final class Daemon {
         let connection = bus, logger = logger
         let choice = try makeNotifier(options.notifier, notifyBus: options.notifyBus, waitForBus: options.bus == .system)
         desktop = choice.desktop
+        notifierChoice = choice.why
         announcer = AnnouncingNotifier(choice.notifier, logger: logger) { shown in
             connection.emitSchedulerSignal("NotificationShown",
                                            strings: [shown.id, JSONValue(shown: shown).serialized(), shown.app])
@@ -81,7 +85,7 @@ final class Daemon {
         } catch {
             throw .failure("cannot open the database '\(options.databasePath)': \(error.message)")
         }
-        let serving = "Serving \(BusNames.service) on \(options.bus)"
+        let serving = "Serving \(SchedulerNames.service) on \(options.bus)"
         storage = StorageMonitor(now: { [clock] in clock.now }, serving: { serving }, report: { report, isError in
             if let line = report.log { isError ? logger.error(line) : logger.info(line) }
             if let notify = report.notify { ServiceManager.notify(notify) }
@@ -107,8 +111,9 @@ final class Daemon {
             logger.error(error.message)
             return .failure
         }
-        ServiceManager.notify("READY=1\nSTATUS=Serving \(BusNames.service) on \(options.bus)")
-        logger.info("serving \(BusNames.service) on \(options.bus)"
+        logger.info(notifierChoice)  // before READY=1: whoever waits for it can read the choice
+        ServiceManager.notify("READY=1\nSTATUS=Serving \(SchedulerNames.service) on \(options.bus)")
+        logger.info("serving \(SchedulerNames.service) on \(options.bus)"
                     + (clock.fake.map { _ in " with a fake clock at \(clock.now.rfc3339)" } ?? "")
                     + (identity.callerPolicy.map { " to root and group '\($0.groupName)' (gid \($0.groupID))" } ?? ""))
         let code = loop.run()
@@ -122,7 +127,7 @@ final class Daemon {
     private func start() throws(CommandFailure) {
         do {
             try bus.attach(to: loop)
-            try bus.serve(path: BusNames.objectPath, interface: BusNames.interface, vtable: schedulerVtable()) {
+            try bus.serve(path: SchedulerNames.objectPath, interface: SchedulerNames.interface, vtable: schedulerVtable()) {
                 [unowned self] message in busService.handle(message)
             }
             try bus.onDisconnect { [unowned self] in
@@ -131,7 +136,7 @@ final class Daemon {
             try identity.start()
             try pushHost.start(bus: bus, loop: loop, store: store, options: options, clock: clock, service: service,
                                identity: identity, logger: logger)
-            try bus.requestName(BusNames.service)
+            try bus.requestName(SchedulerNames.service)
             for signal in [SIGTERM, SIGINT] {
                 try loop.addSignal(signal) { [unowned self] in
                     logger.info("signal \(signal): finishing")

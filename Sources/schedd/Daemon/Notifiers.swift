@@ -81,26 +81,33 @@ final class AnnouncingNotifier: Notifier {
 struct NotifierChoice {
     var notifier: any Notifier
     var desktop: DesktopNotifier?
+    /// Which notifier and why, for the start-up log line (`notifier: stdout (no notification server on
+    /// the session bus; --notifier desktop waits for one)`).
+    var why: String
 }
 
 /// Builds the notifier for `kind`; nil (no `--notifier`) means desktop when the notification bus has a
 /// notification server right now, stdout otherwise. `notifyBus` nil is the user's session bus. A
 /// system daemon waits for a notification bus that is not up yet (a kiosk session starting later).
 func makeNotifier(_ kind: NotifierKind?, notifyBus: String?, waitForBus: Bool) throws(CommandFailure) -> NotifierChoice {
+    let bus = notifyBus.map { "the bus at \($0)" } ?? "the session bus"
     switch kind {
-    case .stdout?: return NotifierChoice(notifier: StdoutNotifier())
-    case .none?: return NotifierChoice(notifier: NullNotifier())
+    case .stdout?: return NotifierChoice(notifier: StdoutNotifier(), why: "notifier: stdout (--notifier stdout)")
+    case .none?: return NotifierChoice(notifier: NullNotifier(), why: "notifier: none (--notifier none): nothing is shown")
     case .desktop?:
         do {
             let desktop = try DesktopNotifier(address: notifyBus, waitForBus: waitForBus)
-            return NotifierChoice(notifier: desktop, desktop: desktop)
+            return NotifierChoice(notifier: desktop, desktop: desktop,
+                                  why: "notifier: desktop (--notifier desktop), org.freedesktop.Notifications on \(bus)")
         } catch {
             throw .failure("--notifier desktop: cannot reach the notification bus: \(error.description)")
         }
     case nil:
         if let desktop = try? DesktopNotifier(address: notifyBus), desktop.serverPresent {
-            return NotifierChoice(notifier: desktop, desktop: desktop)
+            return NotifierChoice(notifier: desktop, desktop: desktop,
+                                  why: "notifier: desktop (a notification server is on \(bus))")
         }
-        return NotifierChoice(notifier: StdoutNotifier())
+        return NotifierChoice(notifier: StdoutNotifier(),
+                              why: "notifier: stdout (no notification server on \(bus); --notifier desktop waits for one)")
     }
 }

@@ -1,3 +1,4 @@
+import ScheddClientCore
 import ScheddBus
 import ScheddPush
 import ScheddService
@@ -13,7 +14,7 @@ final class PushHost {
     func start(bus: BusConnection, loop: EventLoop, store: SQLiteScheduleStore, options: DaemonOptions,
                clock: ServiceClock, service: Service, identity: Identity, logger: Logger) throws(BusError) {
         let host = PushConnector.Host(
-            serviceName: BusNames.service, objectPath: BusNames.objectPath, preferredDistributor: options.pushDistributor,
+            serviceName: SchedulerNames.service, objectPath: SchedulerNames.objectPath, preferredDistributor: options.pushDistributor,
             now: { clock.now },
             apply: { app, plaintext in Self.apply(service, app: app, plaintext: plaintext) },
             log: { level, text in

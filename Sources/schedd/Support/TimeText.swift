@@ -13,6 +13,20 @@ func instant(fromTimeArgument text: String, now: Instant, in zone: TimeZoneRules
     return Instant(microseconds: Int64(micro))
 }
 
+/// `--base-time` of `calendar` and `timestamp`: a time argument inside `Instant.supportedRange`. Parsed as
+/// `instant(fromTimeArgument:now:in:)`; a time outside the range (`@9223372036854.775807`, year 10000 and
+/// later) is a usage error naming the range, never a trap further on.
+func baseTime(_ text: String, now: Instant, in zone: TimeZoneRules) throws(CommandFailure) -> Instant {
+    guard let parsed = instant(fromTimeArgument: text, now: now, in: zone) else {
+        throw .usage("--base-time needs an RFC 3339 time or a systemd timestamp (2026-03-07 12:00:00 UTC, "
+                     + "@1767225600), not '\(text)'")
+    }
+    guard parsed.isSupported else {
+        throw .usage("--base-time: '\(text)' is outside the supported range \(Instant.supportedRangeDescription)")
+    }
+    return parsed
+}
+
 /// A UTC offset as `±HH:MM` (`±HH:MM:SS` when it has seconds, as some LMT offsets do).
 func formatOffset(_ seconds: Int) -> String {
     let a = abs(seconds)

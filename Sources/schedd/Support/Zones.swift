@@ -1,14 +1,42 @@
+import Glibc
 import SchedCalendar
 
 /// Zone lookups for the command line: `--tz ZONE`, else the device zone (`TZ`, else /etc/localtime).
 enum Zones {
-    /// The zone named `name`; an unknown name is rejected input (exit 1) naming the option.
+    /// The zone named `name`; an unknown name is rejected input (exit 1) naming the option, with the
+    /// closest zone name when one is near (`--tz: unknown zone 'Europe/Berln' (did you mean
+    /// Europe/Berlin?)`).
     static func named(_ name: String, option: String = "--tz") throws(CommandFailure) -> TimeZoneRules {
         do {
             return try ZoneDatabase.shared.zone(named: name)
         } catch {
-            throw .rejected("\(option): \(error.message)")
+            let directory = ZoneDatabase.shared.directory
+            guard access(directory + "/" + name, F_OK) != 0 || name.hasPrefix("/") else {
+                throw .rejected("\(option): \(error.message)")
+            }
+            let hint = closestMatch(to: name, among: zoneNames(in: directory))
+                .map { " (did you mean \($0)?)" } ?? " (a zone name from \(directory), such as Europe/Berlin or UTC)"
+            throw .rejected("\(option): unknown zone '\(name)'" + hint)
         }
+    }
+
+    /// The zone and link names of the database (its `tzdata.zi`, else `zone1970.tab`), for hints.
+    /// O(size of the file); read only when a name was not found.
+    static func zoneNames(in directory: String) -> [String] {
+        var names: [String] = []
+        if let text = readSmallFile(directory + "/tzdata.zi") {
+            for line in text.split(separator: "\n") {
+                let words = line.split(separator: " ")
+                if words.count >= 2, words[0] == "Z" { names.append(String(words[1])) }
+                if words.count >= 3, words[0] == "L" { names.append(String(words[2])) }
+            }
+        } else if let text = readSmallFile(directory + "/zone1970.tab") {
+            for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+                let fields = line.split(separator: "\t")
+                if fields.count >= 3 { names.append(String(fields[2])) }
+            }
+        }
+        return names
     }
 
     /// `--tz` when given, else the device zone.

@@ -5,7 +5,8 @@ import Glibc
 /// exits with COMMAND's status (128 + N when a signal N killed it).
 ///
 /// `--print-env` starts the same testbed detached (its own session) and prints the variables for
-/// `eval`, with `SCHEDD_TESTBED_PID`; `--stop` (or SIGTERM to that pid) tears it down.
+/// `eval`, with `SCHEDD_TESTBED_PID` and the caller's own bus address saved; `eval "$(schedd testbed
+/// --stop)"` tears it down and gives the shell its bus address back (SIGTERM to that pid tears down too).
 ///
 /// Signals: SIGTERM and SIGHUP sent to the testbed are passed to COMMAND, and so are SIGINT and
 /// SIGQUIT when a process sent them (the terminal's ^C reaches COMMAND directly: it shares the
@@ -14,7 +15,7 @@ import Glibc
 /// after 3 s) and the directory removed. Only SIGKILL of the testbed itself leaves them running.
 func runTestbedCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
     let options = try TestbedOptions(args)
-    if options.stop { return try stopDetachedTestbed() }
+    if options.stop { return try stopDetachedTestbed(json: options.json) }
     TestbedSignals.block()
     if options.printEnvironment {
         return environment(testbedSupervisorVariable) == "1"

@@ -56,7 +56,9 @@ func superviseDetachedTestbed(_ options: TestbedOptions) -> ExitCode {
     if options.json {
         Console.out(JSONValue.object(variables.map { JSONMember($0.0, .string($0.1)) }).serialized())
     } else {
-        for (name, value) in variables { Console.out("\(name)=\(shellQuoted(value)); export \(name);") }
+        // The caller's bus address first, so that `eval "$(schedd testbed --stop)"` gives it back.
+        let saved = [(savedBusVariable, environment("DBUS_SESSION_BUS_ADDRESS") ?? "")]
+        for (name, value) in saved + variables { Console.out("\(name)=\(shellQuoted(value)); export \(name);") }
     }
     let null = open("/dev/null", O_RDWR | O_CLOEXEC)
     let log = open(testbed.directory + "/testbed.log", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
@@ -78,9 +80,14 @@ func superviseDetachedTestbed(_ options: TestbedOptions) -> ExitCode {
     return .success
 }
 
+/// Where `--print-env` keeps the caller's DBUS_SESSION_BUS_ADDRESS ("" when it had none).
+let savedBusVariable = "SCHEDD_TESTBED_SAVED_DBUS_SESSION_BUS_ADDRESS"
+
 /// `--stop`: SIGTERM to the supervisor `$SCHEDD_TESTBED_PID` names, then waits until it has torn
-/// down (it is gone, or a zombie whose parent has not reaped it).
-func stopDetachedTestbed() throws(CommandFailure) -> ExitCode {
+/// down (it is gone, or a zombie whose parent has not reaped it). Prints, for `eval`, the lines that
+/// give the shell its own bus address back and drop the testbed's variables (as `ssh-agent -k`
+/// does); `--json` prints nothing.
+func stopDetachedTestbed(json: Bool) throws(CommandFailure) -> ExitCode {
     guard let text = environment("SCHEDD_TESTBED_PID"), let pid = pid_t(text), pid > 1 else {
         throw .usage("testbed --stop needs SCHEDD_TESTBED_PID (from 'eval \"$(schedd testbed --print-env)\"')")
     }
@@ -93,7 +100,18 @@ func stopDetachedTestbed() throws(CommandFailure) -> ExitCode {
         if monotonicMilliseconds() > deadline { throw .failure("testbed --stop: process \(pid) is still running") }
         usleep(5000)
     }
+    if !json { Console.out(restoringLines(saved: environment(savedBusVariable))) }
     return .success
+}
+
+/// The sh lines `eval "$(schedd testbed --stop)"` runs: DBUS_SESSION_BUS_ADDRESS as it was before
+/// `--print-env` (unset when it was unset or empty, or when no saved value is there), then the
+/// testbed's own variables unset.
+func restoringLines(saved: String?) -> String {
+    let bus = saved.map { $0.isEmpty ? "unset DBUS_SESSION_BUS_ADDRESS;"
+                          : "DBUS_SESSION_BUS_ADDRESS=\(shellQuoted($0)); export DBUS_SESSION_BUS_ADDRESS;" }
+        ?? "unset DBUS_SESSION_BUS_ADDRESS;"
+    return bus + "\nunset SCHEDD_TESTBED SCHEDD_TESTBED_PID \(savedBusVariable);"
 }
 
 /// `value` as one sh word in single quotes.

@@ -105,8 +105,10 @@ let testbedCommandSpec = CommandSpec(
         .value("notifier", "recording|stdout|none",
                "Shown notifications go to the file $SCHEDD_TESTBED (recording, default), to stdout, or nowhere"),
         .flag("keep", "Keep the temporary directory (database, notifications, logs) and print its path"),
-        .flag("print-env", "Start in the background and print the variables for 'eval' (with SCHEDD_TESTBED_PID)"),
-        .flag("stop", "Stop the background testbed $SCHEDD_TESTBED_PID names, and wait until it is gone"),
+        .flag("print-env", "Start in the background and print the variables for 'eval' (with SCHEDD_TESTBED_PID, and the "
+              + "shell's own DBUS_SESSION_BUS_ADDRESS saved for --stop)"),
+        .flag("stop", "Stop the background testbed $SCHEDD_TESTBED_PID names, wait until it is gone, and print the lines "
+              + "that restore the shell's DBUS_SESSION_BUS_ADDRESS: eval \"$(schedd testbed --stop)\""),
     ], details: [
         "COMMAND runs with DBUS_SESSION_BUS_ADDRESS set to the private bus and SCHEDD_TESTBED to the file of",
         "shown notifications (one JSON line each). Nothing of your own session is used: the bus, the database",

@@ -40,7 +40,8 @@ getent group schedd >/dev/null || fail "postinst did not create group schedd"
 getent passwd schedd >/dev/null || fail "postinst did not create user schedd"
 for f in /usr/bin/schedd /usr/share/dbus-1/services/org.schedd.Scheduler1.service \
          /usr/share/dbus-1/system.d/org.schedd.Scheduler1.conf /usr/lib/systemd/user/schedd.service \
-         /usr/lib/systemd/system/schedd-system.service /usr/share/doc/schedd/copyright; do
+         /usr/lib/systemd/system/schedd-system.service /usr/share/doc/schedd/copyright \
+         /usr/share/dbus-1/interfaces/org.schedd.Scheduler1.xml /usr/share/dbus-1/interfaces/org.schedd.UnifiedPush1.xml; do
   [ -f "$f" ] || fail "$f not installed"
 done
 for page in man/*.[1-8]; do
@@ -48,6 +49,14 @@ for page in man/*.[1-8]; do
   [ -f "/usr/share/man/man${page##*.}/$(basename "$page").gz" ] || fail "manual page $page not installed"
 done
 [ ! -f completions/schedd.bash ] || [ -f /usr/share/bash-completion/completions/schedd ] || fail "bash completion not installed"
+# The licence, in Debian's machine-readable copyright format (lintian's checks passed above).
+head -1 /usr/share/doc/schedd/copyright | grep -qx 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' \
+  || fail "copyright is not in the machine-readable format"
+grep -qx 'License: Apache-2.0' /usr/share/doc/schedd/copyright || fail "copyright does not say Apache-2.0"
+# Every Documentation= of the installed units resolves on this system: man: pages through man -w,
+# file: URIs to installed files.
+bash Tests/Support/check-unit-docs.sh / /usr/lib/systemd/user/schedd.service /usr/lib/systemd/system/schedd-system.service \
+  || fail "a Documentation= of an installed unit does not resolve"
 grep -q '^Exec=/usr/bin/schedd ' /usr/share/dbus-1/services/org.schedd.Scheduler1.service \
   || fail "the installed service file does not run /usr/bin/schedd"
 

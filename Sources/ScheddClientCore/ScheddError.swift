@@ -1,41 +1,59 @@
 import ScheddBus
 
 /// A failed call to schedd: the D-Bus error it mirrors (`code`), the daemon's one-line message (the
-/// line `schedd` prints: `bk.local.title: required`) and the D-Bus error name.
+/// line `schedd` prints: `bk.local.title: required`) and the D-Bus error name. The one mapping from
+/// D-Bus errors to client errors, for ScheddClient, ScheddTestKit and the CLI (whose exit codes
+/// follow from `code`).
 ///
 /// `code` is opaque and extensible (new daemon errors become new codes without breaking a `switch`
 /// that has a `default`): compare with the static members, `error.code == .invalidPush`.
 public struct ScheddError: Error, Sendable, CustomStringConvertible, Equatable {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Kind: String { case invalidPush, invalidArgument, notFound, notFakeClock, storage, usage,
+        private enum Kind: String { case invalidPush, invalidArgument, notFound, notFakeClock, storage, usage, quotaExceeded,
                                          accessDenied, unreachable, timeout, protocolError, runawayTimers, other }
         private let kind: Kind
-        private init(_ kind: Kind) { self.kind = kind }
+        private init(kind: Kind) { self.kind = kind }
 
         /// `org.schedd.Scheduler1.Error.InvalidPush`: a push broke a rule; nothing was stored.
-        public static let invalidPush = Code(.invalidPush)
+        public static let invalidPush = Code(kind: .invalidPush)
         /// `…Error.InvalidArgument`: a zone, time, event name or data is malformed or unknown.
-        public static let invalidArgument = Code(.invalidArgument)
+        public static let invalidArgument = Code(kind: .invalidArgument)
         /// `…Error.NotFound`.
-        public static let notFound = Code(.notFound)
+        public static let notFound = Code(kind: .notFound)
         /// `…Error.NotFakeClock`: the clock was moved on a daemon running the real clock.
-        public static let notFakeClock = Code(.notFakeClock)
+        public static let notFakeClock = Code(kind: .notFakeClock)
         /// `…Error.Storage`: the database failed; nothing was changed.
-        public static let storage = Code(.storage)
+        public static let storage = Code(kind: .storage)
         /// `…Error.Usage`, or a method this daemon does not have.
-        public static let usage = Code(.usage)
+        public static let usage = Code(kind: .usage)
+        /// `…Error.QuotaExceeded`: the push would take its app over the pending quota; nothing was stored.
+        public static let quotaExceeded = Code(kind: .quotaExceeded)
         /// `org.freedesktop.DBus.Error.AccessDenied`: the bus policy or the daemon's caller check refused.
-        public static let accessDenied = Code(.accessDenied)
+        public static let accessDenied = Code(kind: .accessDenied)
         /// No schedd on that bus (or no bus).
-        public static let unreachable = Code(.unreachable)
+        public static let unreachable = Code(kind: .unreachable)
         /// The daemon did not answer within the call's timeout.
-        public static let timeout = Code(.timeout)
+        public static let timeout = Code(kind: .timeout)
         /// The reply did not have the documented shape.
-        public static let protocolError = Code(.protocolError)
+        public static let protocolError = Code(kind: .protocolError)
         /// `runUntilIdle` reached its limit with schedules still pending.
-        public static let runawayTimers = Code(.runawayTimers)
+        public static let runawayTimers = Code(kind: .runawayTimers)
         /// Any other D-Bus error (see `dbusName`).
-        public static let other = Code(.other)
+        public static let other = Code(kind: .other)
+
+        /// The code of a schedd error name.
+        public init(name: SchedulerErrorName) {
+            switch name {
+            case .invalidPush: self = .invalidPush
+            case .invalidArgument: self = .invalidArgument
+            case .notFound: self = .notFound
+            case .notFakeClock: self = .notFakeClock
+            case .storage: self = .storage
+            case .usage: self = .usage
+            case .quotaExceeded: self = .quotaExceeded
+            case .accessDenied: self = .accessDenied
+            }
+        }
 
         public var description: String { kind.rawValue }
     }
@@ -51,21 +69,15 @@ public struct ScheddError: Error, Sendable, CustomStringConvertible, Equatable {
 
     public var description: String { message }
 
-    static let prefix = "org.schedd.Scheduler1.Error."
-
-    /// Maps a bus failure to the error it mirrors.
-    init(_ error: BusError) {
+    /// Maps a bus failure to the error it mirrors. The daemon's own errors keep its message as it is
+    /// (the CLI prints it); the others say what failed.
+    package init(_ error: BusError) {
         let name = error.name
         let message = error.message ?? error.description
         switch name {
-        case (Self.prefix + "InvalidPush")?: self.init(.invalidPush, message, dbusName: name)
-        case (Self.prefix + "InvalidArgument")?: self.init(.invalidArgument, message, dbusName: name)
-        case (Self.prefix + "NotFound")?: self.init(.notFound, message, dbusName: name)
-        case (Self.prefix + "NotFakeClock")?: self.init(.notFakeClock, message, dbusName: name)
-        case (Self.prefix + "Storage")?: self.init(.storage, message, dbusName: name)
-        case (Self.prefix + "Usage")?, "org.freedesktop.DBus.Error.UnknownMethod"?:
-            self.init(.usage, message, dbusName: name)
-        case "org.freedesktop.DBus.Error.AccessDenied"?: self.init(.accessDenied, message, dbusName: name)
+        case let name? where SchedulerErrorName(rawValue: name) != nil:
+            self.init(Code(name: SchedulerErrorName(rawValue: name)!), message, dbusName: name)
+        case "org.freedesktop.DBus.Error.UnknownMethod"?: self.init(.usage, message, dbusName: name)
         case "org.freedesktop.DBus.Error.ServiceUnknown"?, "org.freedesktop.DBus.Error.NameHasNoOwner"?:
             self.init(.unreachable, "no schedd daemon answers: \(message)", dbusName: name)
         case _ where error.isTimeout: self.init(.timeout, "schedd did not answer in time: \(message)", dbusName: name)

@@ -1,0 +1,54 @@
+import SchedCalendar
+
+// What blocks an id (CONTRACT §1 tombstones), for `schedd add`: the tombstone and the cancel that left
+// it, and lifting an id's own tombstone (`add --replace`). Pushes never lift one: for machines a
+// tombstone blocks silently (status `cancelled`).
+
+/// A tombstone that blocks an id: its own (`kind` `.id`, `name` the id) or its run's (`.run`).
+public struct BlockingTombstone: Sendable, Equatable {
+    public var kind: TombstoneKind
+    public var name: String
+    /// When the cancel that left it happened (the latest, when there were several).
+    public var at: Instant
+    /// The reason of that cancel as history records it (`cli`, `push`, `run`, `event:NAME`); nil when
+    /// the cancel named nothing pending (no history record) or its record was purged.
+    public var reason: String?
+    /// Until when it is kept at least (`at` + 30 days).
+    public var keptUntil: Instant
+}
+
+extension Engine {
+    /// The tombstone that would block a push with `id` in `app`: the id's own first, then its run's;
+    /// nil when none. O(log n), plus a scan of the app's history for the reason of an id's cancel.
+    public func blockingTombstone(id: String, app: String = Engine.defaultApp) throws(EngineError) -> BlockingTombstone? {
+        try Self.checkName(id, "id", maxBytes: PushDecoder.maxIdBytes)
+        return try storage { () throws(StoreError) -> BlockingTombstone? in
+            let keep = Self.tombstoneRetentionSeconds
+            if let at = try store.tombstoneCreated(app: app, .id, id) {
+                let cancel = try store.lastCancel(app: app, id: id)
+                return BlockingTombstone(kind: .id, name: id, at: at,
+                                         reason: cancel?.reason,
+                                         keptUntil: at.adding(seconds: keep))
+            }
+            let run = runId(of: id)
+            if let at = try store.tombstoneCreated(app: app, .run, run) {
+                return BlockingTombstone(kind: .run, name: run, at: at, reason: "run", keptUntil: at.adding(seconds: keep))
+            }
+            return nil
+        }
+    }
+
+    /// Lifts `id`'s own tombstone in `app` and forgets its earlier pushes (applied digests, finished
+    /// record): the next push with `id` is judged as the first. A run's tombstone stays. Durable before
+    /// it returns; true when there was a tombstone to lift. O(log n).
+    public func unblock(id: String, app: String = Engine.defaultApp) throws(EngineError) -> Bool {
+        try Self.checkName(id, "id", maxBytes: PushDecoder.maxIdBytes)
+        return try storage { () throws(StoreError) -> Bool in
+            try store.transaction { () throws(StoreError) -> Bool in
+                let had = try store.tombstoneCreated(app: app, .id, id) != nil
+                if had { try store.forgetID(app: app, id: id) }
+                return had
+            }
+        }
+    }
+}
