@@ -3,7 +3,8 @@
 #
 #   scripts/fuzz.sh [push|calendar|tzif|dispatch|all] [SECONDS]     (defaults: all, 60 s per harness)
 #
-# Each harness is linked from instrumented module objects (SchedCalendar, ScheddCrypto, Scheduler, ScheddService) built with
+# Each harness is linked from instrumented module objects (SchedCalendar, ScheddCrypto, Scheduler, ScheddProtocol,
+# ScheddService) built with
 # `swiftc -sanitize=fuzzer,address`, then run for SECONDS with the seed corpus in
 # Tests/Fuzz/corpus/<name> (read only) and a scratch corpus that collects new inputs (never in the
 # repository). Exits non-zero if any run finds a crash, hang (> 5 s per input), leak or OOM, and
@@ -52,7 +53,8 @@ build_harness() {
         calendar) source=FuzzCalendar.swift; objects=("$BUILD/SchedCalendar.o") ;;
         tzif) source=FuzzTZif.swift; objects=("$BUILD/SchedCalendar.o") ;;
         dispatch) source=FuzzDispatch.swift
-                  objects=("$BUILD/SchedCalendar.o" "$BUILD/ScheddCrypto.o" "$BUILD/Scheduler.o" "$BUILD/ScheddService.o") ;;
+                  objects=("$BUILD/SchedCalendar.o" "$BUILD/ScheddCrypto.o" "$BUILD/Scheduler.o" "$BUILD/ScheddProtocol.o"
+                           "$BUILD/ScheddService.o") ;;
     esac
     local bin="$BUILD/fuzz-$name" newest
     newest=$(ls -t "Tests/Fuzz/$source" "${objects[@]}" "$bin" 2>/dev/null | head -1 || true)
@@ -67,7 +69,8 @@ if [[ " ${TARGETS[*]} " == *" push "* || " ${TARGETS[*]} " == *" dispatch "* ]];
     build_module Scheduler Sources/Scheduler "SchedCalendar ScheddCrypto" -I Sources/CSQLite -I Sources/CCrypto
 fi
 if [[ " ${TARGETS[*]} " == *" dispatch "* ]]; then
-    build_module ScheddService Sources/ScheddService "SchedCalendar Scheduler" -I Sources/CSQLite -I Sources/CCrypto
+    build_module ScheddProtocol Sources/ScheddProtocol ""
+    build_module ScheddService Sources/ScheddService "SchedCalendar Scheduler ScheddProtocol" -I Sources/CSQLite -I Sources/CCrypto
 fi
 for t in "${TARGETS[@]}"; do build_harness "$t"; done
 
