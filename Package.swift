@@ -32,14 +32,17 @@ let package = Package(
         // libcrypto's one shim (CryptoShim.swift): SHA-256 for the engine's digests, and the ECDH, HKDF,
         // AES-128-GCM and random bytes of UnifiedPush's RFC 8291 decryption.
         .target(name: "ScheddCrypto", dependencies: ["CCrypto"], path: "Sources/ScheddCrypto"),
+        // Pure: calendar specs, instants, zone rules as values (TZif and POSIX TZ parsed from bytes).
         .target(name: "SchedCalendar", path: "Sources/Calendar"),
+        // The system zone database above the pure layers: TZDIR, /etc/localtime, TZ, zone file reading.
+        .target(name: "SystemZones", dependencies: ["SchedCalendar", "ScheddSystem"], path: "Sources/SystemZones"),
         // Apps (CONTRACT §8): caller → app id, desktop files, Exec= command lines. Pure parsing plus
         // procfs reads; no bus (the daemon hands it bus-verified PIDs).
         .target(name: "ScheddApps", dependencies: ["ScheddSystem", "Scheduler"], path: "Sources/ScheddApps"),
         // UnifiedPush connector: RFC 8188/8291 decryption (libcrypto through ScheddCrypto), registrations.
         .target(name: "ScheddPush", dependencies: ["ScheddCrypto", "SchedCalendar", "Scheduler", "ScheddBus", "CSchedBus"],
                 path: "Sources/ScheddPush"),
-        .target(name: "Scheduler", dependencies: ["SchedCalendar", "CSQLite", "ScheddCrypto"], path: "Sources/Scheduler"),
+        .target(name: "Scheduler", dependencies: ["SchedCalendar", "CSQLite", "ScheddCrypto", "ScheddSystem"], path: "Sources/Scheduler"),
         .target(name: "CSchedBus", dependencies: ["CSystemd"], path: "Sources/CSchedBus"),
         // The one sd-bus/sd-event seam: connections, async calls, matches, served vtables, bus-verified
         // credentials, the event loop and loop-bound values.
@@ -48,34 +51,34 @@ let package = Package(
                 path: "Sources/ScheddDesktop"),
         // The service's calls without the bus: typed method arguments, their checks, reply bounds. Pure,
         // so the dispatch fuzz harness (Tests/Fuzz/FuzzDispatch.swift) links it without sd-bus.
-        .target(name: "ScheddService", dependencies: ["SchedCalendar", "Scheduler", "ScheddProtocol"], path: "Sources/ScheddService"),
+        .target(name: "ScheddService", dependencies: ["SchedCalendar", "Scheduler", "ScheddProtocol", "ScheddSystem"], path: "Sources/ScheddService"),
         // The Foundation-free base of ScheddClient: bus names, error names and ScheddError, the pagers and
         // the blocking client the CLI is built on (Foundation would cost the CLI ~14 ms a process).
         .target(name: "ScheddClientCore", dependencies: ["ScheddBus", "ScheddProtocol"], path: "Sources/ScheddClientCore"),
         // The D-Bus names and error names of org.schedd.Scheduler1, shared by the daemon and the clients.
         .target(name: "ScheddProtocol", path: "Sources/ScheddProtocol"),
-        .target(name: "ScheddClient", dependencies: ["ScheddBus", "ScheddClientCore"], path: "Sources/ScheddClient"),
+        .target(name: "ScheddClient", dependencies: ["ScheddBus", "ScheddClientCore", "ScheddSystem"], path: "Sources/ScheddClient"),
         .target(name: "ScheddTestKit", dependencies: ["ScheddClient"], path: "Sources/ScheddTestKit"),
         .executableTarget(name: "schedd", dependencies: ["SchedCalendar", "Scheduler", "CSystemd", "CSchedBus",
                                                         "ScheddBus", "ScheddDesktop", "ScheddPush", "ScheddApps",
-                                                        "ScheddService", "ScheddSystem", "ScheddClientCore"],
+                                                        "ScheddService", "ScheddSystem", "ScheddClientCore", "SystemZones"],
                           path: "Sources/schedd"),
-        .executableTarget(name: "schedd-bench", dependencies: ["SchedCalendar", "Scheduler", "CSQLite", "SeededRandomness"],
+        .executableTarget(name: "schedd-bench", dependencies: ["SchedCalendar", "SystemZones", "Scheduler", "CSQLite", "SeededRandomness"],
                           path: "Benchmarks/schedd-bench"),
         // A seeded PRNG shared by the test targets and the benchmark (not shipped in the products).
         .target(name: "SeededRandomness", path: "Tests/SeededRandomness"),
         // Skip-or-fail for missing test prerequisites (fail under SCHEDD_REQUIRE_REFERENCES=1, as in CI).
         .target(name: "TestPrerequisites", path: "Tests/TestPrerequisites"),
-        .testTarget(name: "CalendarTests", dependencies: ["SchedCalendar", "SeededRandomness", "TestPrerequisites"], path: "Tests/CalendarTests"),
+        .testTarget(name: "CalendarTests", dependencies: ["SchedCalendar", "SystemZones", "SeededRandomness", "TestPrerequisites"], path: "Tests/CalendarTests"),
         .testTarget(name: "ScheddSystemTests", dependencies: ["ScheddSystem"], path: "Tests/ScheddSystemTests"),
         .testTarget(name: "ScheddAppsTests", dependencies: ["ScheddApps"], path: "Tests/ScheddAppsTests"),
-        .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "ScheddCrypto", "SeededRandomness"],
+        .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "SystemZones", "ScheddCrypto", "SeededRandomness"],
                     path: "Tests/SchedulerTests"),
         .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush", "ScheddCrypto", "ScheddBus"], path: "Tests/ScheddPushTests"),
         // ScheddClient and ScheddTestKit against the real daemon (and the README's Swift example).
         .testTarget(name: "ScheddKitTests", dependencies: ["ScheddClient", "ScheddTestKit", "schedd"],
                     path: "Tests/ScheddKitTests"),
-        .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "Scheduler", "ScheddBus", "ScheddDesktop",
+        .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "SystemZones", "Scheduler", "ScheddBus", "ScheddDesktop",
                                                     "ScheddService", "ScheddApps", "ScheddClientCore", "SeededRandomness",
                                                     "TestPrerequisites"],
                     path: "Tests/ScheddTests"),

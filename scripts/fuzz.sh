@@ -3,8 +3,8 @@
 #
 #   scripts/fuzz.sh [push|calendar|tzif|dispatch|all] [SECONDS]     (defaults: all, 60 s per harness)
 #
-# Each harness is linked from instrumented module objects (SchedCalendar, ScheddCrypto, Scheduler, ScheddProtocol,
-# ScheddService) built with
+# Each harness is linked from instrumented module objects (SchedCalendar, ScheddSystem, SystemZones, ScheddCrypto,
+# Scheduler, ScheddProtocol, ScheddService) built with
 # `swiftc -sanitize=fuzzer,address`, then run for SECONDS with the seed corpus in
 # Tests/Fuzz/corpus/<name> (read only) and a scratch corpus that collects new inputs (never in the
 # repository). Exits non-zero if any run finds a crash, hang (> 5 s per input), leak or OOM, and
@@ -49,28 +49,35 @@ build_module() {
 build_harness() {
     local name=$1 source objects=()
     case "$name" in
-        push) source=FuzzPush.swift; objects=("$BUILD/SchedCalendar.o" "$BUILD/ScheddCrypto.o" "$BUILD/Scheduler.o") ;;
-        calendar) source=FuzzCalendar.swift; objects=("$BUILD/SchedCalendar.o") ;;
+        push) source=FuzzPush.swift
+              objects=("$BUILD/SchedCalendar.o" "$BUILD/ScheddSystem.o" "$BUILD/SystemZones.o" "$BUILD/ScheddCrypto.o"
+                       "$BUILD/Scheduler.o") ;;
+        calendar) source=FuzzCalendar.swift; objects=("$BUILD/SchedCalendar.o" "$BUILD/ScheddSystem.o" "$BUILD/SystemZones.o") ;;
         tzif) source=FuzzTZif.swift; objects=("$BUILD/SchedCalendar.o") ;;
         dispatch) source=FuzzDispatch.swift
-                  objects=("$BUILD/SchedCalendar.o" "$BUILD/ScheddCrypto.o" "$BUILD/Scheduler.o" "$BUILD/ScheddProtocol.o"
-                           "$BUILD/ScheddService.o") ;;
+                  objects=("$BUILD/SchedCalendar.o" "$BUILD/ScheddSystem.o" "$BUILD/SystemZones.o" "$BUILD/ScheddCrypto.o"
+                           "$BUILD/Scheduler.o" "$BUILD/ScheddProtocol.o" "$BUILD/ScheddService.o") ;;
     esac
     local bin="$BUILD/fuzz-$name" newest
     newest=$(ls -t "Tests/Fuzz/$source" "${objects[@]}" "$bin" 2>/dev/null | head -1 || true)
     if [[ -x "$bin" && "$newest" == "$bin" ]]; then return 0; fi
     echo "fuzz: linking fuzz-$name"
-    "${SWIFTC[@]}" -I "$BUILD" -I Sources/CSQLite -I Sources/CCrypto "Tests/Fuzz/$source" "${objects[@]}" -o "$bin"
+    "${SWIFTC[@]}" -I "$BUILD" -I Sources/CSQLite -I Sources/CCrypto -I Sources/CLinuxProcess "Tests/Fuzz/$source" \
+        "${objects[@]}" -o "$bin"
 }
 
 build_module SchedCalendar Sources/Calendar ""
+build_module ScheddSystem Sources/ScheddSystem "" -I Sources/CLinuxProcess
+build_module SystemZones Sources/SystemZones "SchedCalendar ScheddSystem" -I Sources/CLinuxProcess
 if [[ " ${TARGETS[*]} " == *" push "* || " ${TARGETS[*]} " == *" dispatch "* ]]; then
     build_module ScheddCrypto Sources/ScheddCrypto "" -I Sources/CCrypto
-    build_module Scheduler Sources/Scheduler "SchedCalendar ScheddCrypto" -I Sources/CSQLite -I Sources/CCrypto
+    build_module Scheduler Sources/Scheduler "SchedCalendar ScheddCrypto ScheddSystem" -I Sources/CSQLite -I Sources/CCrypto \
+        -I Sources/CLinuxProcess
 fi
 if [[ " ${TARGETS[*]} " == *" dispatch "* ]]; then
     build_module ScheddProtocol Sources/ScheddProtocol ""
-    build_module ScheddService Sources/ScheddService "SchedCalendar Scheduler ScheddProtocol" -I Sources/CSQLite -I Sources/CCrypto
+    build_module ScheddService Sources/ScheddService "SchedCalendar Scheduler ScheddSystem ScheddProtocol" -I Sources/CSQLite \
+        -I Sources/CCrypto -I Sources/CLinuxProcess
 fi
 for t in "${TARGETS[@]}"; do build_harness "$t"; done
 

@@ -14,6 +14,8 @@ export PATH="/opt/swift/usr/bin:$PATH"
 start=$(date +%s)
 echo "== build (warnings are errors)"
 swift build --build-tests -Xswiftc -warnings-as-errors 2>&1 | tail -n 20
+echo "== layers (Package.swift dependencies = imports; C modules only in their shims; pure layers)"
+bash scripts/check-layers.sh
 echo "== manual pages (groff -ww, man --warnings: no warning allowed)"
 for page in man/*.[15]; do
   out=$( { groff -ww -z -man "$page" && MANPAGER=cat man --warnings -l "$page" >/dev/null; } 2>&1 )

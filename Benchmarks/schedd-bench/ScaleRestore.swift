@@ -9,6 +9,7 @@
 import Glibc
 import SchedCalendar
 import Scheduler
+import SystemZones
 
 func restoreBenchmark(_ args: [String]) {
     let count = args.first.flatMap { Int($0) } ?? 1_000_000
@@ -23,7 +24,7 @@ func restoreBenchmark(_ args: [String]) {
     print("restore: \(count) pending one-shots over a year, loaded with Engine.pushBatch (batches of 10,000) in \(directory)")
 
     do {
-        let engine = try Engine(databasePath: path, notifier: NullNotifier(), deviceZone: .utc, now: now)
+        let engine = try Engine(databasePath: path, notifier: NullNotifier(), deviceZone: .utc, zones: ZoneDatabase.shared, now: now)
         let loadNanos = measureNanos {
             var start = 0
             while start < count {
@@ -55,7 +56,7 @@ func restoreBenchmark(_ args: [String]) {
 
         var engine: Engine?
         let engineNanos = measureNanos {
-            engine = try? Engine(databasePath: path, notifier: NullNotifier(), deviceZone: .utc, now: now)
+            engine = try? Engine(databasePath: path, notifier: NullNotifier(), deviceZone: .utc, zones: ZoneDatabase.shared, now: now)
         }
         guard let engine, engine.pendingCount == count else { print("restore: the engine did not restore"); return }
         engine.close()

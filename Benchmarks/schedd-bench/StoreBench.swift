@@ -5,6 +5,7 @@ import CSQLite
 import Glibc
 import SchedCalendar
 import Scheduler
+import SystemZones
 
 func storeBenchmark(_ args: [String]) {
     let count = args.first.flatMap { Int($0) } ?? 100_000
@@ -25,7 +26,7 @@ func storeBenchmark(_ args: [String]) {
     let oursSeconds: Double
     let oursCPU: Double
     do {
-        let engine = try Engine(databasePath: directory + "/ours.db", notifier: NullNotifier(), deviceZone: .utc,
+        let engine = try Engine(databasePath: directory + "/ours.db", notifier: NullNotifier(), deviceZone: .utc, zones: ZoneDatabase.shared,
                                 now: now)
         var scheduled = 0
         let cpuBefore = cpuSeconds()

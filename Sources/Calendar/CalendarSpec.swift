@@ -53,9 +53,9 @@ public struct CalendarSpec: Sendable, Hashable {
 
     /// Parses `text`; throws with a message naming the problem and its position.
     ///
-    /// `CalendarSpec(parsing: "mon..fri 9:00").normalized == "Mon..Fri *-*-* 09:00:00"`.
-    /// A zone suffix is resolved through `zones` (the process-wide database unless one is given).
-    public init(parsing text: String, zones: any ZoneResolver = ZoneDatabase.shared) throws(CalendarError) {
+    /// `CalendarSpec(parsing: "mon..fri 9:00", zones: db).normalized == "Mon..Fri *-*-* 09:00:00"`.
+    /// A zone suffix is resolved through `zones` (there is no default: the caller says which database).
+    public init(parsing text: String, zones: any ZoneResolver) throws(CalendarError) {
         var parsed: (fields: CalendarFields, zoneName: String?, zone: TimeZoneRules?)
         do {
             parsed = try CalendarParser.parse(text, zones: zones)

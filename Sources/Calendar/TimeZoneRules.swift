@@ -11,7 +11,7 @@
 /// transition times are mapped to POSIX time by subtracting the leap correction in force;
 /// `right/Europe/Berlin` then gives the same offsets as `Europe/Berlin`.
 ///
-/// Immutable and `Sendable`; built once per zone per process by `ZoneDatabase`.
+/// Immutable and `Sendable`; built once per zone per process by a `ZoneResolver` (SystemZones' `ZoneDatabase`).
 public final class TimeZoneRules: Sendable, CustomStringConvertible {
     /// The IANA name (`Europe/Berlin`), the POSIX TZ string, or `UTC`.
     public let name: String
@@ -34,7 +34,7 @@ public final class TimeZoneRules: Sendable, CustomStringConvertible {
     }
 
     /// A zone with one fixed offset.
-    convenience init(name: String, fixedOffset: Int) {
+    public convenience init(name: String, fixedOffset: Int) {
         self.init(name: name, transitions: [Int64.min],
                   offsets: [ZoneOffset(utcOffsetSeconds: fixedOffset, isDST: false, abbreviation: name)], footer: nil)
     }

@@ -9,5 +9,5 @@ public struct ZoneError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String { message }
 
     /// This error with `prefix: ` in front (outer layers add context).
-    func prefixed(_ prefix: String) -> ZoneError { ZoneError(prefix + ": " + message) }
+    public func prefixed(_ prefix: String) -> ZoneError { ZoneError(prefix + ": " + message) }
 }

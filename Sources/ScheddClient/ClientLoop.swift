@@ -1,11 +1,12 @@
 import Foundation
-import Glibc
 import ScheddBus
+import ScheddSystem
 import ScheddClientCore
 import Synchronization
 
 /// The thread that owns a client's bus connection: an sd-event loop (ScheddBus's `EventLoop`) with
-/// the connection attached, woken by a pipe when work is submitted from any thread.
+/// the connection attached, woken by a non-blocking pipe (ScheddSystem) when work is submitted from any
+/// thread: a full pipe means a wake-up is already pending, so a submitter never blocks.
 ///
 /// Invariant: the `BusConnection` and the `EventLoop` are created, used and freed on this thread only
 /// (sd-bus objects are not thread-safe); other threads only append jobs and write one byte to the
@@ -15,27 +16,26 @@ final class ClientLoop: Sendable {
     typealias Job = @Sendable (BusConnection) -> Void
 
     private let jobs = Mutex<(queue: [Job], closed: Bool)>(([], false))
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wakeRead: FileDescriptor
+    private let wakeWrite: FileDescriptor
     private let subscribers = Mutex<[UInt64: AsyncStream<ScheddSignal>.Continuation]>([:])
     private let nextSubscriber = Mutex<UInt64>(0)
 
-    private init(wakeRead: Int32, wakeWrite: Int32) { self.wakeRead = wakeRead; self.wakeWrite = wakeWrite }
+    private init(wakeRead: FileDescriptor, wakeWrite: FileDescriptor) { self.wakeRead = wakeRead; self.wakeWrite = wakeWrite }
 
     /// Both ends stay open until no thread can write any more (a write after the loop ended must not
     /// reach a closed or reused descriptor, nor raise SIGPIPE).
     deinit {
-        Glibc.close(wakeRead)
-        Glibc.close(wakeWrite)
+        wakeRead.close()
+        wakeWrite.close()
     }
 
     /// Starts the thread, connects to `target`, subscribes to schedd's signals and returns once the bus
     /// confirmed the subscription (so no signal sent after this returns is missed).
     static func start(_ target: BusTarget) async throws(ScheddError) -> ClientLoop {
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw ScheddError(.unreachable, "pipe: \(String(cString: strerror(errno)))") }
-        for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        let loop = ClientLoop(wakeRead: ends[0], wakeWrite: ends[1])
+        let ends: (read: FileDescriptor, write: FileDescriptor)
+        do { ends = try FileDescriptor.pipe(nonBlocking: true) } catch { throw ScheddError(.unreachable, "pipe: \(error)") }
+        let loop = ClientLoop(wakeRead: ends.read, wakeWrite: ends.write)
         let started: Result<Void, ScheddError> = await withCheckedContinuation { continuation in
             let thread = Thread { loop.main(target, started: continuation) }
             thread.name = "ScheddClient"
@@ -83,8 +83,8 @@ final class ClientLoop: Sendable {
     }
 
     private func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        // EAGAIN: the pipe is full, so the loop has a wake-up pending already.
+        _ = try? wakeWrite.writeAll([1])
     }
 
     // MARK: The loop thread
@@ -96,7 +96,7 @@ final class ClientLoop: Sendable {
             loop = try EventLoop()
             connection = try BusConnection.open(target, description: "schedd-client")
             try connection.attach(to: loop)
-            try loop.addReadable(fd: wakeRead) { [self] in drain(loop: loop, connection: connection) }
+            try loop.addReadable(fd: wakeRead.rawValue) { [self] in drain(loop: loop, connection: connection) }
             try connection.addMatch("type='signal',interface='\(SchedulerNames.interface)',path='\(SchedulerNames.objectPath)'") {
                 [self] message in deliver(message)
             }
@@ -124,8 +124,7 @@ final class ClientLoop: Sendable {
 
     /// Runs every queued job; exits the loop when the client was closed and nothing is left.
     private func drain(loop: EventLoop, connection: BusConnection) {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        _ = buffer.withUnsafeMutableBytes { read(wakeRead, $0.baseAddress, $0.count) }
+        while let bytes = try? wakeRead.read(upTo: 64), !bytes.isEmpty {}  // drained: EAGAIN ends it
         while true {
             let (batch, closed) = jobs.withLock { state -> ([Job], Bool) in
                 defer { state.queue.removeAll() }

@@ -100,7 +100,8 @@ public final class DesktopNotifier: Notifier {
     /// a timeout, the bus going away); `reason` is for history's `failed` record.
     public var onDeliveryFailed: ((_ notification: DueNotification, _ reason: String) -> Void)?
     /// Called with a line for the log when something the daemon cannot see otherwise went wrong (the
-    /// circuit opened, a reconnect timer could not be armed).
+    /// circuit opened, a reconnect timer could not be armed, a server without `actions` got a
+    /// notification whose buttons it cannot show).
     public var onProblem: ((String) -> Void)?
 
     public let configuration: Configuration
@@ -264,10 +265,16 @@ public final class DesktopNotifier: Notifier {
     }
     private func send(_ notification: DueNotification, capabilities: Set<String>, on bus: NotificationsBus)
         -> DeliveryResult {
+        let presentation = appDirectory.presentation(for: notification.app)
         let request = NotifyRequest(notification: notification, capabilities: capabilities,
                                     replacesId: serverIds[Key(app: notification.app, id: notification.id)] ?? 0,
-                                    configuration: configuration,
-                                    presentation: appDirectory.presentation(for: notification.app))
+                                    configuration: configuration, presentation: presentation)
+        let dropped = NotifyRequest.droppedButtons(notification, capabilities: capabilities, presentation: presentation)
+        if !dropped.isEmpty {
+            onProblem?("the notification server has no 'actions' capability: \(notification.id) [\(notification.app)] is shown "
+                       + "without its buttons (\(dropped.joined(separator: ", "))); it cannot be opened, snoozed or "
+                       + "answered from the notification")
+        }
         let sentTo = generation
         do throws(BusError) {
             try bus.notify(request) { [weak self] result in self?.notifyAnswered(notification, result, sentTo: sentTo) }

@@ -82,6 +82,17 @@ public struct NotifyRequest: Sendable, Hashable {
         expireTimeout = configuration.expireTimeouts.milliseconds(for: notification.urgency)
     }
 
+    /// The labels of the buttons `notification` would have on a server with `actions` that a server
+    /// without it does not get (its actions, its snoozes, "Open"): empty when the server has `actions`
+    /// or there were none. Such a notification is shown, but nothing can be pressed on it.
+    public static func droppedButtons(_ notification: DueNotification, capabilities: Set<String>,
+                                      presentation: AppPresentation) -> [String] {
+        if capabilities.contains("actions") { return [] }
+        var labels = notification.actions.map(\.title) + notification.extras.snoozeSeconds.map(snoozeLabel)
+        if presentation.canOpen && !notification.actions.contains(where: { $0.id == "default" }) { labels.append("Open") }
+        return labels
+    }
+
     /// The action key of a snooze button: `schedd-snooze-600`.
     public static func snoozeKey(_ seconds: Int64) -> String { snoozePrefix + String(seconds) }
     static let snoozePrefix = "schedd-snooze-"

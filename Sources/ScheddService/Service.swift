@@ -73,7 +73,7 @@ public final class Service {
         if method.grouped {
             do throws(ServiceFailure) {
                 let app = try requireCaller(caller, method).app
-                groupCommit.enqueue(try Self.operation(call), app: app, member: method.name, reply: reply)
+                groupCommit.enqueue(try Self.operation(call, zones: engine().zones), app: app, member: method.name, reply: reply)
             } catch {
                 reply(.failure(error))
             }
@@ -98,16 +98,16 @@ public final class Service {
 
     /// The group-commit operation of a grouped call: arguments decoded and checked now, so a rejected
     /// push or malformed data is answered at once, without waiting for the commit.
-    static func operation(_ call: SchedulerCall) throws(ServiceFailure) -> GroupCommit.Operation {
+    static func operation(_ call: SchedulerCall, zones: any ZoneResolver) throws(ServiceFailure) -> GroupCommit.Operation {
         switch call {
-        case .push(let text): return .push(try decodePush(text))
+        case .push(let text): return .push(try decodePush(text, zones: zones))
         case .pushBatch(let texts):
             var answers = [String?](repeating: nil, count: texts.count)
             var valid: [(index: Int, push: Push)] = []
             valid.reserveCapacity(texts.count)
             for (i, text) in texts.enumerated() {
                 do throws(ServiceFailure) {
-                    valid.append((i, try decodePush(text)))
+                    valid.append((i, try decodePush(text, zones: zones)))
                 } catch {
                     answers[i] = errorJSON(error.message)
                 }
@@ -124,9 +124,9 @@ public final class Service {
         }
     }
 
-    static func decodePush(_ text: String) throws(ServiceFailure) -> Push {
+    static func decodePush(_ text: String, zones: any ZoneResolver) throws(ServiceFailure) -> Push {
         do {
-            return try PushDecoder.decode(Array(text.utf8))
+            return try PushDecoder.decode(Array(text.utf8), zones: zones)
         } catch {
             throw ServiceFailure(.invalidPush, error.message)
         }
@@ -231,7 +231,7 @@ public final class Service {
         groupCommit.flush()
         let decoded: Push
         do {
-            decoded = try PushDecoder.decode(bytes)
+            decoded = try PushDecoder.decode(bytes, zones: engine().zones)
         } catch {
             throw ServiceFailure(.invalidPush, error.message)
         }

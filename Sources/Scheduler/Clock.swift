@@ -1,21 +1,10 @@
-import Glibc
 import SchedCalendar
 import Synchronization
 
 /// A source of the current wall-clock instant. The engine never reads one: the daemon does and
-/// passes `now` in.
+/// passes `now` in. The system clock (`CLOCK_REALTIME`) is `SystemClock`, in ScheddService.
 public protocol Clock: Sendable {
     var now: Instant { get }
-}
-
-/// `CLOCK_REALTIME`.
-public struct SystemClock: Clock {
-    public init() {}
-    public var now: Instant {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Instant(microseconds: Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000)
-    }
 }
 
 /// A clock that stands still until told to move (`schedd run --fake-clock`, tests).

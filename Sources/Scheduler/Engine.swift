@@ -44,7 +44,8 @@ public final class Engine {
 
     let store: any ScheduleStore
     let notifier: any Notifier
-    let zones: any ZoneResolver
+    /// The resolver of pinned zone names; the push decoder checks zones through it too.
+    public let zones: any ZoneResolver
     /// Parsed calendar expressions by text (pinned zones resolved at parse): one parse per expression.
     var specCache: [String: CalendarSpec] = [:]
     let defaultGraceSeconds: Int64
@@ -77,7 +78,7 @@ public final class Engine {
     /// every pending schedule. `deviceZone` is the zone floating schedules are resolved in.
     /// `zones` resolves pinned zone names (`timeZone`, calendar zone suffixes).
     public convenience init(databasePath: String, notifier: any Notifier, deviceZone: TimeZoneRules,
-                            defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds, zones: any ZoneResolver = ZoneDatabase.shared,
+                            defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds, zones: any ZoneResolver,
                             retention: HistoryRetention = .standard,
                             maxPendingPerApp: Int = Engine.defaultMaxPendingPerApp, now: Instant) throws(EngineError) {
         let store: SQLiteScheduleStore
@@ -95,7 +96,7 @@ public final class Engine {
     /// floating schedules are re-resolved as by `deviceZoneChanged`. A recorded zone that no longer loads
     /// is skipped: the catch-up then happens in the new zone, at the caller's first `advance`.
     public init(store: any ScheduleStore, notifier: any Notifier, deviceZone: TimeZoneRules,
-                zones: any ZoneResolver = ZoneDatabase.shared, defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds,
+                zones: any ZoneResolver, defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds,
                 retention: HistoryRetention = .standard,
                 maxPendingPerApp: Int = Engine.defaultMaxPendingPerApp, now: Instant) throws(EngineError) {
         guard defaultGraceSeconds >= 0 else { throw EngineError(.invalidArgument, "default grace must be ≥ 0") }

@@ -61,14 +61,16 @@ public enum PushDecoder {
     /// reject it before holding all of it.
     public static let tooLarge = PushError("push", "larger than \(maxPushBytes) bytes")
 
-    /// Decodes `bytes` (UTF-8 JSON) into a validated `Push`, or throws the first rule it breaks.
-    public static func decode(_ bytes: [UInt8]) throws(PushError) -> Push {
-        try decode(bytes[...])
+    /// Decodes `bytes` (UTF-8 JSON) into a validated `Push`, or throws the first rule it breaks. Zone
+    /// names (`timeZone`, a calendar's zone suffix) are checked through `zones` — the engine's resolver
+    /// (`Engine.zones`), so the decoder and the engine agree on which zones exist.
+    public static func decode(_ bytes: [UInt8], zones: any ZoneResolver) throws(PushError) -> Push {
+        try decode(bytes[...], zones: zones)
     }
 
     /// Decodes any collection of bytes (`ArraySlice`, `UnsafeRawBufferPointer` from a fuzzer or a
     /// D-Bus message); the same rules as `decode(_: [UInt8])`.
-    public static func decode(_ bytes: some Collection<UInt8>) throws(PushError) -> Push {
+    public static func decode(_ bytes: some Collection<UInt8>, zones: any ZoneResolver) throws(PushError) -> Push {
         guard bytes.count <= maxPushBytes else { throw tooLarge }
         let root: JSONValue
         do throws(JSONError) {
@@ -101,7 +103,7 @@ public enum PushDecoder {
         }
         push.extras = try decodeExtras(bk, unknown: &push.unknownMembers)
         if let local = try bk.object("local") {
-            push.local = try decodeLocal(local, unknown: &push.unknownMembers)
+            push.local = try decodeLocal(local, zones: zones, unknown: &push.unknownMembers)
         }
         return push
     }

@@ -7,7 +7,8 @@ extension PushDecoder {
     ]
 
     /// `bk.local`, rule by rule in the order of CONTRACT §1's table.
-    static func decodeLocal(_ members: [JSONMember], unknown: inout [String]) throws(PushError) -> LocalSchedule {
+    static func decodeLocal(_ members: [JSONMember], zones: any ZoneResolver,
+                            unknown: inout [String]) throws(PushError) -> LocalSchedule {
         let local = try PushObject(members, path: "bk.local", known: localMembers, unknown: &unknown)
 
         let id = try local.requiredString("id")
@@ -23,7 +24,7 @@ extension PushDecoder {
                 guard written.offsetSeconds == nil else {
                     throw PushError(local.path("timeZone"), "not allowed with a fixed-offset \"at\"")
                 }
-                try checkZone(zoneName, local.path("timeZone"))
+                try checkZone(zoneName, zones, local.path("timeZone"))
             }
             trigger = .at(oneShot(written, floatingZone: try local.string("timeZone")))
         case (false, true):
@@ -31,14 +32,14 @@ extension PushDecoder {
             try hint(text, local.path("calendar"))
             let spec: CalendarSpec
             do throws(CalendarError) {
-                spec = try CalendarSpec(parsing: text)
+                spec = try CalendarSpec(parsing: text, zones: zones)
             } catch {
                 // The member path already says "calendar"; drop the parser's own stage prefix.
                 var rule = Substring(error.message)
                 if rule.hasPrefix("calendar: ") { rule = rule.dropFirst("calendar: ".count) }
                 throw PushError(local.path("calendar"), String(rule))
             }
-            if let zoneName = spec.timeZoneName { try checkZone(zoneName, local.path("calendar")) }
+            if let zoneName = spec.timeZoneName { try checkZone(zoneName, zones, local.path("calendar")) }
             if try local.string("timeZone") != nil {
                 throw PushError(local.path("timeZone"),
                                 "not allowed with \"calendar\" (end the expression with the zone instead)")
@@ -186,9 +187,10 @@ extension PushDecoder {
         return .floating(written.wall, zone: floatingZone)
     }
 
-    static func checkZone(_ name: String, _ member: @autoclosure () -> String) throws(PushError) {
+    static func checkZone(_ name: String, _ zones: any ZoneResolver,
+                          _ member: @autoclosure () -> String) throws(PushError) {
         do throws(ZoneError) {
-            _ = try ZoneDatabase.shared.zone(named: name)
+            _ = try zones.zone(named: name)
         } catch {
             throw PushError(member(), "unknown time zone \(PushError.quoted(name))")
         }

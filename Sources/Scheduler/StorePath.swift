@@ -1,4 +1,4 @@
-import Glibc
+import ScheddSystem
 
 /// Where the daemon keeps its database when no `--db PATH` is given.
 public enum StorePath {
@@ -10,30 +10,23 @@ public enum StorePath {
         return nil
     }
 
-    /// `defaultDatabasePath` from this process's environment.
-    public static func defaultDatabasePath() -> String? {
-        defaultDatabasePath(xdgStateHome: getenv("XDG_STATE_HOME").map { String(cString: $0) },
-                            home: getenv("HOME").map { String(cString: $0) })
-    }
-
     /// Creates `path`'s missing parent directories (mode 0700) and the file itself (mode 0600, whatever the
     /// umask) when it does not exist, then fsyncs the directory so the new entry survives power loss.
     /// Never truncates or replaces an existing file.
     static func createIfMissing(_ path: String) throws(StoreError) {
         let directory = parentDirectory(of: path)
         try makeDirectories(directory)
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if fd < 0 {
-            if errno == EEXIST { return }
-            throw StoreError(.unavailable, "cannot create database \(path): \(String(cString: strerror(errno)))")
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusive], permissions: 0o600) } catch {
+            if error == .fileExists { return }
+            throw StoreError(.unavailable, "cannot create database \(path): \(error)")
         }
-        fchmod(fd, 0o600)
-        fsync(fd)
-        close(fd)
-        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirFD >= 0 {
-            fsync(dirFD)
-            close(dirFD)
+        try? fd.setPermissions(0o600)
+        try? fd.sync()
+        fd.close()
+        if let directoryFD = try? FileDescriptor.open(directory, .readOnly, options: [.directory]) {
+            try? directoryFD.sync()
+            directoryFD.close()
         }
     }
 
@@ -43,12 +36,11 @@ public enum StorePath {
     }
 
     private static func makeDirectories(_ directory: String) throws(StoreError) {
-        var isDirectory = stat()
-        if stat(directory, &isDirectory) == 0 { return }
+        if (try? FileSystem.status(directory)) != nil { return }
         let parent = parentDirectory(of: directory)
         if parent != directory && parent != "." { try makeDirectories(parent) }
-        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            throw StoreError(.unavailable, "cannot create directory \(directory): \(String(cString: strerror(errno)))")
+        do { try FileSystem.makeDirectory(directory, permissions: 0o700) } catch {
+            if error != .fileExists { throw StoreError(.unavailable, "cannot create directory \(directory): \(error)") }
         }
     }
 }

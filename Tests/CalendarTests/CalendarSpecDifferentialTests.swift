@@ -1,3 +1,4 @@
+import SystemZones
 import SeededRandomness
 import Foundation
 import SchedCalendar
@@ -61,7 +62,7 @@ final class CalendarSpecDifferentialTests: XCTestCase {
                 var state = MktimeState()
                 for (spec, verdict) in zip(specs, verdicts) {
                     cases += 1
-                    let ours = Result { () throws(CalendarError) -> CalendarSpec in try CalendarSpec(parsing: spec) }
+                    let ours = Result { () throws(CalendarError) -> CalendarSpec in try CalendarSpec(parsing: spec, zones: ZoneDatabase.shared) }
                     let context = "TZ=\(zoneName) --base-time=@\(base) '\(spec)'"
                     switch (verdict, ours) {
                     case (.rejected, .failure):
@@ -83,7 +84,7 @@ final class CalendarSpecDifferentialTests: XCTestCase {
                     case (.gaveUp, .failure(let error)), (.accepted, .failure(let error)):
                         disagreements.append("\(context): systemd accepts, we reject: \(error)")
                     case (.accepted(let normalized, let elapses), .success(let parsed)):
-                        let again = try? CalendarSpec(parsing: parsed.normalized)
+                        let again = try? CalendarSpec(parsing: parsed.normalized, zones: ZoneDatabase.shared)
                         if again?.normalized != parsed.normalized {
                             disagreements.append("\(context): normalized form does not round-trip: \(String(describing: again?.normalized))")
                         }

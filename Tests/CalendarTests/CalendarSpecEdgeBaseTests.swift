@@ -1,4 +1,5 @@
 import SchedCalendar
+import SystemZones
 import XCTest
 
 /// Next elapses from base times at the edges (issue 21): the ends of `Int64`, of `Instant.supportedRange`
@@ -23,7 +24,7 @@ final class CalendarSpecEdgeBaseTests: XCTestCase {
         let zones = [TimeZoneRules.utc, try ZoneDatabase.shared.zone(named: "America/New_York"),
                      try ZoneDatabase.shared.zone(named: "Europe/Dublin")]
         for source in Self.specs {
-            let spec = try CalendarSpec(parsing: source)
+            let spec = try CalendarSpec(parsing: source, zones: ZoneDatabase.shared)
             for zone in zones {
                 for base in Self.edges {
                     if let elapse = spec.nextElapse(after: base, in: zone) {
@@ -35,10 +36,10 @@ final class CalendarSpecEdgeBaseTests: XCTestCase {
     }
 
     func testPastTheLastMicrosecond_isNever_andBefore2200StillFinds() throws {
-        let daily = try CalendarSpec(parsing: "daily")
+        let daily = try CalendarSpec(parsing: "daily", zones: ZoneDatabase.shared)
         XCTAssertNil(daily.nextElapse(after: Instant(microseconds: .max), in: .utc))
         XCTAssertNil(daily.nextElapse(after: Instant.supportedRange.upperBound, in: .utc), "systemd searches to 2199 only")
-        let last = try CalendarSpec(parsing: "2199-12-31 23:59:59")
+        let last = try CalendarSpec(parsing: "2199-12-31 23:59:59", zones: ZoneDatabase.shared)
         XCTAssertEqual(last.nextElapse(after: Instant(seconds: 7_258_118_398), in: .utc), Instant(seconds: 7_258_118_399))
         XCTAssertNil(last.nextElapse(after: Instant(seconds: 7_258_118_399), in: .utc))
         // systemd's elapses cover 1970–2199: from before 1970 (the start of the supported range, Int64.min)

@@ -1,3 +1,4 @@
+import SystemZones
 import SeededRandomness
 /// Generates systemd calendar expressions: weekday lists and ranges in any spelling and case, value
 /// lists, ranges and repetitions in every field, `~`, shorthands, fractional seconds, zone suffixes.

@@ -1,3 +1,4 @@
+import SystemZones
 import SeededRandomness
 import SchedCalendar
 import XCTest
@@ -18,9 +19,9 @@ final class CalendarSpecPropertyTests: XCTestCase {
                 text.insert(contentsOf: junk, at: at)
             }
             do {
-                let spec = try CalendarSpec(parsing: text)
+                let spec = try CalendarSpec(parsing: text, zones: ZoneDatabase.shared)
                 accepted += 1
-                let again = try CalendarSpec(parsing: spec.normalized)
+                let again = try CalendarSpec(parsing: spec.normalized, zones: ZoneDatabase.shared)
                 XCTAssertEqual(again.normalized, spec.normalized, "'\(text)'")
                 let base = Instant(seconds: Int64(random.int(0...7_000_000_000)))
                 XCTAssertEqual(again.nextElapse(after: base, in: .utc), spec.nextElapse(after: base, in: .utc), "'\(text)'")

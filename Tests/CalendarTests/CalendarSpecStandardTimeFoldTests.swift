@@ -1,3 +1,4 @@
+import SystemZones
 import Foundation
 import SeededRandomness
 import XCTest
@@ -59,7 +60,7 @@ final class CalendarSpecStandardTimeFoldTests: XCTestCase {
                     for (spec, verdict) in zip(specs, verdicts) {
                         cases += 1
                         guard case .accepted(_, let elapses) = verdict else { continue }
-                        guard let parsed = try? CalendarSpec(parsing: spec) else {
+                        guard let parsed = try? CalendarSpec(parsing: spec, zones: ZoneDatabase.shared) else {
                             disagreements.append("TZ=\(name) '\(spec)': systemd accepts, we reject")
                             continue
                         }

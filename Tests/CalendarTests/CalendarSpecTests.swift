@@ -1,3 +1,4 @@
+import SystemZones
 import SchedCalendar
 import XCTest
 
@@ -7,9 +8,9 @@ final class CalendarSpecTests: XCTestCase {
     private func assertNormalized(_ input: String, _ expected: String, file: StaticString = #filePath,
                                   line: UInt = #line) {
         do {
-            let spec = try CalendarSpec(parsing: input)
+            let spec = try CalendarSpec(parsing: input, zones: ZoneDatabase.shared)
             XCTAssertEqual(spec.normalized, expected, "input '\(input)'", file: file, line: line)
-            let again = try CalendarSpec(parsing: spec.normalized)
+            let again = try CalendarSpec(parsing: spec.normalized, zones: ZoneDatabase.shared)
             XCTAssertEqual(again.normalized, spec.normalized, "round trip of '\(input)'", file: file, line: line)
         } catch {
             XCTFail("'\(input)' rejected: \(error)", file: file, line: line)
@@ -106,7 +107,7 @@ final class CalendarSpecTests: XCTestCase {
             "*-*-* 00:00:60", "*-13-01", "*-*-32", "Mon-", "*:*:1.", "1,2,", "daily Not/AZone",
         ]
         for input in mustFail {
-            XCTAssertThrowsError(try CalendarSpec(parsing: input), "'\(input)' must be rejected") { error in
+            XCTAssertThrowsError(try CalendarSpec(parsing: input, zones: ZoneDatabase.shared), "'\(input)' must be rejected") { error in
                 let message = (error as? CalendarError)?.message ?? ""
                 XCTAssertTrue(message.hasPrefix("calendar: '\(input)': "), message)
             }
@@ -114,28 +115,28 @@ final class CalendarSpecTests: XCTestCase {
     }
 
     func testErrorMessage_namesTheProblemAndOffset() {
-        XCTAssertThrowsError(try CalendarSpec(parsing: "Mon..Fro 09:00")) { error in
+        XCTAssertThrowsError(try CalendarSpec(parsing: "Mon..Fro 09:00", zones: ZoneDatabase.shared)) { error in
             XCTAssertEqual("\(error)", "calendar: 'Mon..Fro 09:00': unknown weekday 'Fro' at offset 5")
         }
-        XCTAssertThrowsError(try CalendarSpec(parsing: "*-*-* 12:6x")) { error in
+        XCTAssertThrowsError(try CalendarSpec(parsing: "*-*-* 12:6x", zones: ZoneDatabase.shared)) { error in
             XCTAssertTrue("\(error)".hasSuffix("at offset 10"), "\(error)")
         }
-        XCTAssertThrowsError(try CalendarSpec(parsing: "*-*-* 25:00")) { error in
+        XCTAssertThrowsError(try CalendarSpec(parsing: "*-*-* 25:00", zones: ZoneDatabase.shared)) { error in
             XCTAssertEqual("\(error)", "calendar: '*-*-* 25:00': hour 25 is out of range 0…23 at offset 6")
         }
     }
 
     func testZoneSuffix() throws {
-        XCTAssertEqual(try CalendarSpec(parsing: "daily UTC").timeZoneName, "UTC")
-        XCTAssertNil(try CalendarSpec(parsing: "daily").timeZoneName)
-        XCTAssertEqual(try CalendarSpec(parsing: "daily utc").normalized, "*-*-* 00:00:00 UTC")
+        XCTAssertEqual(try CalendarSpec(parsing: "daily UTC", zones: ZoneDatabase.shared).timeZoneName, "UTC")
+        XCTAssertNil(try CalendarSpec(parsing: "daily", zones: ZoneDatabase.shared).timeZoneName)
+        XCTAssertEqual(try CalendarSpec(parsing: "daily utc", zones: ZoneDatabase.shared).normalized, "*-*-* 00:00:00 UTC")
         guard (try? ZoneDatabase.shared.zone(named: "Europe/Berlin")) != nil else {
             throw missingReference("zoneinfo not available yet")
         }
-        XCTAssertEqual(try CalendarSpec(parsing: "@5 Etc/UTC").normalized, "1970-01-01 00:00:05 UTC")
-        XCTAssertEqual(try CalendarSpec(parsing: "weekly Pacific/Auckland").normalized,
+        XCTAssertEqual(try CalendarSpec(parsing: "@5 Etc/UTC", zones: ZoneDatabase.shared).normalized, "1970-01-01 00:00:05 UTC")
+        XCTAssertEqual(try CalendarSpec(parsing: "weekly Pacific/Auckland", zones: ZoneDatabase.shared).normalized,
                        "Mon *-*-* 00:00:00 Pacific/Auckland")
-        XCTAssertEqual(try CalendarSpec(parsing: "daily Etc/UTC").timeZoneName, "Etc/UTC")
+        XCTAssertEqual(try CalendarSpec(parsing: "daily Etc/UTC", zones: ZoneDatabase.shared).timeZoneName, "Etc/UTC")
     }
 
     private func assertNext(_ spec: String, zone: String = "UTC", after: Int64, _ expected: Int64?,
@@ -144,7 +145,7 @@ final class CalendarSpecTests: XCTestCase {
         do { rules = try ZoneDatabase.shared.zone(named: zone) } catch {
             throw missingReference("zone \(zone) not available: \(error)")
         }
-        let parsed = try CalendarSpec(parsing: spec)
+        let parsed = try CalendarSpec(parsing: spec, zones: ZoneDatabase.shared)
         let next = parsed.nextElapse(after: Instant(microseconds: after), in: rules)
         XCTAssertEqual(next?.microseconds, expected, "\(spec) in \(zone) after \(after)", file: file, line: line)
     }

@@ -1,3 +1,4 @@
+import SystemZones
 import SeededRandomness
 @testable import SchedCalendar
 import XCTest

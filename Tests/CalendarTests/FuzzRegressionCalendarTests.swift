@@ -1,3 +1,4 @@
+import SystemZones
 import SchedCalendar
 import XCTest
 
@@ -9,7 +10,7 @@ import XCTest
 /// (`TZ=Zone systemd-analyze calendar --iterations=2 --base-time=@BASE SPEC`).
 final class FuzzRegressionCalendarTests: XCTestCase {
     private func elapses(_ spec: String, zone: String, base: Int64, count: Int = 2) throws -> [Int64] {
-        let parsed = try CalendarSpec(parsing: spec)
+        let parsed = try CalendarSpec(parsing: spec, zones: ZoneDatabase.shared)
         let rules = try ZoneDatabase.shared.zone(named: zone)
         var out: [Int64] = []
         var after = Instant(seconds: base)

@@ -1,3 +1,4 @@
+import SystemZones
 import SeededRandomness
 import SchedCalendar
 import XCTest

@@ -1,3 +1,4 @@
+import SystemZones
 import Foundation
 import XCTest
 @testable import SchedCalendar
@@ -128,5 +129,15 @@ final class ZoneDatabaseTests: XCTestCase {
         // Missing: UTC, as glibc and systemd assume.
         try FileManager.default.removeItem(atPath: localtime)
         XCTAssertTrue(try system.deviceZone(tz: nil, localtimePath: localtime) === TimeZoneRules.utc)
+    }
+
+    func testDeviceZoneFilePaths_followTZ_asDeviceZoneReadsIt() {
+        let db = ZoneDatabase(directory: "/z")
+        XCTAssertEqual(db.deviceZoneFilePaths(tz: nil), ["/etc/localtime"])
+        XCTAssertEqual(db.deviceZoneFilePaths(tz: "", localtimePath: "/x/localtime"), ["/x/localtime"])
+        XCTAssertEqual(db.deviceZoneFilePaths(tz: ":Europe/Berlin"), ["/z/Europe/Berlin"])
+        XCTAssertEqual(db.deviceZoneFilePaths(tz: "Europe/Berlin"), ["/z/Europe/Berlin"])
+        XCTAssertEqual(db.deviceZoneFilePaths(tz: ":/etc/tz/Mine"), ["/etc/tz/Mine"])
+        XCTAssertEqual(db.deviceZoneFilePaths(tz: "EST5EDT,M3.2.0,M11.1.0"), [])
     }
 }

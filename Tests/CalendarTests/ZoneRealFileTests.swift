@@ -1,3 +1,4 @@
+import SystemZones
 import XCTest
 @testable import SchedCalendar
 

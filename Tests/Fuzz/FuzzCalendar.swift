@@ -1,13 +1,14 @@
 // libFuzzer harness for the calendar-expression parser and next-elapse search (scripts/fuzz.sh calendar).
 //
 // Checks, for every input (read as UTF-8, invalid sequences replaced):
-// - `CalendarSpec(parsing:)` returns or throws; it never traps, hangs or leaks.
+// - `CalendarSpec(parsing:, zones: ZoneDatabase.shared)` returns or throws; it never traps, hangs or leaks.
 // - Round trip: an accepted spec's `normalized` form parses again to the same normalized form.
 // - `nextElapse(after:in:)` terminates in UTC, America/New_York and Europe/Dublin from bases on both
 //   sides of the 2026 US and EU transitions and from the edges of `Int64` and of the supported range
 //   (never a trap), and any elapse is strictly after its base; following it again gives a
 //   strictly later elapse; and in UTC the elapse after (elapse − 1 µs) is the elapse itself.
 import SchedCalendar
+import SystemZones
 
 /// UTC (the arithmetic fast path), New York (ordinary DST) and Dublin (negative DST: its TZif marks
 /// winter time as DST, so every DST-flag heuristic runs the other way round).
@@ -50,14 +51,14 @@ public func fuzzCalendar(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let text = String(decoding: bytes, as: UTF8.self)
     let spec: CalendarSpec
     do throws(CalendarError) {
-        spec = try CalendarSpec(parsing: text)
+        spec = try CalendarSpec(parsing: text, zones: ZoneDatabase.shared)
     } catch {
         _ = error.description
         return 0
     }
     let again: CalendarSpec
     do throws(CalendarError) {
-        again = try CalendarSpec(parsing: spec.normalized)
+        again = try CalendarSpec(parsing: spec.normalized, zones: ZoneDatabase.shared)
     } catch {
         fatalError("normalized form does not parse: \(spec.normalized) (from \(text)): \(error)")
     }

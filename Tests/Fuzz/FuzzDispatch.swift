@@ -15,6 +15,7 @@
 // - a ListPage holds at most ReplyBounds rows and bytes and its `next` cursor decodes; a HistoryPage
 //   at most the bound; no `as` reply over the bounds;
 // - the fake clock stays inside `Instant.supportedRange`.
+import SystemZones
 import Glibc
 import SchedCalendar
 import Scheduler
@@ -43,14 +44,14 @@ let seededStore: String = {
     let path = "\(storeDirectory)/seeded.db"
     do {
         let engine = try! Engine(store: try! SQLiteScheduleStore(path: path), notifier: RecordingNotifier(),
-                                 deviceZone: .utc, now: seededStart)
+                                 deviceZone: .utc, zones: ZoneDatabase.shared, now: seededStart)
         let seeds = [
             #"{"bk":{"local":{"id":"run_1:a","at":"2026-03-08T06:00:00Z","title":"A","cancelOn":["ev"]}}}"#,
             #"{"bk":{"local":{"id":"run_1:b","calendar":"*-*-* 07:30","title":"B"}}}"#,
             #"{"bk":{"local":{"id":"run_2:c","at":"2026-03-09T08:00","title":"C","timeZone":"UTC"}}}"#,
             #"{"bk":{"local":{"id":"d","at":"2026-03-08T05:00:00Z","title":"D"}}}"#,
         ]
-        for text in seeds { _ = try! engine.push(try! PushDecoder.decode(Array(text.utf8)), now: seededStart) }
+        for text in seeds { _ = try! engine.push(try! PushDecoder.decode(Array(text.utf8), zones: ZoneDatabase.shared), now: seededStart) }
         _ = try! engine.advance(to: seededNow, mode: .timePassing)
     }  // the engine and its store close here: the WAL is checkpointed into the file
     atexit {
@@ -91,7 +92,7 @@ final class FuzzWorld {
         path = "\(storeDirectory)/\(number).db"
         copyFile(seededStore, to: path)
         let store = try! SQLiteScheduleStore(path: path)
-        let engine = try! Engine(store: store, notifier: RecordingNotifier(), deviceZone: .utc, now: seededNow)
+        let engine = try! Engine(store: store, notifier: RecordingNotifier(), deviceZone: .utc, zones: ZoneDatabase.shared, now: seededNow)
         self.engine = engine
         let log = log
         clock = ServiceClock(fakeStart: seededNow, engine: { engine },

@@ -7,7 +7,8 @@
 // - Push round trip: a decoded `bk.local` re-decodes from its own fingerprint to the same schedule
 //   (the fingerprint is the canonical text of `bk.local`, so it must be a valid `bk.local` itself;
 //   `data` is compared in canonical key order), with the same fingerprint.
-// - A decoded `calendar` trigger parses with `CalendarSpec(parsing:)` (the decoder promises it does).
+// - A decoded `calendar` trigger parses with `CalendarSpec(parsing:, zones: ZoneDatabase.shared)` (the decoder promises it does).
+import SystemZones
 import SchedCalendar
 import Scheduler
 
@@ -42,7 +43,7 @@ func checkJSONRoundTrip(_ bytes: [UInt8]) {
 func checkPushDecode(_ bytes: [UInt8]) {
     let push: Push
     do throws(PushError) {
-        push = try PushDecoder.decode(bytes)
+        push = try PushDecoder.decode(bytes, zones: ZoneDatabase.shared)
     } catch {
         _ = error.description
         return
@@ -50,14 +51,14 @@ func checkPushDecode(_ bytes: [UInt8]) {
     guard push.local != nil || push.cancel != nil else { fatalError("decoded push has neither local nor cancel") }
     guard let local = push.local else { return }
     if case .calendar(let text) = local.trigger {
-        do throws(CalendarError) { _ = try CalendarSpec(parsing: text) } catch {
+        do throws(CalendarError) { _ = try CalendarSpec(parsing: text, zones: ZoneDatabase.shared) } catch {
             fatalError("decoder accepted a calendar the parser rejects: \(error)")
         }
     }
     let wrapped = Array(("{\"bk\":{\"local\":" + local.fingerprint + "}}").utf8)
     let again: Push
     do throws(PushError) {
-        again = try PushDecoder.decode(wrapped)
+        again = try PushDecoder.decode(wrapped, zones: ZoneDatabase.shared)
     } catch {
         fatalError("fingerprint does not re-decode: \(error): \(local.fingerprint)")
     }

@@ -86,4 +86,23 @@ final class ScheddSystemTests: XCTestCase {
             XCTAssertEqual((error as? SystemCallError)?.errno, .noSuchFileOrDirectory)
         }
     }
+
+    func testUnixDatagramSocket_bindsOnce_refusesALongPath_andTimesOutEmpty() throws {
+        let path = directory + "/notify"
+        let socket = try UnixDatagramSocket(bindingTo: path)
+        XCTAssertNil(socket.receive(within: 10))
+        XCTAssertThrowsError(try UnixDatagramSocket(bindingTo: path)) { error in
+            XCTAssertEqual((error as? SystemCallError)?.errno, Errno(rawValue: EADDRINUSE))
+        }
+        XCTAssertThrowsError(try UnixDatagramSocket(bindingTo: "/" + String(repeating: "x", count: 200))) { error in
+            XCTAssertEqual((error as? SystemCallError)?.errno, .fileNameTooLong)
+        }
+    }
+
+    func testUserDatabase_knowsRoot_andNotAMissingGroupOrUser() {
+        XCTAssertEqual(UserDatabase.groupID(named: "root"), 0)
+        XCTAssertNil(UserDatabase.groupID(named: "schedd-no-such-group"))
+        XCTAssertEqual(UserDatabase.groups(ofUser: 0)?.contains(0), true)
+        XCTAssertNil(UserDatabase.groups(ofUser: 3_999_999_999))
+    }
 }

@@ -1,5 +1,6 @@
 @testable import schedd
 @testable import Scheduler
+import SystemZones
 import Foundation
 import XCTest
 
@@ -74,7 +75,7 @@ final class ManPageAndCompletionTests: XCTestCase {
             XCTAssertEqual(rendered, written, "\(page): an example renders other than written")
             for example in rendered where example.hasPrefix("{\"bk\"") {
                 pushes += 1
-                XCTAssertNoThrow(try PushDecoder.decode(Array(example.utf8)), "\(page): \(example)")
+                XCTAssertNoThrow(try PushDecoder.decode(Array(example.utf8), zones: ZoneDatabase.shared), "\(page): \(example)")
             }
         }
         XCTAssertGreaterThanOrEqual(pushes, 6)

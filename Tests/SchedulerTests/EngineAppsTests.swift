@@ -1,3 +1,4 @@
+import SystemZones
 import SchedCalendar
 import XCTest
 @testable import Scheduler
@@ -34,6 +35,7 @@ final class EngineAppsTests: XCTestCase {
         let dir = makeTemporaryDirectory()
         defer { removeTree(dir) }
         let engine = try Engine(databasePath: dir + "/q.db", notifier: ScriptedNotifier(), deviceZone: .utc,
+                                zones: ZoneDatabase.shared,
                                 maxPendingPerApp: 2, now: t0)
         defer { engine.close() }
         let due = atFixed(t0.adding(seconds: 600))

@@ -1,3 +1,4 @@
+import SystemZones
 import SchedCalendar
 import XCTest
 @testable import Scheduler
@@ -5,7 +6,7 @@ import XCTest
 /// The engine fed by the real decoder: JSON text in, CONTRACT §7 answers out.
 final class EngineDecodedPushTests: XCTestCase {
     func push(_ h: EngineHarness, _ json: String, now: Instant) throws -> [PushOutcome] {
-        try h.e.push(try PushDecoder.decode(Array(json.utf8)), now: now)
+        try h.e.push(try PushDecoder.decode(Array(json.utf8), zones: ZoneDatabase.shared), now: now)
     }
 
     func testDecodedPushes_sameJSONInOtherKeyOrder_isDuplicate_newContentReplaces() throws {

@@ -1,3 +1,4 @@
+import SystemZones
 import Glibc
 import SchedCalendar
 import XCTest
@@ -33,6 +34,7 @@ final class EngineHonestHistoryTests: XCTestCase {
 
         let notifier = ScriptedNotifier()
         let revived = try Engine(databasePath: try XCTUnwrap(crashCopy), notifier: notifier, deviceZone: .utc,
+                                 zones: ZoneDatabase.shared,
                                  now: t0.adding(seconds: 63))
         defer { revived.close() }
         XCTAssertEqual(revived.unconfirmedAtStart, 1)
@@ -49,7 +51,7 @@ final class EngineHonestHistoryTests: XCTestCase {
         h.notifier.onShow = { [path = h.path] n in if n.id == "c2" { crashCopy = Self.snapshot(path) } }
         try h.e.advance(to: t0.adding(seconds: 600), mode: .wallClock)  // a catch-up: one batch
         let revived = try Engine(databasePath: try XCTUnwrap(crashCopy), notifier: ScriptedNotifier(),
-                                 deviceZone: .utc, now: t0.adding(seconds: 601))
+                                 deviceZone: .utc, zones: ZoneDatabase.shared, now: t0.adding(seconds: 601))
         defer { revived.close() }
         XCTAssertEqual(revived.unconfirmedAtStart, 5)
         XCTAssertLessThanOrEqual(revived.unconfirmedAtStart, Engine.firingBatchSize)

@@ -1,3 +1,4 @@
+import SystemZones
 import Glibc
 import SchedCalendar
 import XCTest
@@ -26,6 +27,7 @@ final class EngineRetentionTests: XCTestCase {
         let h = try EngineHarness(now: t0)
         h.engine?.close()
         h.engine = try Engine(databasePath: h.path, notifier: h.notifier, deviceZone: .utc,
+                              zones: ZoneDatabase.shared,
                               retention: HistoryRetention(days: 30, maxRecords: 50), now: t0)
         try h.push(makeLocal("hourly", .calendar("hourly")), now: t0)
         try h.e.advance(to: t0.adding(seconds: 100 * 3600), mode: .timePassing)
@@ -47,8 +49,10 @@ final class EngineRetentionTests: XCTestCase {
             let retention = try HistoryRetention(days: 30, maxRecords: 5)
             let engine = inMemory
                 ? try Engine(store: InMemoryScheduleStore(), notifier: ScriptedNotifier(), deviceZone: .utc,
+                             zones: ZoneDatabase.shared,
                              retention: retention, now: t0)
                 : try Engine(databasePath: directory + "/schedd.db", notifier: ScriptedNotifier(), deviceZone: .utc,
+                             zones: ZoneDatabase.shared,
                              retention: retention, now: t0)
             defer { engine.close() }
             _ = try engine.push(pushLocal(makeLocal("busy", .calendar("*:*:00"))), app: "org.example.Busy", now: t0)
@@ -99,6 +103,7 @@ final class EngineRetentionTests: XCTestCase {
         let h = try EngineHarness(now: t0)
         h.engine?.close()
         h.engine = try Engine(databasePath: h.path, notifier: h.notifier, deviceZone: .utc,
+                              zones: ZoneDatabase.shared,
                               retention: HistoryRetention(days: 30, maxRecords: 10), now: t0)
         for i in 0..<300 {
             let data = "{\"n\":\(i),\"pad\":\"" + String(repeating: "p", count: 8000) + "\"}"

@@ -1,3 +1,4 @@
+import SystemZones
 import SchedCalendar
 import XCTest
 @testable import Scheduler
@@ -76,7 +77,7 @@ final class EngineHarness {
     init(inMemoryWithZone zone: TimeZoneRules, now: Instant) throws {
         self.zone = zone
         self.zones = ZoneDatabase.shared
-        engine = try Engine(store: InMemoryScheduleStore(), notifier: notifier, deviceZone: zone, now: now)
+        engine = try Engine(store: InMemoryScheduleStore(), notifier: notifier, deviceZone: zone, zones: ZoneDatabase.shared, now: now)
     }
 
     deinit {

@@ -1,3 +1,4 @@
+import SystemZones
 import Glibc
 import SchedCalendar
 import XCTest

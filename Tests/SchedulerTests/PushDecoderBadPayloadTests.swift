@@ -1,3 +1,4 @@
+import SystemZones
 import XCTest
 @testable import Scheduler
 
@@ -236,7 +237,7 @@ final class PushDecoderBadPayloadTests: XCTestCase {
     ]
 
     private func decode(_ bytes: [UInt8]) -> Result<Push, PushError> {
-        do throws(PushError) { return .success(try PushDecoder.decode(bytes)) } catch { return .failure(error) }
+        do throws(PushError) { return .success(try PushDecoder.decode(bytes, zones: ZoneDatabase.shared)) } catch { return .failure(error) }
     }
 
     private func check(_ cases: [BadPush]) {

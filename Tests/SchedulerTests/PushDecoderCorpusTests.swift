@@ -1,3 +1,4 @@
+import SystemZones
 import XCTest
 @testable import Scheduler
 
@@ -13,7 +14,7 @@ final class PushDecoderCorpusTests: XCTestCase {
         for name in names {
             let bytes = try [UInt8](Data(contentsOf: directory.appendingPathComponent(name)))
             let result: Result<Push, PushError>
-            do throws(PushError) { result = .success(try PushDecoder.decode(bytes)) } catch { result = .failure(error) }
+            do throws(PushError) { result = .success(try PushDecoder.decode(bytes, zones: ZoneDatabase.shared)) } catch { result = .failure(error) }
             switch (name.hasPrefix("valid-"), result) {
             case (true, .failure(let e)): XCTFail("\(name) rejected: \(e)")
             case (false, .success): XCTFail("\(name) accepted")

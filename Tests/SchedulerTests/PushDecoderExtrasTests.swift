@@ -1,3 +1,4 @@
+import SystemZones
 import XCTest
 @testable import Scheduler
 
@@ -12,7 +13,7 @@ final class PushDecoderExtrasTests: XCTestCase {
     func testTheEnvelopeIsUnderstood() throws {
         let text = push(#""messageId":"m-1","deepLink":"reminders://todo/42?x=1","action":{"name":"open-list","data":{"list":"home","n":[1,2]}},"image":"file:///home/u/a%20b.png""#,
                         local: #""snoozeSeconds":[600,3600]"#)
-        let decoded = try PushDecoder.decode(Array(text.utf8))
+        let decoded = try PushDecoder.decode(Array(text.utf8), zones: ZoneDatabase.shared)
         XCTAssertEqual(decoded.unknownMembers, [], "no warnings for the envelope")
         XCTAssertEqual(decoded.messageId, "m-1")
         XCTAssertEqual(decoded.scheduleExtras, NotificationExtras(
@@ -26,14 +27,14 @@ final class PushDecoderExtrasTests: XCTestCase {
     func testImageKinds() throws {
         for (image, local) in [("/usr/share/pixmaps/x.png", "/usr/share/pixmaps/x.png"), ("file://localhost/tmp/y.png", "/tmp/y.png"),
                                ("https://example.org/z.png", nil), ("data:image/png;base64,AAAA", nil)] {
-            let decoded = try PushDecoder.decode(Array(push("\"image\":\(jsonString(image))").utf8))
+            let decoded = try PushDecoder.decode(Array(push("\"image\":\(jsonString(image))").utf8), zones: ZoneDatabase.shared)
             XCTAssertEqual(decoded.extras.image, image)
             XCTAssertEqual(decoded.extras.localImagePath, local, image)
         }
     }
 
     func testActionWithoutDataAndUnknownMemberInsideIt() throws {
-        let decoded = try PushDecoder.decode(Array(push(#""action":{"name":"app.show","colour":1}"#).utf8))
+        let decoded = try PushDecoder.decode(Array(push(#""action":{"name":"app.show","colour":1}"#).utf8), zones: ZoneDatabase.shared)
         XCTAssertEqual(decoded.extras.action, AppActionRequest(name: "app.show", dataJSON: nil))
         XCTAssertEqual(decoded.unknownMembers, ["bk.action.colour"])
     }
@@ -42,7 +43,7 @@ final class PushDecoderExtrasTests: XCTestCase {
     /// whatever GAction allows — buzzkit's `show_offer`, spaces, colons, non-ASCII.
     func testActionNames_areTheApps_anyBytesWithoutControlCharacters() throws {
         for name in ["show_offer", "app.show", "a b", "offer:spring/20", "zeige_Angebot_ü", String(repeating: "n", count: 128)] {
-            let decoded = try PushDecoder.decode(Array(push("\"action\":{\"name\":\(jsonString(name))}").utf8))
+            let decoded = try PushDecoder.decode(Array(push("\"action\":{\"name\":\(jsonString(name))}").utf8), zones: ZoneDatabase.shared)
             XCTAssertEqual(decoded.extras.action?.name, name)
         }
     }
@@ -76,7 +77,7 @@ final class PushDecoderExtrasTests: XCTestCase {
         ]
         for (text, member, rule) in cases {
             do {
-                _ = try PushDecoder.decode(Array(text.utf8))
+                _ = try PushDecoder.decode(Array(text.utf8), zones: ZoneDatabase.shared)
                 XCTFail("accepted: \(text.prefix(200))")
             } catch {
                 XCTAssertEqual(error.member, member, String(text.prefix(200)))

@@ -1,3 +1,4 @@
+import SystemZones
 import XCTest
 import SchedCalendar
 @testable import Scheduler
@@ -6,7 +7,7 @@ import SchedCalendar
 final class PushDecoderGoodPayloadTests: XCTestCase {
     private func decode(_ json: String, file: StaticString = #filePath, line: UInt = #line) throws -> Push {
         do throws(PushError) {
-            return try PushDecoder.decode(Array(json.utf8))
+            return try PushDecoder.decode(Array(json.utf8), zones: ZoneDatabase.shared)
         } catch {
             XCTFail("rejected: \(error)", file: file, line: line)
             throw error
@@ -203,9 +204,9 @@ final class PushDecoderGoodPayloadTests: XCTestCase {
 
     func testDecodesAnyByteCollection() throws {
         let bytes = Array(localPush().utf8)
-        let expected = try PushDecoder.decode(bytes)
-        XCTAssertEqual(try PushDecoder.decode(bytes[...]), expected)
-        XCTAssertEqual(try bytes.withUnsafeBytes { raw in try PushDecoder.decode(raw) }, expected)
+        let expected = try PushDecoder.decode(bytes, zones: ZoneDatabase.shared)
+        XCTAssertEqual(try PushDecoder.decode(bytes[...], zones: ZoneDatabase.shared), expected)
+        XCTAssertEqual(try bytes.withUnsafeBytes { raw in try PushDecoder.decode(raw, zones: ZoneDatabase.shared) }, expected)
     }
 
     func testDecodingIsDeterministic() throws {

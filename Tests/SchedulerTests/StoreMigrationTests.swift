@@ -1,3 +1,4 @@
+import SystemZones
 import Glibc
 import SchedCalendar
 import ScheddCrypto
@@ -85,17 +86,17 @@ final class StoreMigrationTests: XCTestCase {
         try copyFixture()
         let berlin = try loadZone("Europe/Berlin")
         let now = utc(2026, 3, 1, 13, 0)
-        let engine = try Engine(databasePath: path, notifier: ScriptedNotifier(), deviceZone: berlin, now: now)
+        let engine = try Engine(databasePath: path, notifier: ScriptedNotifier(), deviceZone: berlin, zones: ZoneDatabase.shared, now: now)
         defer { engine.close() }
         XCTAssertEqual(engine.pendingCount, 6)
         XCTAssertEqual(try engine.list(limit: nil).first?.id, "cal-pinned")
         let again = #"{"bk":{"local":{"id":"fires","at":"2026-03-01T12:30:00Z","title":"Fires","data":{"x":1}}}}"#
-        XCTAssertEqual(try engine.push(PushDecoder.decode(Array(again.utf8)), now: now).map(\.status), [.duplicate])
+        XCTAssertEqual(try engine.push(PushDecoder.decode(Array(again.utf8), zones: ZoneDatabase.shared), now: now).map(\.status), [.duplicate])
         let pendingAgain = #"{"bk":{"local":{"id":"run_1:floating","at":"2026-03-03T19:00","title":"Floating"}}}"#
-        XCTAssertEqual(try engine.push(PushDecoder.decode(Array(pendingAgain.utf8)), now: now).map(\.status),
+        XCTAssertEqual(try engine.push(PushDecoder.decode(Array(pendingAgain.utf8), zones: ZoneDatabase.shared), now: now).map(\.status),
                        [.duplicate])
         let older = #"{"bk":{"local":{"id":"replace-me","at":"2026-03-05T10:00:00Z","title":"old"}}}"#
-        let outcome = try engine.push(PushDecoder.decode(Array(older.utf8)), now: now)
+        let outcome = try engine.push(PushDecoder.decode(Array(older.utf8), zones: ZoneDatabase.shared), now: now)
         XCTAssertEqual(outcome.map(\.status), [.replaced],
                        "v1 kept no digest of replaced versions: an older version of a replaced push is new to v2")
     }

@@ -1,3 +1,4 @@
+import SystemZones
 import SchedCalendar
 import XCTest
 @testable import Scheduler
@@ -62,6 +63,7 @@ final class StorePendingCountTests: XCTestCase {
         defer { removeTree(dir) }
         let path = dir + "/q.db"
         let engine = try Engine(databasePath: path, notifier: ScriptedNotifier(), deviceZone: .utc,
+                                zones: ZoneDatabase.shared,
                                 maxPendingPerApp: 2, now: t0)
         defer { engine.close() }
         let due = atFixed(t0.adding(seconds: 600))

@@ -1,4 +1,5 @@
 import Scheduler
+import ScheddService
 
 /// Runs the `schedd` command line (arguments without the program name); returns the exit code.
 /// Diagnostics go to stderr as one `schedd: …` line; with `--json`, every failure — a usage error

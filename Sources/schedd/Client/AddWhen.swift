@@ -1,4 +1,5 @@
 import SchedCalendar
+import SystemZones
 import ScheddService
 import Scheduler
 
@@ -52,7 +53,7 @@ func readWhen(_ when: String, option: String, clock: DaemonClock, pin: PinnedZon
        let instant = dated(String(words[1]), days: days, clock, zone) {
         return sent(instant)
     }
-    if let spec = try? CalendarSpec(parsing: when), let next = spec.nextElapse(after: clock.now, in: zone) {
+    if let spec = try? CalendarSpec(parsing: when, zones: ZoneDatabase.shared), let next = spec.nextElapse(after: clock.now, in: zone) {
         return sent(next)
     }
     throw .rejected("\(option): '\(when)' is not a time: expected YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM], a systemd timestamp "
@@ -94,7 +95,7 @@ func checkCalendar(_ written: String, pin: PinnedZone?, until: (time: AddTime, w
     let text = pin.map { written + " " + $0.name } ?? written
     let spec: CalendarSpec
     do {
-        spec = try CalendarSpec(parsing: text)
+        spec = try CalendarSpec(parsing: text, zones: ZoneDatabase.shared)
     } catch {
         let own = "calendar: '\(text)': "
         throw .rejected("--calendar: '\(written)': " + (error.message.hasPrefix(own) ? String(error.message.dropFirst(own.count)) : error.message))

@@ -3,6 +3,7 @@ import ScheddBus
 import SchedCalendar
 import ScheddService
 import Scheduler
+import SystemZones
 
 /// How many NDJSON pushes go in one PushBatch call at most: large enough to amortize the group commit.
 private let batchSize = 1000
@@ -114,7 +115,7 @@ func documentPosition(of error: JSONError, in bytes: [UInt8]) -> String {
 /// parser gives as `push: invalid JSON at byte N: invalid UTF-8` (or an earlier syntax error).
 private func invalidUTF8Message(_ bytes: [UInt8]) -> String {
     do throws(PushError) {
-        _ = try PushDecoder.decode(bytes)
+        _ = try PushDecoder.decode(bytes, zones: ZoneDatabase.shared)
     } catch {
         return error.message
     }
@@ -192,7 +193,7 @@ private struct PushBatch {
 
 /// Warns on stderr about members schedd ignores (CONTRACT §1: forward compatibility).
 private func warnAboutUnknownMembers(_ text: String, line: Int?) {
-    guard let push = try? PushDecoder.decode(Array(text.utf8)) else { return }
+    guard let push = try? PushDecoder.decode(Array(text.utf8), zones: ZoneDatabase.shared) else { return }
     for member in push.unknownMembers {
         Console.err("schedd: warning: \(line.map { "line \($0): " } ?? "")\(member): unknown member, ignored")
     }

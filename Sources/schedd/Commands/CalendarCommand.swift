@@ -1,6 +1,7 @@
 import SchedCalendar
 import ScheddService
 import Scheduler
+import SystemZones
 
 /// `schedd calendar [--tz ZONE] [--base-time T] [--iterations N] SPEC...`: the next elapses of
 /// calendar expressions, printed line for line as `systemd-analyze calendar` (systemd 252) prints
@@ -29,7 +30,7 @@ func runCalendarCommand(_ args: ParsedArguments, now: Instant) throws(CommandFai
         let evaluationZone: TimeZoneRules
         do throws(CommandFailure) {
             do {
-                spec = try CalendarSpec(parsing: source)
+                spec = try CalendarSpec(parsing: source, zones: ZoneDatabase.shared)
             } catch {
                 throw .rejected(error.message)
             }

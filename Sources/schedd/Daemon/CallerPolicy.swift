@@ -1,4 +1,4 @@
-import Glibc
+import ScheddSystem
 import ScheddBus
 
 /// The daemon's own access rule (`--allow-group`, on by default with `--bus system`): a method call
@@ -17,12 +17,12 @@ import ScheddBus
 struct CallerPolicy: Sendable {
     /// The group name as given, for messages.
     let groupName: String
-    let groupID: gid_t
+    let groupID: UInt32
     /// The daemon's effective uid (its own user may always call it).
-    let ownUID: uid_t
+    let ownUID: UInt32
 
     /// Resolves `groupName` with getgrnam_r. Throws a message naming the group when it does not exist.
-    init(groupName: String, ownUID: uid_t = geteuid()) throws(CommandFailure) {
+    init(groupName: String, ownUID: UInt32 = CurrentProcess.effectiveUserID) throws(CommandFailure) {
         guard let gid = Self.lookUpGroup(groupName) else {
             throw .failure("--allow-group: there is no group '\(groupName)' on this machine "
                            + "(create it with 'groupadd \(groupName)', or name another with --allow-group)")
@@ -34,7 +34,7 @@ struct CallerPolicy: Sendable {
 
     /// Nil when a caller with effective uid `euid` and group-database groups `groups` (nil: the uid has
     /// no passwd entry) may call; otherwise the message of the AccessDenied error, naming the rule.
-    func denial(euid: uid_t, groups: [gid_t]?) -> String? {
+    func denial(euid: UInt32, groups: [UInt32]?) -> String? {
         if euid == 0 || euid == ownUID { return nil }
         if groups?.contains(groupID) == true { return nil }
         let ownClause = ownUID == 0 ? "" : ", not schedd's own user (uid \(ownUID))"
@@ -42,21 +42,8 @@ struct CallerPolicy: Sendable {
         return groups == nil ? denial + " (uid \(euid) has no entry in the user database)" : denial
     }
 
-    /// The gid of group `name`, or nil when there is no such group. O(size of the group entry).
-    static func lookUpGroup(_ name: String) -> gid_t? {
-        var entry = group()
-        var result: UnsafeMutablePointer<group>?
-        var size = max(1024, Int(sysconf(Int32(_SC_GETGR_R_SIZE_MAX))))
-        while true {
-            var buffer = [CChar](repeating: 0, count: size)
-            let r = getgrnam_r(name, &entry, &buffer, size, &result)
-            if r == ERANGE && size < 1 << 24 {
-                size *= 2
-                continue
-            }
-            return r == 0 && result != nil ? entry.gr_gid : nil
-        }
-    }
+    /// The gid of group `name` (ScheddSystem's `UserDatabase`), or nil when there is no such group.
+    static func lookUpGroup(_ name: String) -> UInt32? { UserDatabase.groupID(named: name) }
 }
 
 /// The groups of each uid per the group database (`getpwuid_r` + `getgrouplist`), cached per uid for
@@ -64,10 +51,10 @@ struct CallerPolicy: Sendable {
 /// which may go to NSS/LDAP — on every call). Loop thread only.
 final class GroupMembership {
     static let lifetimeSeconds: Int = 60
-    private var cache: [uid_t: (groups: [gid_t]?, until: Int)] = [:]
+    private var cache: [UInt32: (groups: [UInt32]?, until: Int)] = [:]
 
     /// The uid's groups (its primary gid included); nil when the uid has no passwd entry.
-    func groups(of uid: uid_t, now: Int = Int(time(nil))) -> [gid_t]? {
+    func groups(of uid: UInt32, now: Int = SystemTime.realtimeSeconds) -> [UInt32]? {
         if let hit = cache[uid], hit.until > now { return hit.groups }
         let groups = Self.lookUp(uid)
         if cache.count > 4096 { cache.removeAll() }  // bound: one entry per distinct caller uid
@@ -75,27 +62,7 @@ final class GroupMembership {
         return groups
     }
 
-    static func lookUp(_ uid: uid_t) -> [gid_t]? {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var size = max(1024, Int(sysconf(Int32(_SC_GETPW_R_SIZE_MAX))))
-        var buffer: [CChar]
-        while true {
-            buffer = [CChar](repeating: 0, count: size)
-            let r = getpwuid_r(uid, &entry, &buffer, size, &result)
-            if r == ERANGE && size < 1 << 24 { size *= 2; continue }
-            guard r == 0, result != nil, let name = entry.pw_name else { return nil }
-            let primary = entry.pw_gid
-            var count: Int32 = 64
-            while true {
-                var groups = [gid_t](repeating: 0, count: Int(count))
-                var n = count
-                if getgrouplist(name, primary, &groups, &n) >= 0 { return Array(groups.prefix(Int(n))) }
-                if n <= count || count > 1 << 16 { return [primary] }
-                count = n
-            }
-        }
-    }
+    static func lookUp(_ uid: UInt32) -> [UInt32]? { UserDatabase.groups(ofUser: uid) }
 }
 
 /// Logs refusals rate-limited (systemd's `log_ratelimit_*`): the first refusal of each interval is
@@ -103,11 +70,11 @@ final class GroupMembership {
 struct RateLimitedLog {
     /// One full line per uid and per 10 s.
     static let intervalSeconds = 10
-    private var lastLogged: [uid_t: Int] = [:]
+    private var lastLogged: [UInt32: Int] = [:]
     private var suppressed = 0
 
     /// Returns the line to log for a refusal of `uid`, or nil when it is to be counted only.
-    mutating func line(for uid: uid_t, _ message: String, now: Int = Int(time(nil))) -> String? {
+    mutating func line(for uid: UInt32, _ message: String, now: Int = SystemTime.realtimeSeconds) -> String? {
         if let last = lastLogged[uid], now - last < Self.intervalSeconds {
             suppressed += 1
             return nil

@@ -2,6 +2,7 @@ import SchedCalendar
 import ScheddBus
 import Scheduler
 import ScheddService
+import SystemZones
 
 /// The change-watch part: owns the event sources that tell the daemon the world changed — wall-clock
 /// steps (timerfd cancel-on-set), the device zone (/etc/localtime or the zone file TZ names) and
@@ -35,7 +36,7 @@ final class ChangeWatches {
             }
         }
         if watchDeviceZone {
-            let watch = try ZoneChangeWatch(paths: Self.zoneFilePaths())
+            let watch = try ZoneChangeWatch(paths: ZoneDatabase.shared.deviceZoneFilePaths(tz: environment("TZ")))
             zoneWatch = watch
             try loop.addReadable(fd: watch.fd) { [unowned self] in
                 do {
@@ -64,15 +65,6 @@ final class ChangeWatches {
         } catch {
             logger.warning("cannot watch a zone file in use for tzdata updates: \(error)")
         }
-    }
-
-    /// The files whose change is a device-zone change: /etc/localtime, or the zone file `TZ` names.
-    private static func zoneFilePaths() -> [String] {
-        guard let tz = environment("TZ"), !tz.isEmpty else { return ["/etc/localtime"] }
-        let name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
-        if name.hasPrefix("/") { return [name] }
-        let directory = environment("TZDIR") ?? "/usr/share/zoneinfo"
-        return name.contains(",") ? [] : [directory + "/" + name]
     }
 
     private func wallClockChanged() {

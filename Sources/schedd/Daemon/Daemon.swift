@@ -6,6 +6,7 @@ import ScheddDesktop
 import ScheddPush
 import ScheddService
 import Scheduler
+import SystemZones
 
 /// `schedd run`: owns the process's lifecycle — it opens the loop, the bus, the store and the engine,
 /// makes the parts and wires them, serves until SIGTERM, and exits with a failure status when the world
@@ -78,7 +79,8 @@ final class Daemon {
         clock = ServiceClock(fakeStart: options.fakeClockStart, engine: engine,
                              zones: { name throws(ZoneError) in try ZoneDatabase.shared.zone(named: name) }, log: logger)
         do {
-            let made = try Engine(store: store, notifier: announcer, deviceZone: zone, retention: options.retention,
+            let made = try Engine(store: store, notifier: announcer, deviceZone: zone, zones: ZoneDatabase.shared,
+                                  retention: options.retention,
                                   maxPendingPerApp: options.maxPendingPerApp, now: clock.asClock.now)
             bound = LoopBound(made, loop: loop)
             boundEngine = bound!

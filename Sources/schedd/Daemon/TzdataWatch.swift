@@ -1,3 +1,4 @@
+import SystemZones
 import SchedCalendar
 import ScheddBus
 import ScheddSystem

@@ -1,5 +1,6 @@
 import Glibc
 import SchedCalendar
+import SystemZones
 
 /// Zone lookups for the command line: `--tz ZONE`, else the device zone (`TZ`, else /etc/localtime).
 enum Zones {

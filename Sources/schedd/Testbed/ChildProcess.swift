@@ -1,7 +1,7 @@
-import Glibc
+import ScheddSystem
 
-/// A process the testbed started with `posix_spawn(3)`, and every process-control call it makes
-/// (`posix_spawn`, `waitpid`, `kill`): the one place these system calls live.
+/// A process the testbed started, and the process control it does (start, reap, signal), all through
+/// ScheddSystem's `ChildProcesses` (`posix_spawnp`, `waitpid`, `kill`).
 ///
 /// Invariant: a `ChildProcess` is reaped at most once; after `status` is set, `signal` does nothing
 /// (the pid may belong to someone else by then).
@@ -18,7 +18,7 @@ final class ChildProcess {
         case descriptor(Int32)
     }
 
-    let pid: pid_t
+    let pid: Int32
     let name: String
     /// The raw `waitpid` status once the child was reaped; nil while it runs.
     private(set) var status: Int32?
@@ -36,56 +36,25 @@ final class ChildProcess {
          stderr: Stream = .inherit, extra: [(child: Int32, parent: Int32)] = [], ownGroup: Bool = false,
          newSession: Bool = false, inheritDescriptors: Bool = false) throws(CommandFailure) {
         self.name = name
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for (fd, stream) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
+        func stream(_ stream: Stream) -> SpawnRequest.Stream {
             switch stream {
-            case .inherit: break
-            case .null: posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
-            case .append(let path):
-                posix_spawn_file_actions_addopen(&actions, fd, path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-            case .descriptor(let parent): posix_spawn_file_actions_adddup2(&actions, parent, fd)
+            case .inherit: .inherit
+            case .null: .null
+            case .append(let path): .append(path)
+            case .descriptor(let parent): .descriptor(FileDescriptor(rawValue: parent))
             }
         }
-        for (child, parent) in extra { posix_spawn_file_actions_adddup2(&actions, parent, child) }
-        if !inheritDescriptors {
-            let kept = Set([0, 1, 2] + extra.map(\.child))
-            for fd in openDescriptors() where !kept.contains(fd) { posix_spawn_file_actions_addclose(&actions, fd) }
+        var request = SpawnRequest(arguments: argv, environment: environment)
+        request.stdin = stream(stdin)
+        request.stdout = stream(stdout)
+        request.stderr = stream(stderr)
+        request.extra = extra.map { ($0.child, FileDescriptor(rawValue: $0.parent)) }
+        request.closeOtherDescriptors = !inheritDescriptors
+        request.defaultSignals = TestbedSignals.handled
+        request.grouping = newSession ? .newSession : ownGroup ? .ownGroup : .inherit
+        do { pid = try ChildProcesses.spawn(request) } catch {
+            throw .failure("testbed: cannot start \(name) '\(argv[0])': \(error)")
         }
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t(), defaults = sigset_t()
-        sigemptyset(&empty)
-        sigemptyset(&defaults)
-        for signal in TestbedSignals.handled { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var flags = Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
-        if newSession {
-            flags |= posixSpawnSetSID
-        } else if ownGroup {
-            flags |= Int32(POSIX_SPAWN_SETPGROUP)
-            posix_spawnattr_setpgroup(&attributes, 0)
-        }
-        posix_spawnattr_setflags(&attributes, Int16(truncatingIfNeeded: flags))
-
-        var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        var cEnvironment: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
-        defer {
-            for p in cArguments { free(p) }
-            for p in cEnvironment { free(p) }
-        }
-        var child: pid_t = 0
-        let result = argv[0].contains("/")
-            ? posix_spawn(&child, argv[0], &actions, &attributes, &cArguments, &cEnvironment)
-            : posix_spawnp(&child, argv[0], &actions, &attributes, &cArguments, &cEnvironment)
-        guard result == 0 else {
-            throw .failure("testbed: cannot start \(name) '\(argv[0])': \(String(cString: strerror(result)))")
-        }
-        pid = child
     }
 
     /// Whether the child has been reaped.
@@ -95,24 +64,19 @@ final class ChildProcess {
     @discardableResult
     func poll() -> Bool {
         if status != nil { return true }
-        var raw: Int32 = 0
-        let r = waitpid(pid, &raw, WNOHANG)
-        if r == pid { status = raw }
+        if let reaped = try? ChildProcesses.reapIfExited(pid) { status = reaped }
         return status != nil
     }
 
     /// Waits until the child exits and reaps it.
     func wait() {
-        while status == nil {
-            var raw: Int32 = 0
-            let r = waitpid(pid, &raw, 0)
-            if r == pid { status = raw } else if r < 0 && errno != EINTR { status = 0 }
-        }
+        guard status == nil else { return }
+        do { status = try ChildProcesses.waitForExit(pid) } catch { status = 0 }
     }
 
     /// Sends `signal` unless the child was already reaped.
     func signal(_ signal: Int32) {
-        if status == nil { kill(pid, signal) }
+        if status == nil { try? CurrentProcess.signal(pid, signal) }
     }
 
     /// Stops the child: SIGTERM, then SIGKILL when it has not exited within `graceMilliseconds`
@@ -120,14 +84,14 @@ final class ChildProcess {
     @discardableResult
     func stop(graceMilliseconds: Int) -> Bool {
         if poll() { return false }
-        signal(SIGTERM)
+        signal(SignalNumber.terminate)
         let deadline = monotonicMilliseconds() + Int64(graceMilliseconds)
         while monotonicMilliseconds() < deadline {
             if poll() { return false }
             TestbedSignals.waitForChild(milliseconds: 20)
         }
         if poll() { return false }
-        signal(SIGKILL)
+        signal(SignalNumber.kill)
         wait()
         return true
     }
@@ -147,34 +111,12 @@ final class ChildProcess {
     }
 }
 
-/// The descriptors open in this process (from /proc/self/fd), the listing's own excepted.
-func openDescriptors() -> [Int32] {
-    guard let directory = opendir("/proc/self/fd") else { return [] }
-    defer { closedir(directory) }
-    let own = dirfd(directory)
-    var result: [Int32] = []
-    while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        if let fd = Int32(name), fd != own { result.append(fd) }
-    }
-    return result
-}
-
-/// glibc's `POSIX_SPAWN_SETSID` (2.26+), which Swift does not import without `_GNU_SOURCE`.
-private let posixSpawnSetSID: Int32 = 0x80
-
 /// `pipe(2)` with both ends close-on-exec, so no other child inherits them; false on failure.
 func closeOnExecPipe(_ ends: inout [Int32]) -> Bool {
-    guard pipe(&ends) == 0 else { return false }
-    for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    guard let pipe = try? FileDescriptor.pipe() else { return false }
+    ends = [pipe.read.rawValue, pipe.write.rawValue]
     return true
 }
 
 /// CLOCK_MONOTONIC in milliseconds.
-func monotonicMilliseconds() -> Int64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
-}
+func monotonicMilliseconds() -> Int64 { SystemTime.monotonicMilliseconds }

@@ -1,3 +1,6 @@
+// The system zone database: TZif files under TZDIR or /usr/share/zoneinfo, parsed once and cached.
+// SchedCalendar takes zones as values; this target, above it, is where they come from on this machine.
+import SchedCalendar
 import Synchronization
 
 /// The system zoneinfo database (TZif files under `TZDIR` or `/usr/share/zoneinfo`).

@@ -1,3 +1,6 @@
+// systemd's zone-name check (timezone_is_valid), which reads /usr/share/zoneinfo.
+import SchedCalendar
+
 extension ZoneDatabase {
     /// systemd's `timezone_is_valid()` (systemd 252, `src/basic/time-util.c`): `UTC`, or a name made
     /// of letters, digits and `-_+/`, without a leading, doubled or trailing `/`, whose file under

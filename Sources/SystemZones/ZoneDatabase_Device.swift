@@ -1,3 +1,6 @@
+// The device zone, found as glibc finds it: TZ, else /etc/localtime.
+import SchedCalendar
+
 extension ZoneDatabase {
     /// The device zone, found the way glibc's `tzset` finds it.
     ///
@@ -24,6 +27,16 @@ extension ZoneDatabase {
             return try zone(named: name)
         }
         return try ZoneDatabase.load(path: absolute, name: ZoneDatabase.zoneName(fromPath: absolute) ?? absolute)
+    }
+
+    /// The files whose change is a device-zone change, for `tz` (the value of `TZ`) as `deviceZone` reads
+    /// it: `localtimePath` when `tz` is unset or empty, the file `TZ` names (absolute, or under
+    /// `directory`), none for a POSIX TZ string with rules (`EST5EDT,M3.2.0,M11.1.0`).
+    public func deviceZoneFilePaths(tz: String?, localtimePath: String = "/etc/localtime") -> [String] {
+        guard let tz, !tz.isEmpty else { return [localtimePath] }
+        let name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
+        if name.hasPrefix("/") { return [name] }
+        return name.contains(",") ? [] : [directory + "/" + name]
     }
 
     /// A `TZ` value (see `deviceZone`).

@@ -1,0 +1,23 @@
+// The kernel's clocks (`clock_gettime`): the wall clock and the monotonic clock.
+import Glibc
+
+/// Readings of `CLOCK_REALTIME` and `CLOCK_MONOTONIC`.
+public enum SystemTime {
+    /// `CLOCK_REALTIME` in microseconds since the Unix epoch (the wall clock: it steps when set).
+    public static var realtimeMicroseconds: Int64 { microseconds(CLOCK_REALTIME) }
+
+    /// `CLOCK_MONOTONIC` in microseconds (since boot, never steps back).
+    public static var monotonicMicroseconds: Int64 { microseconds(CLOCK_MONOTONIC) }
+
+    /// `CLOCK_MONOTONIC` in milliseconds.
+    public static var monotonicMilliseconds: Int64 { monotonicMicroseconds / 1000 }
+
+    /// `time(2)`: whole seconds since the epoch.
+    public static var realtimeSeconds: Int { Int(time(nil)) }
+
+    private static func microseconds(_ clock: clockid_t) -> Int64 {
+        var now = timespec()
+        clock_gettime(clock, &now)
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+    }
+}
