@@ -196,8 +196,8 @@ public final class Service {
         case .clockZone(let name):
             try clock.zone(name)
             return .string(clock.json())
-        case .declareApp:
-            throw ServiceFailure(.usage, "DeclareApp is answered by the identity part, not the service")
+        case .declareApp, .subscribe, .subscribeAllApps:
+            throw ServiceFailure(.usage, "\(call.name) is answered by the identity part, not the service")
         case .push, .pushBatch, .track, .cancel, .cancelRun:
             throw ServiceFailure(.usage, "\(call.name) goes through the group commit")
         }

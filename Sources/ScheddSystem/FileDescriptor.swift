@@ -225,3 +225,8 @@ public enum FileSystem {
         return String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
+
+extension FileSystem {
+    /// `access(2)` with `F_OK`: whether something exists at `path` (following symbolic links).
+    public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+}

@@ -52,6 +52,7 @@ public final class Testbed: Sendable {
         }
         do throws(ScheddError) {
             let client = try await ScheddClient.connect(to: .address(address), app: app)
+            try await client.subscribe(allApps: true)  // `client.signals()` carries every app's signals
             return Testbed(client: client, address: address, shownPath: shown, supervisor: pid)
         } catch {
             stopSupervisor(pid)

@@ -131,6 +131,6 @@ final class DesktopNotifierDunstTests: XCTestCase {
                                      .init(id: "run_9:marker", event: .dismissed, reason: nil)])
         let shownEntry = try XCTUnwrap(try history().first { $0["summary"] as? String == "Open me" }, "dunst history")
         XCTAssertEqual(shownEntry["appname"] as? String, "Reminders", "dunst shows the app's Name=")
-        XCTAssertEqual(log.ran.first ?? nil, "launch \(DesktopHarness.repoRoot.path)/Tests/Support/apps/record_launch.sh \(launches) reminders://todo/9")
+        XCTAssertEqual(log.ran.first ?? nil, "launch \(DesktopHarness.repoRoot.path)/Tests/Support/apps/record_launch.sh \(launches) reminders://todo/9 (detached, no systemd user manager on the bus)")
     }
 }

@@ -21,7 +21,6 @@ from datetime import timedelta
 from typing import Any, Iterable, Iterator
 
 from jeepney import DBusAddress, HeaderFields, MatchRule, MessageType, new_method_call
-from jeepney.bus_messages import message_bus
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
 
 from .errors import DaemonUnreachable, RunawayTimers, ScheddError, error_for
@@ -274,16 +273,17 @@ class Client:
 
     # Signals -------------------------------------------------------------------------------------
 
-    def subscribe(self) -> None:
-        """Starts collecting this daemon's signals (``NotificationShown``, ``…Cancelled``,
-        ``…Opened``, ``…Dismissed``); read them with :meth:`signals` or :meth:`wait_for_signal`."""
-        if self._filter is not None:
-            return
-        rule = MatchRule(type="signal", interface=INTERFACE, path=OBJECT_PATH)
-        self._filter = self._connection.filter(rule, queue=self._signals)
-        reply = self._connection.send_and_get_reply(message_bus.AddMatch(rule), timeout=CALL_TIMEOUT)
-        if reply.header.message_type == MessageType.error:
-            raise ScheddError(f"AddMatch failed: {reply.body}")
+    def subscribe(self, all_apps: bool = False) -> dict:
+        """Starts receiving this daemon's signals (``NotificationShown``, ``…Cancelled``, ``…Opened``,
+        ``…Dismissed``) for this connection's app — or for every app with ``all_apps`` (unsandboxed
+        callers only) — and returns the identity subscribed to (``{"app", "source", "sandboxed",
+        "allApps"}``). schedd sends them to subscribed connections only (unicast; nothing is broadcast),
+        until the connection closes. Read them with :meth:`signals` or :meth:`wait_for_signal`."""
+        if self._filter is None:
+            # The daemon addresses its signals to this connection; the filter picks them off the socket.
+            rule = MatchRule(type="signal", interface=INTERFACE, path=OBJECT_PATH)
+            self._filter = self._connection.filter(rule, queue=self._signals)
+        return json.loads(self.call("SubscribeAllApps" if all_apps else "Subscribe")[0])
 
     def signals(self) -> Iterator[Signal]:
         """The signals received so far (since :meth:`subscribe`), oldest first, taken from the queue."""

@@ -114,6 +114,7 @@ class Testbed:
         self.environment: dict = dict(variables)
         try:
             self.client = Client(self.address, app=app)
+            self.client.subscribe(all_apps=True)
         except Exception:
             self._terminate()
             raise
@@ -227,8 +228,8 @@ class Testbed:
         return [HistoryRecord.from_json(r) for r in self.client.history(limit)]
 
     def signals(self) -> list[Signal]:
-        """Signals received since the first call of this method (it subscribes)."""
-        self.client.subscribe()
+        """Signals of every app received since the testbed started (it subscribes at start, with
+        ``SubscribeAllApps``), oldest first; each is returned once."""
         return list(self.client.signals())
 
 
