@@ -63,7 +63,7 @@ let package = Package(
                                                         "ScheddBus", "ScheddDesktop", "ScheddPush", "ScheddApps",
                                                         "ScheddService", "ScheddSystem", "ScheddClientCore", "SystemZones"],
                           path: "Sources/schedd"),
-        .executableTarget(name: "schedd-bench", dependencies: ["SchedCalendar", "SystemZones", "Scheduler", "CSQLite", "SeededRandomness"],
+        .executableTarget(name: "schedd-bench", dependencies: ["SchedCalendar", "SystemZones", "Scheduler", "ScheddCrypto", "CSQLite", "SeededRandomness"],
                           path: "Benchmarks/schedd-bench"),
         // A seeded PRNG shared by the test targets and the benchmark (not shipped in the products).
         .target(name: "SeededRandomness", path: "Tests/SeededRandomness"),

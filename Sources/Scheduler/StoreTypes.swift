@@ -71,6 +71,8 @@ public struct StoredSchedule: Sendable, Hashable {
     public var messageId: String?
     /// The digest of the push that made it (`LocalSchedule.digest`), for idempotency.
     public var fingerprint: String
+    /// When the push was stored: the base of a calendar's or floating `at`'s re-resolution. Not kept for a
+    /// fixed `at` (nothing reads it there): the SQLite store reads it back as `next` (schema v6).
     public var storedAt: Instant
     /// `bk.deepLink`, `bk.action`, `bk.image`, `snoozeSeconds`.
     public var extras = NotificationExtras()
@@ -151,8 +153,9 @@ public protocol ScheduleStore: AnyObject {
     func pushLookup(app: String, id: String, run: String) throws(StoreError) -> PushLookup
     func delete(_ schedule: StoredSchedule) throws(StoreError)
     func updateNext(key: Int64, next: Instant, lastDue: Instant?) throws(StoreError)
-    /// Every pending (key, next due): what the wheel is rebuilt from.
-    func pendingDeadlines() throws(StoreError) -> [(key: Int64, due: Instant)]
+    /// Calls `body` with every pending (key, next due), streamed (nothing collected): what the wheel is
+    /// rebuilt from. O(n) time, O(1) memory in SQLite.
+    func forEachPendingDeadline(_ body: (Int64, Instant) -> Void) throws(StoreError)
     /// Pending schedules that follow the device zone.
     func floatingSchedules() throws(StoreError) -> [StoredSchedule]
     /// Pending schedules of run `run` of `app` (ids equal to it or starting with `run:`).
@@ -168,6 +171,12 @@ public protocol ScheduleStore: AnyObject {
     /// Number of pending schedules of `app` (nil: of every app; the quota, CONTRACT §8). O(log apps) in SQLite (a count kept by
     /// triggers), O(n) in memory.
     func pendingCount(app: String?) throws(StoreError) -> Int
+    /// The bytes the pending schedules of `app` (nil: of every app) hold, as `storedBytes` counts them
+    /// (the byte quota, CONTRACT §8). Kept like `pendingCount`.
+    func pendingBytes(app: String?) throws(StoreError) -> Int
+    /// What `schedule` would add to its app's `pendingBytes`: the UTF-8 bytes of its id and texts plus a
+    /// fixed overhead per row. O(size of the schedule).
+    func storedBytes(of schedule: StoredSchedule) -> Int
     /// Pending schedules pinned to zone `name` (by `timeZone`/suffix or their `until`'s zone). O(n).
     func pinnedSchedules(zone name: String) throws(StoreError) -> [StoredSchedule]
     /// Every zone name pending schedules are pinned to (their zone or `until` zone). O(n).
@@ -210,7 +219,10 @@ public protocol ScheduleStore: AnyObject {
     func zoneHashes() throws(StoreError) -> [String: String]
     func setZoneHash(_ name: String, _ hash: String) throws(StoreError)
 
-    // History (appended; trimmed only by retention)
+    // History (appended; trimmed by retention)
+    /// The most history records kept per app: `appendHistory` removes the app's oldest records beyond it in
+    /// the same transaction, so the count is never above it (CONTRACT §5).
+    var historyLimitPerApp: Int { get set }
     /// Appends a record. `awaitingHandOver`: a firing recorded before it is handed to the notifier; it stays
     /// unconfirmed until `confirmHandOver` and the next commit after it.
     func appendHistory(_ record: HistoryRecord, awaitingHandOver: Bool) throws(StoreError)

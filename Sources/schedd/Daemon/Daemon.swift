@@ -84,6 +84,7 @@ final class Daemon {
             let made = try Engine(store: store, notifier: announcer, deviceZone: zone, zones: ZoneDatabase.shared,
                                   retention: options.retention,
                                   maxPendingPerApp: options.maxPendingPerApp, now: clock.asClock.now)
+            made.maxBytesPerApp = options.maxBytesPerApp
             bound = LoopBound(made, loop: loop)
             boundEngine = bound!
         } catch {
@@ -117,6 +118,7 @@ final class Daemon {
         }
         logger.info(notifierChoice)  // before READY=1: whoever waits for it can read the choice
         ServiceManager.notify("READY=1\nSTATUS=Serving \(SchedulerNames.service) on \(options.bus)")
+        checkIntegrityIfUnclean()
         logger.info("serving \(SchedulerNames.service) on \(options.bus)"
                     + (clock.fake.map { _ in " with a fake clock at \(clock.now.rfc3339)" } ?? "")
                     + (identity.callerPolicy.map { " to root and group '\($0.groupName)' (gid \($0.groupID))" } ?? ""))
