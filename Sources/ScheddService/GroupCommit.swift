@@ -153,13 +153,13 @@ public final class GroupCommit {
             return Applied(answer: .strings(answers.map { $0 ?? errorJSON("not processed") }), pushOutcomes: applied)
         case .track(let event, let data):
             let ids = try engine.track(event: event, app: app, dataJSON: data, now: now)
-            return Applied(answer: .strings(ids), cancelled: ids, reason: "event:\(event)")
+            return Applied(answer: .cancelled(ids), cancelled: ids, reason: "event:\(event)")
         case .cancel(let id):
             let ids = try engine.cancel(id: id, app: app, now: now)
-            return Applied(answer: .strings(ids), cancelled: ids, reason: "cli")
+            return Applied(answer: .cancelled(ids), cancelled: ids, reason: "cli")
         case .cancelRun(let run):
             let ids = try engine.cancel(run: run, app: app, now: now)
-            return Applied(answer: .strings(ids), cancelled: ids, reason: "run")
+            return Applied(answer: .cancelled(ids), cancelled: ids, reason: "run")
         }
     }
 

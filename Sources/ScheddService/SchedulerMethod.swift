@@ -28,9 +28,9 @@ public struct SchedulerMethod: Sendable, Equatable {
     public static let all: [SchedulerMethod] = [
         SchedulerMethod("Push", "s", "s", grouped: true),
         SchedulerMethod("PushBatch", "as", "as", grouped: true),
-        SchedulerMethod("Track", "ss", "as", grouped: true),
-        SchedulerMethod("Cancel", "s", "as", grouped: true),
-        SchedulerMethod("CancelRun", "s", "as", grouped: true),
+        SchedulerMethod("Track", "ss", "uasb", grouped: true),
+        SchedulerMethod("Cancel", "s", "uasb", grouped: true),
+        SchedulerMethod("CancelRun", "s", "uasb", grouped: true),
         SchedulerMethod("CancelReport", "s", "s", writes: true),
         SchedulerMethod("CancelRunReport", "s", "s", writes: true),
         SchedulerMethod("List", "uu", "s"),

@@ -251,7 +251,9 @@ public final class Engine {
         } catch {
             // Undone with its transaction (or, nested, its savepoint: `Engine.group`): so are its wheel changes.
             if wheelLog.count > mark { wheelLog.removeSubrange(mark...) }
-            throw EngineError(error.engineKind ?? .storage, error.message, cause: error.engineKind == nil ? error : nil)
+            // An engine error carried through the transaction comes out whole, with its own cause.
+            if let carried = error.carried { throw carried }
+            throw EngineError(.storage, error.message, cause: error)
         }
     }
 
@@ -265,11 +267,19 @@ public final class Engine {
         if storageDepth > 0 { wheelLog.append((key, nil)) } else { wheel.cancel(key: key) }
     }
 
-    /// Applies the logged wheel changes in order. O(changes).
+    /// Applies the logged wheel changes in order; a run of cancels goes to the wheel as one batch (one
+    /// rescan of the earliest slot, not one per cancel). O(changes).
     private func applyWheelLog() {
+        var cancels: [Int64] = []
         for (key, due) in wheelLog {
-            if let due { wheel.insert(key: key, due: due) } else { wheel.cancel(key: key) }
+            if let due {
+                if !cancels.isEmpty { wheel.cancel(keys: cancels); cancels.removeAll(keepingCapacity: true) }
+                wheel.insert(key: key, due: due)
+            } else {
+                cancels.append(key)
+            }
         }
+        if !cancels.isEmpty { wheel.cancel(keys: cancels) }
         wheelLog.removeAll(keepingCapacity: true)
     }
 

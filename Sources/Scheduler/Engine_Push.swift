@@ -66,10 +66,10 @@ extension Engine {
                         // A push's closes belong to its `bk.cancel` line, the first outcome.
                         closes += own.map { ($0, results.count - 1, 0) }
                     } catch {
-                        guard let kind = error.engineKind, !allOrNothing else { throw error }
+                        guard let carried = error.carried, !allOrNothing else { throw error }
                         // Rolled back to its savepoint: so are the wheel changes it logged.
                         wheelLog.removeSubrange(wheelMark...)
-                        results.append(.failure(EngineError(kind, error.message)))
+                        results.append(.failure(carried))
                     }
                 }
             }

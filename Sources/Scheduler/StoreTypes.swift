@@ -2,7 +2,7 @@ import SchedCalendar
 
 /// A failure of the schedule store: the database could not be opened, read or written.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable, CaseIterable {
         /// The file is not a SQLite database, fails its integrity check, or has an unknown schema.
         case corrupt
         /// The file or its directory cannot be created, opened or read.
@@ -12,16 +12,51 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     }
     public var kind: Kind
     public var message: String
-    /// Set when an engine error crossed a store transaction body: the engine rethrows it with this kind.
-    var engineKind: EngineError.Kind?
-    public init(_ kind: Kind, _ message: String) { self.kind = kind; self.message = message }
-    init(_ kind: Kind, _ error: SQLiteError) { self.init(kind, error.description) }
+    /// The SQLite result code behind the failure, as a value (nil when SQLite did not fail: a schema
+    /// check, a path that cannot be created, an engine error carried through a transaction).
+    public var sqliteCode: SQLiteResultCode?
+    /// Set when an engine error crossed a store transaction body: the engine rethrows it whole, with
+    /// its own kind and cause.
+    public var carried: EngineError? { carriedError?.error }
+    private var carriedError: Carried?
+    /// The carried engine error's kind.
+    var engineKind: EngineError.Kind? { carried?.kind }
+
+    public init(_ kind: Kind, _ message: String, sqliteCode: SQLiteResultCode? = nil) {
+        self.kind = kind; self.message = message; self.sqliteCode = sqliteCode
+    }
+    init(_ kind: Kind, _ error: SQLiteError) {
+        self.init(kind, error.description, sqliteCode: SQLiteResultCode(error.code))
+    }
     /// Carries `error` through a transaction body (which may only throw `StoreError`).
     init(carrying error: EngineError) {
         self.init(.io, error.message)
-        engineKind = error.kind
+        carriedError = .engine(error)
     }
     public var description: String { message }
+
+    /// An engine error inside a store error (which an engine error may hold as its cause): indirect.
+    private indirect enum Carried: Sendable {
+        case engine(EngineError)
+        var error: EngineError { switch self { case .engine(let e): e } }
+    }
+}
+
+/// A SQLite result code (extended, as `sqlite3_extended_errcode` gives it), kept as a value so that
+/// callers tell failures apart without parsing messages (e.g. the daemon's ERRNO= for systemd).
+public struct SQLiteResultCode: Sendable, Hashable, CustomStringConvertible {
+    public var rawValue: Int32
+    public init(_ rawValue: Int32) { self.rawValue = rawValue }
+    /// The primary code (the low byte): `SQLITE_IOERR_WRITE` (778) is `SQLITE_IOERR` (10).
+    public var primary: SQLiteResultCode { SQLiteResultCode(rawValue & 0xFF) }
+    public static let noMemory = SQLiteResultCode(7)
+    public static let readOnly = SQLiteResultCode(8)
+    public static let ioError = SQLiteResultCode(10)
+    public static let corrupt = SQLiteResultCode(11)
+    public static let full = SQLiteResultCode(13)
+    public static let cannotOpen = SQLiteResultCode(14)
+    public static let notADatabase = SQLiteResultCode(26)
+    public var description: String { "SQLite result code \(rawValue)" }
 }
 
 /// How a stored schedule becomes due.

@@ -40,6 +40,14 @@ struct DaemonSession {
         }
     }
 
+    /// Calls Track, Cancel or CancelRun: `(u count, as ids, b more)`, the ids bounded by the daemon.
+    func cancelled(_ member: String, _ build: (BusMessage) throws(BusError) -> Void)
+        throws(CommandFailure) -> (count: UInt32, ids: [String], more: Bool) {
+        try mapped { () throws(ScheddError) in
+            try client.call(member, build, read: { m throws(BusError) in (try m.readUInt32(), try m.readStrings(), try m.readBool()) })
+        }
+    }
+
     func pendingPages(offset: Int = 0, limit: Int? = nil, allApps: Bool = false) throws(CommandFailure) -> [String] {
         try mapped { () throws(ScheddError) in try client.pendingPages(offset: offset, limit: limit, allApps: allApps) }
     }

@@ -63,6 +63,7 @@ final class BusService {
                     case .count(let n): try r.append(n)
                     case .listPage(let pending, let next): try r.append(pending); try r.append(next)
                     case .historyPage(let records, let next): try r.append(records); try r.append(next)
+                    case .cancelled(let count, let ids, let more): try r.append(count); try r.append(ids); try r.append(more)
                     }
                 }
             case .failure(let failure):

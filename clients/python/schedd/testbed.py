@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from .client import Client, Signal
+from .client import Cancelled, Client, Signal
 from .errors import TestbedError
 
 
@@ -178,13 +178,13 @@ class Testbed:
             local["calendar"] = calendar
         return self.push({"bk": {"local": local}})[0]
 
-    def track(self, event: str, data: Any = None) -> list[str]:
+    def track(self, event: str, data: Any = None) -> "Cancelled":
         return self.client.track(event, data)
 
-    def cancel(self, id: str) -> list[str]:
+    def cancel(self, id: str) -> "Cancelled":
         return self.client.cancel(id)
 
-    def cancel_run(self, run: str) -> list[str]:
+    def cancel_run(self, run: str) -> "Cancelled":
         return self.client.cancel_run(run)
 
     def advance(self, span: str | int | float | timedelta) -> datetime:
