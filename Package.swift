@@ -58,7 +58,7 @@ let package = Package(
         // The D-Bus names and error names of org.schedd.Scheduler1, shared by the daemon and the clients.
         .target(name: "ScheddProtocol", path: "Sources/ScheddProtocol"),
         .target(name: "ScheddClient", dependencies: ["ScheddBus", "ScheddClientCore", "ScheddSystem"], path: "Sources/ScheddClient"),
-        .target(name: "ScheddTestKit", dependencies: ["ScheddClient"], path: "Sources/ScheddTestKit"),
+        .target(name: "ScheddTestKit", dependencies: ["ScheddClient", "ScheddSystem"], path: "Sources/ScheddTestKit"),
         .executableTarget(name: "schedd", dependencies: ["SchedCalendar", "Scheduler", "CSystemd", "CSchedBus",
                                                         "ScheddBus", "ScheddDesktop", "ScheddPush", "ScheddApps",
                                                         "ScheddService", "ScheddSystem", "ScheddClientCore", "SystemZones"],

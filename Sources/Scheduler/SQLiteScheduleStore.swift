@@ -22,6 +22,7 @@ public final class SQLiteScheduleStore: ScheduleStore {
     /// App names and numbers (`apps`), cached (SQLiteScheduleStore_Apps.swift).
     var appNumbers: [String: Int64] = [:]
     var appNames: [Int64: String] = [:]
+    var lastApp: (name: String, n: Int64)?
     /// History records kept per app (CONTRACT §5), enforced by `appendHistory` in the inserting transaction.
     public var historyLimitPerApp = HistoryRetention.standard.maxRecords
     /// Whether the previous run ended without closing the database (its write-ahead log was still there

@@ -6,7 +6,12 @@ import SchedCalendar
 extension SQLiteScheduleStore {
     /// The number of `app`, nil when it has none yet (then it has no rows). O(1) once cached.
     func appNumber(_ app: String) throws(SQLiteError) -> Int64? {
-        if let n = appNumbers[app] { return n }
+        // A batch is one app: a string comparison before any hashing.
+        if let last = lastApp, last.name == app { return last.n }
+        if let n = appNumbers[app] {
+            lastApp = (app, n)
+            return n
+        }
         let st = try db.statement("SELECT n FROM apps WHERE name = ?1")
         defer { st.reset() }
         st.bind(1, app)
@@ -47,6 +52,7 @@ extension SQLiteScheduleStore {
 
     /// After a rollback: names and numbers are read again from the database.
     func forgetApps() {
+        lastApp = nil
         appNumbers.removeAll()
         appNames.removeAll()
     }

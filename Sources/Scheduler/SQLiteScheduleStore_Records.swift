@@ -277,15 +277,19 @@ extension SQLiteScheduleStore {
         }
     }
 
+    /// One statement: the digest in `applied`, or the current one of the pending or finished row. Three seeks.
     public func isApplied(app: String, id: String, digest: String) throws(StoreError) -> Bool {
-        if try isCurrent(app: app, id: id, digest: digest) { return true }
-        return try sql { () throws(SQLiteError) -> Bool in
-            let st = try db.statement("SELECT 1 FROM applied WHERE app = ?3 AND id = ?1 AND digest = ?2")
+        try sql { () throws(SQLiteError) -> Bool in
+            let st = try db.statement("""
+                SELECT EXISTS(SELECT 1 FROM applied WHERE app = ?1 AND id = ?2 AND digest = ?3)
+                    OR EXISTS(SELECT 1 FROM schedules WHERE app = ?1 AND id = ?2 AND digest = ?3)
+                    OR EXISTS(SELECT 1 FROM finished WHERE app = ?1 AND id = ?2 AND digest = ?3)
+                """)
             defer { st.reset() }
-            st.bind(1, id)
-            StoreRowCoding.bindDigest(digest, 2, st)
-            st.bind(3, try lookupApp(app))
-            return try st.step()
+            st.bind(1, try lookupApp(app))
+            st.bind(2, id)
+            StoreRowCoding.bindDigest(digest, 3, st)
+            return try st.step() && st.int64(0) != 0
         }
     }
 

@@ -1,4 +1,4 @@
-import Glibc
+import ScheddSystem
 import Scheduler
 
 /// `schedd check [--db PATH] [--full]`: checks the database file (docs/store.md "What is checked when"),
@@ -7,7 +7,7 @@ import Scheduler
 /// index with its table). Prints `ok` (exit 0), or each problem, prefixed with its table (exit 1).
 func runCheckCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
     let path = args.value("db") ?? DaemonOptions.defaultStateDirectory(system: args.value("bus") == "system") + "/schedd.db"
-    guard access(path, R_OK) == 0 else { throw .failure("cannot read the database '\(path)'") }
+    guard FileSystem.isReadable(path) else { throw .failure("cannot read the database '\(path)'") }
     let problems = SQLiteScheduleStore.integrityCheck(path: path, full: args.has("full"))
     if args.json {
         Console.out(JSONValue.object([
