@@ -47,7 +47,7 @@ let package = Package(
         // The one sd-bus/sd-event seam: connections, async calls, matches, served vtables, bus-verified
         // credentials, the event loop and loop-bound values.
         .target(name: "ScheddBus", dependencies: ["CSystemd", "CSchedBus", "ScheddSystem"], path: "Sources/ScheddBus"),
-        .target(name: "ScheddDesktop", dependencies: ["SchedCalendar", "Scheduler", "ScheddBus", "ScheddApps"],
+        .target(name: "ScheddDesktop", dependencies: ["SchedCalendar", "Scheduler", "ScheddBus", "ScheddApps", "ScheddSystem"],
                 path: "Sources/ScheddDesktop"),
         // The service's calls without the bus: typed method arguments, their checks, reply bounds. Pure,
         // so the dispatch fuzz harness (Tests/Fuzz/FuzzDispatch.swift) links it without sd-bus.
@@ -58,12 +58,12 @@ let package = Package(
         // The D-Bus names and error names of org.schedd.Scheduler1, shared by the daemon and the clients.
         .target(name: "ScheddProtocol", path: "Sources/ScheddProtocol"),
         .target(name: "ScheddClient", dependencies: ["ScheddBus", "ScheddClientCore", "ScheddSystem"], path: "Sources/ScheddClient"),
-        .target(name: "ScheddTestKit", dependencies: ["ScheddClient"], path: "Sources/ScheddTestKit"),
+        .target(name: "ScheddTestKit", dependencies: ["ScheddClient", "ScheddSystem"], path: "Sources/ScheddTestKit"),
         .executableTarget(name: "schedd", dependencies: ["SchedCalendar", "Scheduler", "CSystemd", "CSchedBus",
                                                         "ScheddBus", "ScheddDesktop", "ScheddPush", "ScheddApps",
                                                         "ScheddService", "ScheddSystem", "ScheddClientCore", "SystemZones"],
                           path: "Sources/schedd"),
-        .executableTarget(name: "schedd-bench", dependencies: ["SchedCalendar", "SystemZones", "Scheduler", "CSQLite", "SeededRandomness"],
+        .executableTarget(name: "schedd-bench", dependencies: ["SchedCalendar", "SystemZones", "Scheduler", "ScheddCrypto", "CSQLite", "SeededRandomness"],
                           path: "Benchmarks/schedd-bench"),
         // A seeded PRNG shared by the test targets and the benchmark (not shipped in the products).
         .target(name: "SeededRandomness", path: "Tests/SeededRandomness"),

@@ -3,7 +3,7 @@ _schedd() {
     local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
     COMPREPLY=()
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W 'run add push track cancel list history clock calendar resolve timespan timestamp testbed completion help --help --version' -- "$cur"))
+        COMPREPLY=($(compgen -W 'run add push track cancel list history clock calendar resolve timespan timestamp check testbed completion help --help --version' -- "$cur"))
         return 0
     fi
     local cmd="${COMP_WORDS[1]}"
@@ -19,6 +19,7 @@ _schedd() {
         run:--history-max) return 0 ;;
         run:--push-distributor) return 0 ;;
         run:--max-pending-per-app) return 0 ;;
+        run:--max-bytes-per-app) return 0 ;;
         add:--bus) COMPREPLY=($(compgen -W 'session system' -- "$cur")); return 0 ;;
         add:--app) return 0 ;;
         add:--at) return 0 ;;
@@ -57,13 +58,15 @@ _schedd() {
         calendar:--iterations) return 0 ;;
         resolve:--tz) return 0 ;;
         timestamp:--base-time) return 0 ;;
+        check:--db) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+        check:--bus) return 0 ;;
         testbed:--fake-clock) return 0 ;;
         testbed:--tz) return 0 ;;
         testbed:--notifier) return 0 ;;
     esac
     if [[ "$cur" == -* ]]; then
         case "$cmd" in
-            run) COMPREPLY=($(compgen -W '--bus --db --notifier --notify-bus --fake-clock --tz --allow-group --history-days --history-max --push-distributor --max-pending-per-app --json --help' -- "$cur")) ;;
+            run) COMPREPLY=($(compgen -W '--bus --db --notifier --notify-bus --fake-clock --tz --allow-group --history-days --history-max --push-distributor --max-pending-per-app --max-bytes-per-app --json --help' -- "$cur")) ;;
             add) COMPREPLY=($(compgen -W '--bus --app --at --in --calendar --body --id --replace --cancel-on --urgency --grace --action --snooze --icon --deep-link --until --tz --json --help' -- "$cur")) ;;
             push) COMPREPLY=($(compgen -W '--bus --app --json --help' -- "$cur")) ;;
             track) COMPREPLY=($(compgen -W '--bus --app --data --json --help' -- "$cur")) ;;
@@ -75,6 +78,7 @@ _schedd() {
             resolve) COMPREPLY=($(compgen -W '--tz --json --help' -- "$cur")) ;;
             timespan) COMPREPLY=($(compgen -W '--json --help' -- "$cur")) ;;
             timestamp) COMPREPLY=($(compgen -W '--base-time --json --help' -- "$cur")) ;;
+            check) COMPREPLY=($(compgen -W '--db --bus --full --json --help' -- "$cur")) ;;
             testbed) COMPREPLY=($(compgen -W '--fake-clock --tz --notifier --keep --print-env --stop --json --help' -- "$cur")) ;;
             completion) COMPREPLY=($(compgen -W '--json --help' -- "$cur")) ;;
             help) COMPREPLY=($(compgen -W '--man --json --help' -- "$cur")) ;;
@@ -91,7 +95,7 @@ _schedd() {
             for ((i = 2; i < COMP_CWORD; i++)); do [[ "${COMP_WORDS[i]}" == -* ]] || n=$((n + 1)); done
             [ "$n" -eq 0 ] && COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")) ;;
         push) COMPREPLY=($(compgen -f -- "$cur")) ;;
-        help) COMPREPLY=($(compgen -W 'run add push track cancel list history clock calendar resolve timespan timestamp testbed completion help' -- "$cur")) ;;
+        help) COMPREPLY=($(compgen -W 'run add push track cancel list history clock calendar resolve timespan timestamp check testbed completion help' -- "$cur")) ;;
     esac
     return 0
 }

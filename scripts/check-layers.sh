@@ -7,7 +7,8 @@
 #   2. only the shims import the C libraries' modules (CSQLite, CSystemd, CSchedBus, CCrypto,
 #      CLinuxProcess): SQLiteShim.swift, the ScheddBus shims, CryptoShim.swift, ScheddSystem;
 #   3. the pure layers (SchedCalendar, Scheduler) read no environment, have no global zone
-#      database, and import no Glibc/Foundation.
+#      database, and import no Glibc/Foundation;
+#   4. docs/architecture.md's target table lists every target with exactly its dependencies.
 # Run by scripts/test.sh; standalone: scripts/check-layers.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -74,8 +75,28 @@ for pure in ["Sources/Calendar", "Sources/Scheduler"]:
             for number, line in enumerate(open(full, encoding="utf-8"), 1):
                 if re.search(r"ZoneDatabase\.shared|getenv|^\s*import\s+(Glibc|Foundation|Darwin)\b", line):
                     problems.append(f"{full}:{number}: the pure layers read no environment: {line.strip()}")
+# docs/architecture.md's target table names every non-test target with exactly its dependencies.
+doc = open("docs/architecture.md", encoding="utf-8").read()
+documented = {}
+for line in doc.split("\n"):
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if not line.startswith("| `") or len(cells) != 3:
+        continue
+    for name in re.findall(r"`([A-Za-z]+)`", cells[0]):
+        documented[name] = cells[2]
+for target in package["targets"]:
+    name = target["name"]
+    if target["type"] == "test" or name in ("SeededRandomness", "TestPrerequisites", "schedd-bench"):
+        continue
+    declared = {list(d.values())[0][0] for d in target["dependencies"]}
+    if name not in documented:
+        problems.append(f"docs/architecture.md: target {name} is not in the table")
+    elif documented[name] != "everything above it":
+        listed = set() if documented[name] == "—" else {x.strip() for x in documented[name].split(",")}
+        if listed != declared:
+            problems.append(f"docs/architecture.md: {name} imports {sorted(declared)}, the table says {sorted(listed)}")
 if problems:
     print("\n".join(problems))
     sys.exit(1)
-print("layers: every target imports exactly what it declares; C modules only in their shims")
+print("layers: every target imports exactly what it declares (as docs/architecture.md says); C modules only in their shims")
 PY

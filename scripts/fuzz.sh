@@ -4,7 +4,7 @@
 #   scripts/fuzz.sh [push|calendar|tzif|dispatch|all] [SECONDS]     (defaults: all, 60 s per harness)
 #
 # Each harness is linked from instrumented module objects (SchedCalendar, ScheddSystem, SystemZones, ScheddCrypto,
-# Scheduler, ScheddService) built with
+# Scheduler, ScheddProtocol, ScheddService) built with
 # `swiftc -sanitize=fuzzer,address`, then run for SECONDS with the seed corpus in
 # Tests/Fuzz/corpus/<name> (read only) and a scratch corpus that collects new inputs (never in the
 # repository). Exits non-zero if any run finds a crash, hang (> 5 s per input), leak or OOM, and
@@ -56,7 +56,7 @@ build_harness() {
         tzif) source=FuzzTZif.swift; objects=("$BUILD/SchedCalendar.o") ;;
         dispatch) source=FuzzDispatch.swift
                   objects=("$BUILD/SchedCalendar.o" "$BUILD/ScheddSystem.o" "$BUILD/SystemZones.o" "$BUILD/ScheddCrypto.o"
-                           "$BUILD/Scheduler.o" "$BUILD/ScheddService.o") ;;
+                           "$BUILD/Scheduler.o" "$BUILD/ScheddProtocol.o" "$BUILD/ScheddService.o") ;;
     esac
     local bin="$BUILD/fuzz-$name" newest
     newest=$(ls -t "Tests/Fuzz/$source" "${objects[@]}" "$bin" 2>/dev/null | head -1 || true)
@@ -75,8 +75,9 @@ if [[ " ${TARGETS[*]} " == *" push "* || " ${TARGETS[*]} " == *" dispatch "* ]];
         -I Sources/CLinuxProcess
 fi
 if [[ " ${TARGETS[*]} " == *" dispatch "* ]]; then
-    build_module ScheddService Sources/ScheddService "SchedCalendar Scheduler ScheddSystem" -I Sources/CSQLite -I Sources/CCrypto \
-        -I Sources/CLinuxProcess
+    build_module ScheddProtocol Sources/ScheddProtocol ""
+    build_module ScheddService Sources/ScheddService "SchedCalendar Scheduler ScheddSystem ScheddProtocol" -I Sources/CSQLite \
+        -I Sources/CCrypto -I Sources/CLinuxProcess
 fi
 for t in "${TARGETS[@]}"; do build_harness "$t"; done
 

@@ -21,9 +21,10 @@ swift build -c release --static-swift-stdlib --product schedd 2>&1 | tail -n 3
 bin="$(swift build -c release --static-swift-stdlib --show-bin-path)/schedd"
 
 if [ -z "${DBUS_SESSION_BUS_ADDRESS:-}" ]; then
-  out=$(dbus-daemon --session --fork --nopidfile --print-address=1 --print-pid=1)
-  export DBUS_SESSION_BUS_ADDRESS=$(sed -n 1p <<<"$out")
-  bus_pid=$(sed -n 2p <<<"$out")
+  source Tests/Support/bus/private-bus.bash
+  start_private_bus --session
+  export DBUS_SESSION_BUS_ADDRESS="$BUS_ADDRESS"
+  bus_pid="$BUS_PID"
   trap 'kill "$bus_pid" 2>/dev/null || true' EXIT
   echo "run: started a private session bus at $DBUS_SESSION_BUS_ADDRESS" >&2
 fi

@@ -31,8 +31,13 @@ public struct ProcessFacts: Sendable, Hashable {
     public var flatpakInfo: [UInt8]?
     /// The text of `/proc/PID/cgroup`; nil when it could not be read.
     public var cgroup: String?
+    /// When the process started, in µs of CLOCK_BOOTTIME (field 22 of `/proc/PID/stat`, whole clock
+    /// ticks, rounded down); nil when it could not be read.
+    public var startedAt: UInt64?
 
-    public init(flatpakInfo: [UInt8]?, cgroup: String?) { self.flatpakInfo = flatpakInfo; self.cgroup = cgroup }
+    public init(flatpakInfo: [UInt8]?, cgroup: String?, startedAt: UInt64? = nil) {
+        self.flatpakInfo = flatpakInfo; self.cgroup = cgroup; self.startedAt = startedAt
+    }
 }
 
 /// Decides the app of a call (CONTRACT §8). Pure: the facts are read elsewhere.

@@ -44,6 +44,7 @@ public enum ProcessInspector {
         let foreign = callerUID.map { $0 != ownUID && ownUID != 0 } ?? false
         let flatpakInfo = try readFlatpakInfo(rootPath: "\(procRoot)/\(pid)/root", pid: pid, foreignUser: foreign)
         let cgroup = readSmallFile("\(procRoot)/\(pid)/cgroup", limit: 64 * 1024).map { String(decoding: $0, as: UTF8.self) }
+        let startedAt = readSmallFile("\(procRoot)/\(pid)/stat", limit: 4096).flatMap(ProcessPin.startTime(statLine:))
 
         if process.hasExited {
             throw CallerIdentityError(.unattributable, "the caller's process \(pid) exited while it was being identified")
@@ -51,7 +52,7 @@ public enum ProcessInspector {
         if let stillConnected, !stillConnected() {
             throw CallerIdentityError(.unattributable, "the caller left the bus while it was being identified")
         }
-        return ProcessFacts(flatpakInfo: flatpakInfo, cgroup: cgroup)
+        return ProcessFacts(flatpakInfo: flatpakInfo, cgroup: cgroup, startedAt: startedAt)
     }
 
     static func readFlatpakInfo(rootPath: String, pid: Int32, foreignUser: Bool) throws(CallerIdentityError) -> [UInt8]? {

@@ -1,4 +1,5 @@
 import Glibc
+import ScheddSystem
 
 /// Where a bus connection goes: the user's session bus, the system bus, or an explicit D-Bus address.
 public enum BusTarget: Sendable, Equatable, CustomStringConvertible {
@@ -13,10 +14,10 @@ public enum BusTarget: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .session:
-            let address = getenv("DBUS_SESSION_BUS_ADDRESS").map { String(cString: $0) }
+            let address = CurrentProcess.environment("DBUS_SESSION_BUS_ADDRESS")
             return "the session bus" + (address.map { " (\($0))" } ?? " (DBUS_SESSION_BUS_ADDRESS is not set)")
         case .system:
-            let address = getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) }
+            let address = CurrentProcess.environment("DBUS_SYSTEM_BUS_ADDRESS")
             return "the system bus (\(address ?? "unix:path=/run/dbus/system_bus_socket"))"
         case .address(let address): return "the bus at \(address)"
         }

@@ -160,7 +160,9 @@ public final class BusConnection {
     /// timeout after `timeoutMicroseconds` (`isTimeout`), or the connection going away (`isDisconnected`).
     /// The reply is valid only inside `completion`. Throws (and never calls `completion`) when the call
     /// cannot be queued at all.
-    public func callAsync(_ method: BusMethod, timeoutMicroseconds: UInt64,
+    /// `autoStart` false: the bus must not start (D-Bus-activate) the destination; a name nobody owns
+    /// then fails at once with `isNoOwner`.
+    public func callAsync(_ method: BusMethod, timeoutMicroseconds: UInt64, autoStart: Bool = true,
                           _ build: (BusMessage) throws(BusError) -> Void,
                           completion: @escaping (Result<BusMessage, BusError>) -> Void) throws(BusError) {
         guard !closed else {
@@ -169,6 +171,7 @@ public final class BusConnection {
         }
         let call = try newCall(method)
         defer { sd_bus_message_unref(call) }
+        if !autoStart { try check(sd_bus_message_set_auto_start(call, 0), "configure the \(method.member) call") }
         try build(BusMessage(call))
         let box = PendingCallBox(member: method.member, completion: completion)
         box.connection = self
@@ -213,12 +216,17 @@ public final class BusConnection {
         if let slot { slots.append(slot) }
     }
 
-    /// Emits signal `member` of `interface` from `path`; `build` appends its arguments.
-    public func emitSignal(path: String, interface: String, member: String,
+    /// Emits signal `member` of `interface` from `path`; `build` appends its arguments. With a
+    /// `destination` (a unique name) the signal is unicast: the bus delivers it to that connection only,
+    /// whatever match rules others added (D-Bus spec, "Message Routing").
+    public func emitSignal(path: String, interface: String, member: String, destination: String? = nil,
                            _ build: (BusMessage) throws(BusError) -> Void) throws(BusError) {
         var message: OpaquePointer?
         try check(sd_bus_message_new_signal(handle, &message, path, interface, member), "build signal \(member)")
         defer { sd_bus_message_unref(message) }
+        if let destination {
+            try check(sd_bus_message_set_destination(message, destination), "address signal \(member) to \(destination)")
+        }
         try build(BusMessage(message!))
         try check(sd_bus_send(handle, message, nil), "send signal \(member)")
     }

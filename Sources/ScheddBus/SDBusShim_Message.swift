@@ -74,6 +74,20 @@ public struct BusMessage {
     public func readUInt64() throws(BusError) -> UInt64 { try required("t", UInt64(0)) }
     public func readBool() throws(BusError) -> Bool { try required("b", Int32(0)) != 0 }
 
+    /// Reads an `h` argument and returns a duplicate of the descriptor (close-on-exec), owned by the
+    /// caller; the message's own copy closes with the message.
+    public func readFileDescriptor() throws(BusError) -> Int32 {
+        let fd: Int32 = try required("h", Int32(-1))
+        let copy = fcntl(fd, F_DUPFD_CLOEXEC, 3)
+        if copy < 0 { throw BusError(operation: "keep a descriptor passed with \(member)", errno: Glibc.errno) }
+        return copy
+    }
+
+    /// Enters a variant whose contents are `signature`.
+    public func enterVariant(_ signature: String) throws(BusError) {
+        try check(sd_bus_message_enter_container(pointer, CChar(UInt8(ascii: "v")), signature), "read a variant of \(member)")
+    }
+
     public func readStrings() throws(BusError) -> [String] {
         var list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
         try check(sd_bus_message_read_strv(pointer, &list), "read a string array of \(member)")
@@ -241,27 +255,6 @@ public struct BusMessage {
     /// `.deferred`). The caller sees no answer until `reply`/`replyError` of the result is called;
     /// dropping the result unanswered sends nothing (the caller's own timeout applies).
     public func deferReply() -> BusDeferredCall { BusDeferredCall(retaining: pointer) }
-
-    // MARK: Credentials
-
-    /// The sender's bus-verified credentials: the bus driver's `GetConnectionCredentials` answer (uid and
-    /// pid the kernel reported when the sender connected), asked without `SD_BUS_CREDS_AUGMENT`, so
-    /// nothing comes from /proc. One round trip to the bus daemon (never to the sender). Fails when the
-    /// sender is gone; the caller must then be refused.
-    public func senderCredentials() throws(BusError) -> BusCredentials {
-        let mask = UInt64(SD_BUS_CREDS_EUID) | UInt64(SD_BUS_CREDS_UID) | UInt64(SD_BUS_CREDS_PID)
-        var creds: OpaquePointer?
-        try check(sd_bus_query_sender_creds(pointer, mask, &creds), "read the credentials of the caller of \(member)")
-        defer { sd_bus_creds_unref(creds) }
-        var euid: uid_t = 0
-        if sd_bus_creds_get_euid(creds, &euid) < 0 {
-            // dbus-daemon reports `UnixUserID` (the uid of SO_PEERCRED, which is the effective uid).
-            try check(sd_bus_creds_get_uid(creds, &euid), "the uid of the caller of \(member) is unknown")
-        }
-        var pid: pid_t = 0
-        let hasPid = sd_bus_creds_get_pid(creds, &pid) >= 0
-        return BusCredentials(euid: euid, pid: hasPid ? pid : nil)
-    }
 }
 
 /// A value of an `a{sv}` dictionary as UnifiedPush uses them: a string, a byte array, or another

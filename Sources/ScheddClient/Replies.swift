@@ -1,3 +1,4 @@
+import ScheddBus
 import Foundation
 
 /// The answer to one schedule of a push: `{"id","status","next"}`.
@@ -131,4 +132,19 @@ func instant(_ text: String) -> Date {
     let fractional = ISO8601DateFormatter()
     fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
     return fractional.date(from: text) ?? .distantPast
+}
+
+/// The answer of `Track`, `Cancel` and `CancelRun` (`uasb`): how many schedules were cancelled, and
+/// the first of their ids in due order — at most one reply's worth (1,000 ids, 1 MiB), so the answer
+/// stays bounded however many were cancelled; `more` says that `ids` is not all of them.
+public struct Cancelled: Sendable, Equatable {
+    public var count: Int
+    public var ids: [String]
+    public var more: Bool
+    public init(count: Int, ids: [String], more: Bool) { self.count = count; self.ids = ids; self.more = more }
+
+    static func read(_ m: BusMessage) throws(BusError) -> Cancelled {
+        let count = try m.readUInt32(), ids = try m.readStrings(), more = try m.readBool()
+        return Cancelled(count: Int(count), ids: ids, more: more)
+    }
 }

@@ -9,6 +9,7 @@ import ScheddClientCore
 /// let schedd = try await ScheddClient.connect()            // the session bus
 /// let outcome = try await schedd.push(.local(LocalNotification(
 ///     id: "run_42:step2", title: "Dinner", trigger: .at("2026-12-24T19:00"))))
+/// try await schedd.subscribe()
 /// for await signal in schedd.signals() { if case .shown(let n) = signal { print(n.title) } }
 /// ```
 ///
@@ -60,12 +61,24 @@ public final class ScheddClient: Sendable {
         try await call("DeclareApp", { m throws(BusError) in try m.append(app) }, read: { m throws(BusError) in try m.readString() })
     }
 
+    /// Asks schedd to send this connection the signals of its app (as `DeclareApp` and the caller's
+    /// sandbox make it now), or of every app with `allApps` (unsandboxed callers only; a sandboxed one
+    /// gets `.accessDenied`). schedd sends signals only to subscribed connections, addressed to them
+    /// (unicast): without this call `signals()` stays silent. Lasts until the connection closes.
+    /// Returns the daemon's `{"app","source","sandboxed","allApps"}` answer as JSON text.
+    @discardableResult
+    public func subscribe(allApps: Bool = false) async throws(ScheddError) -> String {
+        try await call(allApps ? "SubscribeAllApps" : "Subscribe", { _ throws(BusError) in },
+                       read: { m throws(BusError) in try m.readString() })
+    }
+
     deinit { loop.close() }
 
     /// Closes the connection; calls made afterwards fail with `.unreachable`, signal streams finish.
     public func close() { loop.close() }
 
-    /// The daemon's signals from now on, as typed values (`for await signal in client.signals()`).
+    /// The daemon's signals from now on, as typed values (`for await signal in client.signals()`); schedd
+    /// sends them only once this connection called `subscribe(allApps:)`.
     public func signals() -> AsyncStream<ScheddSignal> { loop.subscribe() }
 
     /// Calls `member` with arguments appended by `build`; `read` decodes the reply on the loop thread.

@@ -17,12 +17,19 @@ extension ScheddClient {
         try await callJSON("Push", as: [PushOutcome].self) { m throws(BusError) in try m.append(text) }
     }
 
-    /// Applies many pushes in one group commit: one result per push, in order (a rejected push is a
-    /// `.failure(.invalidPush)`; the others still apply).
+    /// Applies many pushes: one result per push, in order (a rejected push is a `.failure(.invalidPush)`;
+    /// the others still apply). Sent as `PushBatch` calls within the daemon's caps
+    /// (`PushBatchLimits`: 10,000 pushes and 8 MiB per call, split by `pushBatchPages`), each one group
+    /// commit; a failure of one call (storage) throws, and the pushes of the calls before it stay applied.
     public func pushBatch(_ pushes: [Push]) async throws(ScheddError) -> [Result<[PushOutcome], ScheddError>] {
         let texts = pushes.map { $0.json() }
-        let answers = try await call("PushBatch", { m throws(BusError) in try m.append(texts) },
-                                     read: { m throws(BusError) in try m.readStrings() })
+        var answers: [String] = []
+        answers.reserveCapacity(texts.count)
+        for page in pushBatchPages(sizes: texts.map(\.utf8.count)) {
+            let slice = Array(texts[page])
+            answers += try await call("PushBatch", { m throws(BusError) in try m.append(slice) },
+                                      read: { m throws(BusError) in try m.readStrings() })
+        }
         return answers.map { answer in
             if let outcomes = try? JSONDecoder().decode([PushOutcome].self, from: Data(answer.utf8)) {
                 return .success(outcomes)
@@ -32,8 +39,9 @@ extension ScheddClient {
         }
     }
 
-    /// Reports an event: cancels every pending schedule whose `cancelOn` holds it; returns their ids.
-    public func track(_ event: String, data: JSONValue? = nil) async throws(ScheddError) -> [String] {
+    /// Reports an event: cancels every pending schedule whose `cancelOn` holds it; says how many, and
+    /// lists the first of their ids (bounded: `Cancelled`).
+    public func track(_ event: String, data: JSONValue? = nil) async throws(ScheddError) -> Cancelled {
         let dataText: String
         if let data {
             dataText = String(decoding: (try? JSONEncoder().encode(data)) ?? Data(), as: UTF8.self)
@@ -41,18 +49,17 @@ extension ScheddClient {
             dataText = ""
         }
         return try await call("Track", { m throws(BusError) in try m.append(event); try m.append(dataText) },
-                              read: { m throws(BusError) in try m.readStrings() })
+                              read: Cancelled.read)
     }
 
-    /// Cancels one schedule (and leaves a tombstone); returns the ids cancelled.
-    public func cancel(id: String) async throws(ScheddError) -> [String] {
-        try await call("Cancel", { m throws(BusError) in try m.append(id) }, read: { m throws(BusError) in try m.readStrings() })
+    /// Cancels one schedule (and leaves a tombstone); says what it cancelled.
+    public func cancel(id: String) async throws(ScheddError) -> Cancelled {
+        try await call("Cancel", { m throws(BusError) in try m.append(id) }, read: Cancelled.read)
     }
 
-    /// Cancels every schedule of a run; returns the ids cancelled.
-    public func cancel(run: String) async throws(ScheddError) -> [String] {
-        try await call("CancelRun", { m throws(BusError) in try m.append(run) },
-                       read: { m throws(BusError) in try m.readStrings() })
+    /// Cancels every schedule of a run; says how many, and lists the first of their ids.
+    public func cancel(run: String) async throws(ScheddError) -> Cancelled {
+        try await call("CancelRun", { m throws(BusError) in try m.append(run) }, read: Cancelled.read)
     }
 
     // MARK: Reading

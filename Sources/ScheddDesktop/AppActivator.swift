@@ -11,26 +11,25 @@ import ScheddBus
 ///   `Activate` with the same platform data, so the app still opens (CONTRACT §8); `ran` holds both
 ///   attempts, `ok` is Activate's. A timeout, a missing owner or a lost bus is not followed up: Activate
 ///   would meet the same fate.
-/// - launches start the desktop file's command line with `AppLauncher`; success = it started.
+/// - launches start the desktop file's command line outside schedd (`TransientUnitLauncher`: a
+///   transient `app-schedd-….service` of the user's systemd manager, else double fork + setsid);
+///   success = it started; `ran` says which way.
 /// - `.nothing` reports at once, not ok.
-/// `completion` runs exactly once: at once for launches and `.nothing`, in a later dispatch of the
-/// connection for calls. Not thread-safe: the loop thread.
+/// `completion` runs exactly once: at once for `.nothing` and a launch without a session bus, in a
+/// later dispatch of the connection for calls and other launches. Not thread-safe: the loop thread.
 final class AppActivator {
-    let launcher = AppLauncher()
+    let launcher = TransientUnitLauncher()
     var timeoutMicroseconds: UInt64 = 10_000_000
 
-    func run(_ plan: AppActivation.Plan, on bus: BusConnection?,
+    func run(_ plan: AppActivation.Plan, app: String, on bus: BusConnection?,
              completion: @escaping (_ ran: String, _ ok: Bool) -> Void) {
         let ran = AppActivation.describe(plan)
         switch plan {
         case .nothing:
             completion(ran, false)
         case .launch(let arguments, let environment):
-            do {
-                _ = try launcher.launch(arguments: arguments, environment: environment)
-                completion(ran, true)
-            } catch {
-                completion(ran + " (\(error))", false)
+            launcher.launch(app: app, arguments: arguments, environment: environment, on: bus) { how, ok in
+                completion(ran + " (\(how))", ok)
             }
         case .call(let busName, let objectPath, let call, let platformData):
             guard let bus else { return completion(ran + " (no session bus)", false) }

@@ -1,5 +1,6 @@
 import Glibc
 import ScheddApps
+import ScheddSystem
 
 /// How a notification of one app is shown (CONTRACT §8 "Shown as the app"), from its desktop file.
 ///
@@ -47,7 +48,7 @@ public struct AppDirectory: Sendable {
 
     /// From the daemon's environment (XDG_DATA_HOME, XDG_DATA_DIRS, HOME, LC_ALL/LC_MESSAGES/LANG).
     public static func fromEnvironment() -> AppDirectory {
-        AppDirectory(locator: DesktopEntryLocator(environment: { name in getenv(name).map { String(cString: $0) } }))
+        AppDirectory(locator: DesktopEntryLocator(environment: { name in CurrentProcess.environment(name) }))
     }
 
     public func entry(for app: String) -> DesktopEntry? {

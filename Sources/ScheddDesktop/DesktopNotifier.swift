@@ -487,7 +487,7 @@ public final class DesktopNotifier: Notifier {
             plan = .nothing(reason: "\(notification.app) is not a valid app id")
         }
         let app = notification.app, id = notification.id
-        activator.run(plan, on: connection?.connection) { [weak self] ran, ok in
+        activator.run(plan, app: app, on: connection?.connection) { [weak self] ran, ok in
             self?.onInteraction?(Interaction(app: app, id: id, event: .opened, reason: "action:\(key)", ran: ran, ok: ok))
         }
     }

@@ -28,21 +28,40 @@ public final class PushConnector {
         /// Applies a decrypted push for `app`; durable when it returns.
         public var apply: (_ app: String, _ plaintext: [UInt8]) -> PushApplication
         public var log: (_ level: PushLogLevel, _ text: String) -> Void
-        /// The app a call to org.schedd.UnifiedPush1 acts for, from the caller and the `app` argument
-        /// ("" when none was given); throws the refusal.
-        public var resolveApp: (_ call: BusMessage, _ declared: String) throws(PushConnectorError) -> String
-        /// Nil when the sender may call at all, else the AccessDenied text (the daemon's caller check).
+        /// The caller of an admitted call to org.schedd.UnifiedPush1, from the caller and the `app`
+        /// argument ("" when none was given); throws the refusal. A lookup, no bus round trip.
+        public var resolveApp: (_ call: BusMessage, _ declared: String) throws(PushConnectorError) -> PushCaller
+        /// Nil when the sender of an admitted call may call at all, else the AccessDenied text.
         public var refusal: (_ call: BusMessage) -> String?
+        /// The daemon's identity gate (one for every interface): runs the handler once the caller's
+        /// connection is pinned, answers the call with its result, or refuses it.
+        public var admit: (_ call: BusMessage, _ handler: @escaping (BusMessage) -> BusMethodResult) -> BusMethodResult
+        /// Subscribes connection `sender` to `app`'s signals (an app that registers hears its endpoint).
+        public var subscribe: (_ sender: String, _ app: String) -> Void
+        /// The connections that receive `app`'s signals (unicast; never a broadcast).
+        public var signalDestinations: (_ app: String) -> Set<String>
 
         public init(serviceName: String, objectPath: String, preferredDistributor: String?, now: @escaping () -> Instant,
                     apply: @escaping (String, [UInt8]) -> PushApplication,
                     log: @escaping (PushLogLevel, String) -> Void,
-                    resolveApp: @escaping (BusMessage, String) throws(PushConnectorError) -> String,
-                    refusal: @escaping (BusMessage) -> String?) {
+                    resolveApp: @escaping (BusMessage, String) throws(PushConnectorError) -> PushCaller,
+                    refusal: @escaping (BusMessage) -> String?,
+                    admit: @escaping (BusMessage, @escaping (BusMessage) -> BusMethodResult) -> BusMethodResult,
+                    subscribe: @escaping (String, String) -> Void,
+                    signalDestinations: @escaping (String) -> Set<String>) {
             self.serviceName = serviceName; self.objectPath = objectPath
             self.preferredDistributor = preferredDistributor; self.now = now; self.apply = apply; self.log = log
-            self.resolveApp = resolveApp; self.refusal = refusal
+            self.resolveApp = resolveApp; self.refusal = refusal; self.admit = admit
+            self.subscribe = subscribe; self.signalDestinations = signalDestinations
         }
+    }
+
+    /// Who calls org.schedd.UnifiedPush1: the app the call acts for, and whether it may read every
+    /// app's registrations (an unsandboxed caller of the daemon's own uid).
+    public struct PushCaller: Sendable {
+        public var app: String
+        public var seesEveryApp: Bool
+        public init(app: String, seesEveryApp: Bool) { self.app = app; self.seesEveryApp = seesEveryApp }
     }
 
     /// What became of a decrypted push.
@@ -117,14 +136,15 @@ public final class PushConnector {
     /// Serves the interfaces, watches distributors come and go, and re-registers every stored
     /// registration (same token) once the names on the bus are known.
     public func start() throws(BusError) {
+        let admit = host.admit
         try bus.serve(path: Self.connectorPath, interface: Self.connector2, vtable: schedbus_connector2_vtable()) {
-            [weak self] message in self?.handleConnector(message, version: 2) ?? Self.gone
+            [weak self] message in admit(message) { [weak self] m in self?.handleConnector(m, version: 2) ?? Self.gone }
         }
         try bus.serve(path: Self.connectorPath, interface: Self.connector1, vtable: schedbus_connector1_vtable()) {
-            [weak self] message in self?.handleConnector(message, version: 1) ?? Self.gone
+            [weak self] message in admit(message) { [weak self] m in self?.handleConnector(m, version: 1) ?? Self.gone }
         }
         try bus.serve(path: host.objectPath, interface: Self.interface, vtable: schedbus_unifiedpush_vtable()) {
-            [weak self] message in self?.handleApp(message) ?? Self.gone
+            [weak self] message in admit(message) { [weak self] m in self?.handleApp(m) ?? Self.gone }
         }
         waitTimer = try loop.addTimer(clock: .monotonic) { [weak self] in self?.expireWaiters() }
         try bus.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"

@@ -14,6 +14,9 @@ public struct PushConnectorError: Error, Equatable, Sendable, CustomStringConver
         case storage = "org.schedd.UnifiedPush1.Error.Storage"
         /// The app is at its quota of pending schedules; nothing was changed.
         case quotaExceeded = "org.schedd.UnifiedPush1.Error.QuotaExceeded"
+        /// The caller may not make this call: a connector call from a peer that is not the
+        /// registration's distributor (org.freedesktop.DBus.Error.AccessDenied).
+        case accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
     }
 
     public let kind: Kind

@@ -12,14 +12,20 @@ extension PushConnector {
             case "Register":
                 let declared = (try? message.readString()) ?? ""
                 let description = (try? message.readString()) ?? ""
-                let app = try host.resolveApp(message, declared)
+                let app = try host.resolveApp(message, declared).app
+                if let sender = message.sender { host.subscribe(sender, app) }
                 return try registerApp(app, description: description, call: message)
             case "Unregister":
-                let app = try host.resolveApp(message, (try? message.readString()) ?? "")
+                let app = try host.resolveApp(message, (try? message.readString()) ?? "").app
                 let text = try unregisterApp(app).serialized()
                 return reply(message, text)
             case "List":
-                let records = try storage { () throws(StoreError) in try store.pushRegistrations() }
+                // The caller's own registration only; every app's only to an unsandboxed caller of the
+                // daemon's uid (CONTRACT §8: keys never reach another app).
+                let caller = try host.resolveApp(message, "")
+                let records = try storage { () throws(StoreError) in
+                    caller.seesEveryApp ? try store.pushRegistrations() : try store.pushRegistration(app: caller.app).map { [$0] } ?? []
+                }
                 let text = JSONValue.array(records.map { $0.json(state: state(of: $0)) }).serialized()
                 return reply(message, text)
             default:
@@ -157,20 +163,24 @@ extension PushConnector {
         }
     }
 
-    /// Emits `EndpointChanged(app, registration)`.
+    /// Emits `EndpointChanged(app, registration)`: the registration without its keys.
     func announceEndpoint(_ record: PushRegistrationRecord) {
-        let text = record.json(state: state(of: record)).serialized()
+        let text = record.json(state: state(of: record), withKeys: false).serialized()
         emit("EndpointChanged", record.app, text)
     }
 
-    func emit(_ member: String, _ first: String, _ second: String) {
-        do {
-            try bus.emitSignal(path: host.objectPath, interface: Self.interface, member: member) { m throws(BusError) in
-                try m.append(first)
-                try m.append(second)
+    /// Sends signal `member(app, second)` to the connections subscribed to `app` only (unicast).
+    func emit(_ member: String, _ app: String, _ second: String) {
+        for destination in host.signalDestinations(app) {
+            do {
+                try bus.emitSignal(path: host.objectPath, interface: Self.interface, member: member,
+                                   destination: destination) { m throws(BusError) in
+                    try m.append(app)
+                    try m.append(second)
+                }
+            } catch {
+                host.log(.warning, "cannot send the \(member) signal to \(destination): \(error)")
             }
-        } catch {
-            host.log(.warning, "cannot send the \(member) signal: \(error)")
         }
     }
 

@@ -65,6 +65,15 @@ extension PushConnector {
             host.log(.warning, "ignored a push with an unknown token from \(call.sender ?? "?")")
             return acknowledge(call, id: nil, version: version)
         }
+        // Only the distributor the registration is with may deliver for it: any other peer could try
+        // forged bodies against this token's keys (CONTRACT §8). Its owner is learned at start and
+        // followed on NameOwnerChanged; while unknown, nothing is accepted (the distributor retries).
+        guard let distributor = record.distributor, let owner = running[distributor], !owner.isEmpty,
+              call.sender == owner else {
+            host.log(.warning, "refused a push for \(record.app) from \(call.sender ?? "?"), which is not the owner of "
+                     + "its distributor \(record.distributor ?? "(none)")")
+            throw PushConnectorError(.accessDenied, "Message for this token is accepted only from its distributor")
+        }
         let label = "push for \(record.app)" + (message.id.isEmpty ? "" : " (message \(message.id))")
         let plaintext: [UInt8]
         do {
@@ -159,12 +168,17 @@ extension PushConnector {
         register(record)
     }
 
-    /// A NewEndpoint/Unregistered must come from the distributor the registration is with, when its
-    /// owner is known (any peer on the bus could otherwise redirect or drop an app's pushes).
+    /// A NewEndpoint/Unregistered must come from the owner of the registration's distributor name (any
+    /// peer on the bus could otherwise redirect or drop an app's pushes); while that owner is unknown,
+    /// nothing is accepted.
     private func checkSender(_ sender: String?, of record: PushRegistrationRecord, member: String) throws(PushConnectorError) {
-        guard let distributor = record.distributor, let owner = running[distributor], !owner.isEmpty,
-              let sender, sender != owner else { return }
-        throw PushConnectorError(.invalidArgument, "\(member) for \(record.app) came from \(sender), "
-                                 + "not from its distributor \(distributor) (\(owner))")
+        guard let distributor = record.distributor, let owner = running[distributor], !owner.isEmpty else {
+            throw PushConnectorError(.accessDenied, "\(member) for \(record.app) from \(sender ?? "?"): the owner of its "
+                                     + "distributor \(record.distributor ?? "(none)") is not known")
+        }
+        guard sender == owner else {
+            throw PushConnectorError(.accessDenied, "\(member) for \(record.app) came from \(sender ?? "?"), "
+                                     + "not from its distributor \(distributor) (\(owner))")
+        }
     }
 }

@@ -32,7 +32,9 @@ extension PushRegistrationRecord {
     /// What an app (and its server) needs, as JSON: the endpoint and the Web Push keys (`p256dh`,
     /// `auth`, base64url as Web Push subscriptions write them), the distributor, the state, and the
     /// record of rejected pushes. Never the private key, never the token.
-    func json(state: RegistrationState) -> JSONValue {
+    /// The registration as apps see it; `withKeys` false leaves out `p256dh` and `auth` (signals carry
+    /// no keys: only Register and List hand them out, to the app itself).
+    func json(state: RegistrationState, withKeys: Bool = true) -> JSONValue {
         var members = [
             JSONMember("app", .string(app)),
             JSONMember("endpoint", .optional(endpoint)),
@@ -44,6 +46,7 @@ extension PushRegistrationRecord {
             JSONMember("rejected", .int(rejected)),
         ]
         if let reason = state.reason { members.insert(JSONMember("reason", .string(reason)), at: 6) }
+        if !withKeys { members.removeAll { $0.key == "p256dh" || $0.key == "auth" } }
         if let last = lastRejection {
             members.append(JSONMember("lastRejection", .object([
                 JSONMember("at", .string(last.at.rfc3339)), JSONMember("id", .string(last.messageID)),

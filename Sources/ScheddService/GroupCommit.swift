@@ -80,12 +80,29 @@ public final class GroupCommit {
         var results: [Result<Applied, ServiceFailure>] = []
         results.reserveCapacity(writes.count)
         let engine = engine()
+        // A lone write needs no savepoint: its transaction is its undo. (A savepoint around a PushBatch of
+        // 1,000 keeps every page it changes in SQLite's in-memory sub-journal, whose chunk list is walked
+        // again and again: 18% of the daemon's profile, 2.6× slower inserts measured; BENCHMARKS.md §3b.)
+        var loneFailure: EngineError?
         do throws(EngineError) {
             try engine.group { () throws(EngineError) in
                 let now = clock.now
-                for write in writes { results.append(apply(write.operation, app: write.app, now: now, engine: engine)) }
+                if writes.count == 1, let write = writes.first {
+                    do throws(EngineError) {
+                        results.append(.success(try Self.applyMember(write.operation, app: write.app, now: now, engine: engine)))
+                    } catch {
+                        loneFailure = error
+                        throw error  // rolls back everything it did
+                    }
+                } else {
+                    for write in writes { results.append(apply(write.operation, app: write.app, now: now, engine: engine)) }
+                }
             }
             storage.succeeded()
+        } catch where loneFailure != nil {
+            // The lone write failed and was rolled back whole: answered like a failed member of a group.
+            storage.succeeded()
+            results = [.failure(ServiceFailure(loneFailure ?? error))]
         } catch {
             // Named by the methods of the group ("Push", or "Cancel, Push" for a mixed group).
             storage.failed(Set(writes.map(\.member)).sorted().joined(separator: ", "), ServiceFailure(error), backOff: false)
@@ -136,13 +153,13 @@ public final class GroupCommit {
             return Applied(answer: .strings(answers.map { $0 ?? errorJSON("not processed") }), pushOutcomes: applied)
         case .track(let event, let data):
             let ids = try engine.track(event: event, app: app, dataJSON: data, now: now)
-            return Applied(answer: .strings(ids), cancelled: ids, reason: "event:\(event)")
+            return Applied(answer: .cancelled(ids), cancelled: ids, reason: "event:\(event)")
         case .cancel(let id):
             let ids = try engine.cancel(id: id, app: app, now: now)
-            return Applied(answer: .strings(ids), cancelled: ids, reason: "cli")
+            return Applied(answer: .cancelled(ids), cancelled: ids, reason: "cli")
         case .cancelRun(let run):
             let ids = try engine.cancel(run: run, app: app, now: now)
-            return Applied(answer: .strings(ids), cancelled: ids, reason: "run")
+            return Applied(answer: .cancelled(ids), cancelled: ids, reason: "run")
         }
     }
 

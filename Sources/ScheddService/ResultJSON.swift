@@ -17,19 +17,28 @@ extension JSONValue {
     public init(outcome: PushOutcome) {
         var members = [JSONMember(outcome.isRun ? "run" : "id", .string(outcome.id)),
                        JSONMember("status", .string(outcome.status.rawValue)), JSONMember("next", .instant(outcome.next))]
-        if let cancelled = outcome.cancelled { members.append(JSONMember("cancelled", .array(cancelled.map(JSONValue.string)))) }
-        if let closed = outcome.closed { members.append(JSONMember("closed", .array(closed.map(JSONValue.string)))) }
+        if let cancelled = outcome.cancelled { members += Self.boundedIDs("cancelled", cancelled, more: "more") }
+        if let closed = outcome.closed { members += Self.boundedIDs("closed", closed, more: "closedMore") }
         self = .object(members)
     }
 
     /// A cancel's answer: `{"id"|"run", "cancelled":[ids], "closed":[ids]}` (`closed`: the notifications
     /// that were on screen and were closed).
+    /// Bounded (CONTRACT §9): each list holds at most `ReplyBounds.maxRows` ids and `maxBytes` bytes;
+    /// when ids were left out, `"more": N` (cancelled) and `"closedMore": N` say how many.
     public init(cancel result: CancelResult, name: String, byRun: Bool) {
-        self = .object([
-            JSONMember(byRun ? "run" : "id", .string(name)),
-            JSONMember("cancelled", .array(result.cancelled.map(JSONValue.string))),
-            JSONMember("closed", .array(result.closed.map(JSONValue.string))),
-        ])
+        var members = [JSONMember(byRun ? "run" : "id", .string(name))]
+        members += Self.boundedIDs("cancelled", result.cancelled, more: "more")
+        members += Self.boundedIDs("closed", result.closed, more: "closedMore")
+        self = .object(members)
+    }
+
+    /// `key: [ids]` with at most one reply's worth of ids, and `more: N` when N were left out.
+    public static func boundedIDs(_ key: String, _ ids: [String], more: String) -> [JSONMember] {
+        let listed = boundedPrefix(ids)
+        var members = [JSONMember(key, .array(ids.prefix(listed).map(JSONValue.string)))]
+        if listed < ids.count { members.append(JSONMember(more, .number(String(ids.count - listed)))) }
+        return members
     }
 
     /// `{"id","next","title","trigger","zone","floating","cancelOn","app"}`.

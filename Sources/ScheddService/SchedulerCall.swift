@@ -45,6 +45,10 @@ public enum SchedulerCall: Sendable, Equatable {
     case snoozed(limit: UInt32)
     /// `SnoozedAllApps(u limit) → s`: every app's (unsandboxed callers only).
     case snoozedAllApps(limit: UInt32)
+    /// `Subscribe() → s`: the connection receives its app's signals, unicast (docs/apps.md "Listening").
+    case subscribe
+    /// `SubscribeAllApps() → s`: every app's signals (unsandboxed callers only).
+    case subscribeAllApps
 
     /// Reads the arguments of `member` from `arguments`; throws for an unknown member, arguments that
     /// do not match its signature, or an argument over its cap (`CallCaps`, checked while reading, so
@@ -96,6 +100,8 @@ public enum SchedulerCall: Sendable, Equatable {
         case "Unblock": self = .unblock(id: try a.readString("Unblock: id", maxBytes: s))
         case "Snoozed": self = .snoozed(limit: try a.readUInt32())
         case "SnoozedAllApps": self = .snoozedAllApps(limit: try a.readUInt32())
+        case "Subscribe": self = .subscribe
+        case "SubscribeAllApps": self = .subscribeAllApps
         default: throw CallArgumentError("unknown method \(member)")
         }
         guard a.isAtEnd else { throw CallArgumentError("\(member): more arguments than its signature has") }
@@ -138,6 +144,8 @@ public enum SchedulerCall: Sendable, Equatable {
         case .unblock: "Unblock"
         case .snoozed: "Snoozed"
         case .snoozedAllApps: "SnoozedAllApps"
+        case .subscribe: "Subscribe"
+        case .subscribeAllApps: "SubscribeAllApps"
         }
     }
 

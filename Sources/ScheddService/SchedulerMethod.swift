@@ -15,7 +15,7 @@ public struct SchedulerMethod: Sendable, Equatable {
     /// in one transaction.
     public var grouped: Bool
     /// The call acts for the caller's app, so the identity part attributes one first (the clock
-    /// methods act on the daemon; DeclareApp is the identity part's own).
+    /// methods act on the daemon; DeclareApp, Subscribe and SubscribeAllApps are the identity part's own).
     public var actsForApp: Bool
 
     init(_ name: String, _ signature: String, _ reply: String, writes: Bool = false, grouped: Bool = false,
@@ -28,9 +28,9 @@ public struct SchedulerMethod: Sendable, Equatable {
     public static let all: [SchedulerMethod] = [
         SchedulerMethod("Push", "s", "s", grouped: true),
         SchedulerMethod("PushBatch", "as", "as", grouped: true),
-        SchedulerMethod("Track", "ss", "as", grouped: true),
-        SchedulerMethod("Cancel", "s", "as", grouped: true),
-        SchedulerMethod("CancelRun", "s", "as", grouped: true),
+        SchedulerMethod("Track", "ss", "uasb", grouped: true),
+        SchedulerMethod("Cancel", "s", "uasb", grouped: true),
+        SchedulerMethod("CancelRun", "s", "uasb", grouped: true),
         SchedulerMethod("CancelReport", "s", "s", writes: true),
         SchedulerMethod("CancelRunReport", "s", "s", writes: true),
         SchedulerMethod("List", "uu", "s"),
@@ -51,6 +51,8 @@ public struct SchedulerMethod: Sendable, Equatable {
         SchedulerMethod("Unblock", "s", "s", writes: true),
         SchedulerMethod("Snoozed", "u", "s"),
         SchedulerMethod("SnoozedAllApps", "u", "s"),
+        SchedulerMethod("Subscribe", "", "s", actsForApp: false),
+        SchedulerMethod("SubscribeAllApps", "", "s", actsForApp: false),
     ]
 
     /// The table by name.

@@ -21,6 +21,28 @@ public enum CallAnswer: Sendable, Equatable {
     case listPage(pending: String, next: String)
     /// `st`: a page and the `before` of the next.
     case historyPage(records: String, next: UInt64)
+    /// `uasb`: how many schedules a Track/Cancel/CancelRun cancelled, the first of their ids (in due
+    /// order) that fit `ReplyBounds`, and whether more were cancelled than listed.
+    case cancelled(count: UInt32, ids: [String], more: Bool)
+
+    /// The bounded answer for `ids` cancelled: at most `ReplyBounds.maxRows` ids and `maxBytes` bytes.
+    /// O(ids listed).
+    public static func cancelled(_ ids: [String]) -> CallAnswer {
+        let listed = boundedPrefix(ids)
+        return .cancelled(count: UInt32(clamping: ids.count), ids: Array(ids.prefix(listed)), more: listed < ids.count)
+    }
+}
+
+/// How many of `ids`, from the first, fit one reply: at most `ReplyBounds.maxRows`, and at most
+/// `ReplyBounds.maxBytes` bytes of UTF-8 in all. O(ids taken).
+public func boundedPrefix(_ ids: [String], maxRows: Int = ReplyBounds.maxRows, maxBytes: Int = ReplyBounds.maxBytes) -> Int {
+    var bytes = 0, count = 0
+    for id in ids.prefix(maxRows) {
+        bytes += id.utf8.count + 1
+        if bytes > maxBytes { break }
+        count += 1
+    }
+    return count
 }
 
 /// The service part: the one dispatcher of org.schedd.Scheduler1. It takes a call decoded once into
@@ -174,8 +196,8 @@ public final class Service {
         case .clockZone(let name):
             try clock.zone(name)
             return .string(clock.json())
-        case .declareApp:
-            throw ServiceFailure(.usage, "DeclareApp is answered by the identity part, not the service")
+        case .declareApp, .subscribe, .subscribeAllApps:
+            throw ServiceFailure(.usage, "\(call.name) is answered by the identity part, not the service")
         case .push, .pushBatch, .track, .cancel, .cancelRun:
             throw ServiceFailure(.usage, "\(call.name) goes through the group commit")
         }

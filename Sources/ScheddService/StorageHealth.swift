@@ -64,7 +64,7 @@ public struct StorageHealth: Sendable {
         }
         let retry = retryAt.map { "; next firing attempt at \($0.rfc3339)" } ?? ""
         guard let heldBack = limit.admit(now: now.microseconds) else { return Report() }
-        let errnoValue = Self.errno(forStorageMessage: message)
+        let errnoValue = Self.errno(for: cause?.sqliteCode)
         let notify = "STATUS=Storage failing since \(failingSince!.rfc3339): \(message)\nERRNO=\(errnoValue)"
         if first {
             return Report(log: "storage failure: \(what): \(message); due notifications are retried with back-off "
@@ -86,27 +86,16 @@ public struct StorageHealth: Sendable {
         return report
     }
 
-    /// The errno that best names a storage failure, from the SQLite result code the store writes into
-    /// its messages (`(SQLite result code 13)`): SQLITE_FULL → ENOSPC, SQLITE_READONLY → EROFS,
-    /// SQLITE_CANTOPEN → ENOENT, SQLITE_NOMEM → ENOMEM, anything else → EIO.
-    public static func errno(forStorageMessage message: String) -> Int32 {
-        let bytes = Array(message.utf8), marker = Array("(SQLite result code ".utf8)
-        var code: Int32?
-        if bytes.count >= marker.count {
-            for start in stride(from: bytes.count - marker.count, through: 0, by: -1)
-            where bytes[start..<(start + marker.count)].elementsEqual(marker) {
-                let digits = bytes[(start + marker.count)...].prefix { $0 >= 0x30 && $0 <= 0x39 }
-                code = Int32(String(decoding: digits, as: UTF8.self))
-                break
-            }
-        }
-        guard let code else { return EIO }
-        switch code & 0xFF {
-        case 13: return ENOSPC
-        case 8: return EROFS
-        case 14: return ENOENT
-        case 7: return ENOMEM
-        default: return EIO
+    /// The errno that best names a storage failure, from its SQLite result code (a value the store
+    /// keeps, never parsed out of a message): SQLITE_FULL → ENOSPC, SQLITE_READONLY → EROFS,
+    /// SQLITE_CANTOPEN → ENOENT, SQLITE_NOMEM → ENOMEM, anything else or no code → EIO.
+    public static func errno(for code: SQLiteResultCode?) -> Int32 {
+        switch code?.primary {
+        case .full?: ENOSPC
+        case .readOnly?: EROFS
+        case .cannotOpen?: ENOENT
+        case .noMemory?: ENOMEM
+        default: EIO
         }
     }
 }

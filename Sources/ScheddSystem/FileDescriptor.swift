@@ -102,6 +102,11 @@ public struct FileDescriptor: Hashable, Sendable, RawRepresentable {
         return FileStatus(info)
     }
 
+    /// `dup2(2)`: makes `target` refer to this descriptor's file (closing what `target` was).
+    public func duplicate(onto target: FileDescriptor) throws(Errno) {
+        _ = try retryingInterrupts { dup2(rawValue, target.rawValue) }
+    }
+
     /// `fsync(2)`.
     public func sync() throws(Errno) { _ = try retryingInterrupts { fsync(rawValue) } }
 
@@ -224,4 +229,14 @@ public enum FileSystem {
         guard mkdtemp(&bytes) != nil else { throw Errno.current }
         return String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+}
+
+extension FileSystem {
+    /// `access(2)` with `F_OK`: whether something exists at `path` (following symbolic links).
+    public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+}
+
+extension FileSystem {
+    /// `access(2)` with `R_OK`: whether this process may read the file at `path`.
+    public static func isReadable(_ path: String) -> Bool { access(path, R_OK) == 0 }
 }

@@ -20,6 +20,18 @@ public struct ProcessDescriptor: Sendable, Hashable {
     public var hasExited: Bool { (try? descriptor.waitReadable(milliseconds: 0)) ?? true }
 
     public func close() { descriptor.close() }
+
+    /// The PID this pidfd refers to in this PID namespace (`Pid:` of /proc/self/fdinfo/FD); nil when
+    /// it cannot be read, -1 once the process has been reaped.
+    public var pid: Int32? {
+        guard let file = try? FileDescriptor.open("/proc/self/fdinfo/\(descriptor.rawValue)", .readOnly) else { return nil }
+        defer { file.close() }
+        guard let bytes = try? file.read(upTo: 4096) else { return nil }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("Pid:") {
+            return Int32(line.dropFirst(4).trimmingPrefix(while: { $0 == " " || $0 == "\t" }))
+        }
+        return nil
+    }
 }
 
 /// This process.
@@ -30,6 +42,16 @@ public enum CurrentProcess {
     public static var effectiveUserID: UInt32 { geteuid() }
     /// `getuid()`.
     public static var realUserID: UInt32 { getuid() }
+
+    /// Now on CLOCK_BOOTTIME, in µs: the clock of a process's start time in /proc/PID/stat.
+    public static var bootTimeMicroseconds: UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &now)
+        return UInt64(now.tv_sec) &* 1_000_000 &+ UInt64(now.tv_nsec / 1000)
+    }
+
+    /// Clock ticks per second (`sysconf(_SC_CLK_TCK)`), the unit of /proc/PID/stat's times.
+    public static var clockTicksPerSecond: UInt64 { UInt64(max(1, sysconf(Int32(_SC_CLK_TCK)))) }
 
     /// `getenv(3)`: the variable's value, nil when unset.
     public static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
@@ -156,6 +178,24 @@ public enum ChildProcesses {
         let result = posix_spawnp(&child, program, &actions, &attributes, argv, envp)
         guard result == 0 else { throw Errno(rawValue: result) }
         return child
+    }
+
+    /// Starts `arguments[0]` (an absolute path) as a process that is nobody's child here: fork, setsid,
+    /// fork again, the middle process reaped at once, the grandchild with a clean signal mask and
+    /// default dispositions, stdin/stdout/stderr on /dev/null, `environment` as its whole environment
+    /// (CLinuxProcess's `clinux_spawn_detached`: only async-signal-safe calls between fork and exec).
+    /// Returns the grandchild's pid; throws the errno of fork, setsid or execve (`ENOENT`: no program).
+    public static func spawnDetached(arguments: [String], environment: [String]) throws(Errno) -> Int32 {
+        guard let path = arguments.first, path.hasPrefix("/") else { throw Errno.invalidArgument }
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+        defer {
+            for p in argv { free(p) }
+            for p in envp { free(p) }
+        }
+        let r = clinux_spawn_detached(path, argv, envp)
+        guard r > 0 else { throw Errno(rawValue: -r) }
+        return r
     }
 
     /// `waitpid(pid, WNOHANG)`: the raw wait status once the child has exited (it is then reaped), nil

@@ -15,6 +15,13 @@ public enum SystemTime {
     /// `time(2)`: whole seconds since the epoch.
     public static var realtimeSeconds: Int { Int(time(nil)) }
 
+    /// `nanosleep(2)` for `milliseconds` (resumed after a signal until the whole time has passed).
+    public static func sleep(milliseconds: Int) {
+        var request = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+
     private static func microseconds(_ clock: clockid_t) -> Int64 {
         var now = timespec()
         clock_gettime(clock, &now)

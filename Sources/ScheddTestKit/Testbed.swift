@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import ScheddClient
+import ScheddSystem
 import Synchronization
 
 /// A private schedd for one test (XCTest or Swift Testing): `schedd testbed --print-env` — a
@@ -26,10 +26,10 @@ public final class Testbed: Sendable {
     public let address: String
     /// The file of shown notifications (`SCHEDD_TESTBED`), one JSON line each.
     public let shownPath: String
-    private let supervisor: pid_t
+    private let supervisor: Int32
     private let stopped = Mutex(false)
 
-    private init(client: ScheddClient, address: String, shownPath: String, supervisor: pid_t) {
+    private init(client: ScheddClient, address: String, shownPath: String, supervisor: Int32) {
         self.client = client; self.address = address; self.shownPath = shownPath; self.supervisor = supervisor
     }
 
@@ -47,11 +47,12 @@ public final class Testbed: Sendable {
         }
         guard let variables = try? JSONDecoder().decode([String: String].self, from: Data(output.utf8)),
               let address = variables["DBUS_SESSION_BUS_ADDRESS"], let shown = variables["SCHEDD_TESTBED"],
-              let pid = variables["SCHEDD_TESTBED_PID"].flatMap({ pid_t($0) }) else {
+              let pid = variables["SCHEDD_TESTBED_PID"].flatMap({ Int32($0) }) else {
             throw ScheddError(.protocolError, "schedd testbed printed no variables: \(output)")
         }
         do throws(ScheddError) {
             let client = try await ScheddClient.connect(to: .address(address), app: app)
+            try await client.subscribe(allApps: true)  // `client.signals()` carries every app's signals
             return Testbed(client: client, address: address, shownPath: shown, supervisor: pid)
         } catch {
             stopSupervisor(pid)
@@ -177,13 +178,13 @@ public final class Testbed: Sendable {
 
     /// SIGTERM to the supervisor, then waits (up to 30 s) until it has torn down: it is not our child,
     /// so it is watched in /proc (gone, or a zombie nobody reaped).
-    private static func stopSupervisor(_ pid: pid_t) {
-        guard kill(pid, SIGTERM) == 0 else { return }
+    private static func stopSupervisor(_ pid: Int32) {
+        guard (try? CurrentProcess.signal(pid, SignalNumber.terminate)) != nil else { return }
         let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, isRunning(pid) { usleep(2000) }
+        while Date() < deadline, isRunning(pid) { SystemTime.sleep(milliseconds: 2) }
     }
 
-    private static func isRunning(_ pid: pid_t) -> Bool {
+    private static func isRunning(_ pid: Int32) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return false }
         return stat[stat.index(after: close)...].split(separator: " ").first != "Z"

@@ -27,6 +27,13 @@ public final class Engine {
     /// daily reminders is 365). Lower it for untrusted apps.
     public static let defaultMaxPendingPerApp = 1_000_000
 
+    /// Stored bytes of pending schedules per app, by default (CONTRACT §8 "Quota"; `schedd run
+    /// --max-bytes-per-app N`): 256 MiB — the count quota's million pushes of typical size (~200 B as
+    /// counted; BENCHMARKS.md's 1M load holds 194 MB), but only 4,096 of the largest (64 KiB), so one app
+    /// can no longer fill ~64 GB of disk. Counted as `ScheduleStore.storedBytes` (texts and id, plus 64 per
+    /// schedule).
+    public static let defaultMaxBytesPerApp = 256 << 20
+
     /// How long tombstones are kept at least (CONTRACT §1: "at least 30 days").
     public static let tombstoneRetentionSeconds: Int64 = 30 * 86_400
 
@@ -51,6 +58,9 @@ public final class Engine {
     let defaultGraceSeconds: Int64
     /// The quota: pending schedules per app (CONTRACT §8). A push that would exceed it is rejected.
     public let maxPendingPerApp: Int
+    /// The byte quota: stored bytes of pending schedules per app (CONTRACT §8). A push that would take its
+    /// app above it is rejected. ≥ 1.
+    public var maxBytesPerApp = Engine.defaultMaxBytesPerApp
     var wheel: TimerWheel
     var zoneCache: [String: TimeZoneRules] = [:]
     var lastMaintenance: Instant
@@ -114,9 +124,12 @@ public final class Engine {
         self.lastMaintenance = now
         self.lastNow = now
         zoneCache[deviceZone.name] = deviceZone
+        store.historyLimitPerApp = retention.maxRecords
         try storage { () throws(StoreError) in
             unconfirmedAtStart = try store.markUnconfirmed()
-            for entry in try store.pendingDeadlines() { scheduleTimer(key: entry.key, due: entry.due) }
+            // Streamed straight into the wheel (committed rows: nothing to defer to a commit), so neither the
+            // rows nor a wheel log of a million entries is ever held.
+            try store.forEachPendingDeadline { (key, due) in wheel.insert(key: key, due: due) }
         }
         let recorded = try storage { () throws(StoreError) in try store.metadata("device_zone") }
         if let recorded, recorded != deviceZone.name, let old = try? zone(named: recorded) {
@@ -240,7 +253,9 @@ public final class Engine {
         } catch {
             // Undone with its transaction (or, nested, its savepoint: `Engine.group`): so are its wheel changes.
             if wheelLog.count > mark { wheelLog.removeSubrange(mark...) }
-            throw EngineError(error.engineKind ?? .storage, error.message, cause: error.engineKind == nil ? error : nil)
+            // An engine error carried through the transaction comes out whole, with its own cause.
+            if let carried = error.carried { throw carried }
+            throw EngineError(.storage, error.message, cause: error)
         }
     }
 
@@ -254,11 +269,19 @@ public final class Engine {
         if storageDepth > 0 { wheelLog.append((key, nil)) } else { wheel.cancel(key: key) }
     }
 
-    /// Applies the logged wheel changes in order. O(changes).
+    /// Applies the logged wheel changes in order; a run of cancels goes to the wheel as one batch (one
+    /// rescan of the earliest slot, not one per cancel). O(changes).
     private func applyWheelLog() {
+        var cancels: [Int64] = []
         for (key, due) in wheelLog {
-            if let due { wheel.insert(key: key, due: due) } else { wheel.cancel(key: key) }
+            if let due {
+                if !cancels.isEmpty { wheel.cancel(keys: cancels); cancels.removeAll(keepingCapacity: true) }
+                wheel.insert(key: key, due: due)
+            } else {
+                cancels.append(key)
+            }
         }
+        if !cancels.isEmpty { wheel.cancel(keys: cancels) }
         wheelLog.removeAll(keepingCapacity: true)
     }
 

@@ -110,7 +110,7 @@ public enum AdvanceMode: Sendable, Hashable {
 
 /// A failure of the engine: storage (SQLite) or a rejected operation.
 public struct EngineError: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable, CaseIterable {
         case storage, invalidArgument, notFound
         /// A push would take its app over `Engine.maxPendingPerApp` (CONTRACT §8 "Quota"); nothing was stored.
         case quotaExceeded

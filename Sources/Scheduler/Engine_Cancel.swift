@@ -76,8 +76,8 @@ extension Engine {
     /// Asks the notifier to close each of `ids` of `app` (after the cancel's commit) and records history
     /// `closed` for those that were on screen; returns them, in order, each once.
     func closeShown(_ ids: [String], app: String, reason: String, now: Instant) throws(EngineError) -> [String] {
-        var closed: [String] = []
-        for id in ids where !closed.contains(id) && notifier.close(app: app, id: id) { closed.append(id) }
+        var closed: [String] = [], seen = Set<String>()
+        for id in ids where seen.insert(id).inserted && notifier.close(app: app, id: id) { closed.append(id) }
         guard !closed.isEmpty else { return [] }
         try storage { () throws(StoreError) in
             try store.transaction { () throws(StoreError) in
@@ -133,15 +133,17 @@ extension Engine {
                 try cancelPending(s, reason: reason, now: now, closes: &closes)
                 ids.append(s.id)
             }
-            for id in try store.finishedIDs(app: app, run: run) where id != sparing && !ids.contains(id) {
+            let cancelled = Set(ids)  // O(1) membership: a run of N schedules is cancelled in O(N log N)
+            for id in try store.finishedIDs(app: app, run: run) where id != sparing && !cancelled.contains(id) {
                 if try store.finished(app: app, id: id)?.outcome == .fired {
                     closes.append(id)
                     try store.removeFailedDeliveries(app: app, id: id)
                 }
             }
+            var closing = Set(closes)
             for id in try store.snoozedIDs(app: app, run: run) where id != sparing {
                 _ = try store.removeSnoozed(app: app, id: id)
-                if !closes.contains(id) { closes.append(id) }
+                if closing.insert(id).inserted { closes.append(id) }
             }
             return ids
         }

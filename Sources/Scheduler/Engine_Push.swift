@@ -61,17 +61,20 @@ extension Engine {
                         var own: [String] = []
                         let wheelMark = wheelLog.count
                         do throws(StoreError) {
-                            let outcome = try optionalSavepoint(perPush) { () throws(StoreError) -> [PushOutcome] in
+                            // A push without `bk.cancel` writes nothing before its last check (zone, quota), so a
+                            // rejection leaves nothing to undo: no savepoint. One with a cancel needs one.
+                            let needsSavepoint = perPush && push.cancel != nil
+                            let outcome = try optionalSavepoint(needsSavepoint) { () throws(StoreError) -> [PushOutcome] in
                                 try wrap { () throws(EngineError) in try apply(push, app: app, now: now, closes: &own) }
                             }
                             results.append(.success(outcome))
                             // A push's closes belong to its `bk.cancel` line, the first outcome.
                             closes += own.map { ($0, results.count - 1, 0) }
                         } catch {
-                            guard let kind = error.engineKind, !allOrNothing else { throw error }
+                            guard let carried = error.carried, !allOrNothing else { throw error }
                             // Rolled back to its savepoint: so are the wheel changes it logged.
                             wheelLog.removeSubrange(wheelMark...)
-                            results.append(.failure(EngineError(kind, error.message)))
+                            results.append(.failure(carried))
                         }
                     }
                 }
@@ -93,12 +96,19 @@ extension Engine {
         enabled ? try store.savepoint(body) : try body()
     }
 
-    /// `.quotaExceeded` unless `app` may have one more pending schedule. O(log n + pending of app).
-    func checkQuota(app: String) throws(EngineError) {
+    /// `.quotaExceeded` unless `app` may hold `bytes` more stored bytes (and, `countingOne`, one more pending
+    /// schedule); the message names the bound (count or bytes). Key lookups of the store's kept totals:
+    /// O(log apps).
+    func checkQuota(app: String, adding bytes: Int, countingOne: Bool = true) throws(EngineError) {
         let count = try storage { () throws(StoreError) in try store.pendingCount(app: app) }
-        if count >= maxPendingPerApp {
+        if countingOne && count >= maxPendingPerApp {
             throw EngineError(.quotaExceeded, "app \(app) has \(count) pending schedules, the most allowed "
                 + "(max-pending-per-app \(maxPendingPerApp)); cancel some first")
+        }
+        let stored = try storage { () throws(StoreError) in try store.pendingBytes(app: app) }
+        if bytes > 0 && stored + bytes > maxBytesPerApp {
+            throw EngineError(.quotaExceeded, "app \(app) has \(stored) bytes in pending schedules; this one "
+                + "(\(bytes) bytes) would exceed the most allowed (max-bytes-per-app \(maxBytesPerApp)); cancel some first")
         }
     }
 
@@ -156,20 +166,30 @@ extension Engine {
             } catch {
                 throw StoreError(carrying: error)
             }
-            try store.recordApplied(app: app, id: local.id, digest: digest, at: now)
+            // The digest is kept by the row it becomes part of (the schedule, or its finished record when
+            // missed); the store moves it to `applied` when that row goes (schema v6: kept once).
             var (schedule, next) = made
+            if schedule.kind != .calendar, let due = next,
+               !Self.isWithinGrace(due: due, at: now, graceSeconds: grace(of: schedule)) {
+                next = nil
+            }
+            var old: StoredSchedule?
+            if let pending { old = try store.schedule(key: pending.key) }
+            if let due = next {
+                // Checked before anything is written (no savepoint needed, see `pushEach`).
+                var stored = schedule
+                stored.next = due
+                let bytes = store.storedBytes(of: stored) - (old.map { store.storedBytes(of: $0) } ?? 0)
+                try wrap { () throws(EngineError) in try checkQuota(app: app, adding: bytes, countingOne: old == nil) }
+            }
             var status = PushOutcome.Status.scheduled
-            if let pending, let old = try store.schedule(key: pending.key) {
+            if let old {
                 try store.delete(old)
                 cancelTimer(key: old.key)
                 try store.appendHistory(HistoryRecord(
                     app: app, id: old.id, event: .replaced, at: now, due: old.next, reason: nil, lateSeconds: nil,
                     title: old.title, messageId: old.messageId, dataJSON: old.dataJSON))
                 status = .replaced
-            }
-            if schedule.kind != .calendar, let due = next,
-               !Self.isWithinGrace(due: due, at: now, graceSeconds: grace(of: schedule)) {
-                next = nil
             }
             guard let due = next else {
                 let missedDue: Instant? = schedule.kind == .calendar ? nil : schedule.next
@@ -182,7 +202,6 @@ extension Engine {
                 return PushOutcome(id: local.id, status: .missed, next: nil)
             }
             schedule.next = due
-            if pending == nil { try wrap { () throws(EngineError) in try checkQuota(app: app) } }
             schedule.key = try store.insert(schedule)
             scheduleTimer(key: schedule.key, due: due)
             return PushOutcome(id: local.id, status: status, next: due)

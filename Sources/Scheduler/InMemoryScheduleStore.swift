@@ -31,6 +31,7 @@ public final class InMemoryScheduleStore: ScheduleStore {
     /// Seqs handed over and not yet confirmed by a commit (as in `SQLiteScheduleStore`).
     private var confirmThrough: Int64?
     private var closed = false
+    public var historyLimitPerApp = HistoryRetention.standard.maxRecords
 
     public init() {}
 
@@ -119,6 +120,13 @@ public final class InMemoryScheduleStore: ScheduleStore {
         try checkOpen()
         guard let row = state.schedules.removeValue(forKey: schedule.key) else { return }
         state.keyByID[Self.qualified(row.app, row.id)] = nil
+        remember(row.app, row.id, row.fingerprint, at: row.next)
+    }
+
+    /// A digest that stops being current stays applied (as the SQLite store's triggers keep it).
+    private func remember(_ app: String, _ id: String, _ digest: String, at: Instant) {
+        let key = Self.qualified(app, id)
+        state.applied[key, default: [:]][digest] = max(state.applied[key]?[digest] ?? at, at)
     }
 
     public func updateNext(key: Int64, next: Instant, lastDue: Instant?) throws(StoreError) {
@@ -127,9 +135,18 @@ public final class InMemoryScheduleStore: ScheduleStore {
         state.schedules[key]?.lastDue = lastDue
     }
 
-    public func pendingDeadlines() throws(StoreError) -> [(key: Int64, due: Instant)] {
+    public func forEachPendingDeadline(_ body: (Int64, Instant) -> Void) throws(StoreError) {
         try checkOpen()
-        return state.schedules.values.sorted { $0.key < $1.key }.map { ($0.key, $0.next) }
+        for row in state.schedules.values.sorted(by: { $0.key < $1.key }) { body(row.key, row.next) }
+    }
+
+    public func pendingBytes(app: String?) throws(StoreError) -> Int {
+        try checkOpen()
+        return state.schedules.values.reduce(0) { $0 + (app == nil || $1.app == app ? storedBytes(of: $1) : 0) }
+    }
+
+    public func storedBytes(of s: StoredSchedule) -> Int {
+        StoreRowCoding.storedBytes(s, detail: StoreRowCoding.detail(of: s))
     }
 
     public func floatingSchedules() throws(StoreError) -> [StoredSchedule] {
@@ -228,6 +245,9 @@ public final class InMemoryScheduleStore: ScheduleStore {
 
     public func recordFinished(_ record: FinishedSchedule) throws(StoreError) {
         try checkOpen()
+        if let old = state.finished[Self.qualified(record.app, record.id)], old.fingerprint != record.fingerprint {
+            remember(old.app, old.id, old.fingerprint, at: old.finishedAt)
+        }
         state.finished[Self.qualified(record.app, record.id)] = record
     }
 
@@ -235,6 +255,9 @@ public final class InMemoryScheduleStore: ScheduleStore {
     public func purgeFinished(expiredBy now: Instant) throws(StoreError) -> Int {
         try checkOpen()
         let before = state.finished.count
+        for old in state.finished.values where old.keepUntil < now {
+            remember(old.app, old.id, old.fingerprint, at: old.finishedAt)
+        }
         state.finished = state.finished.filter { $0.value.keepUntil >= now }
         return before - state.finished.count
     }
@@ -261,6 +284,12 @@ public final class InMemoryScheduleStore: ScheduleStore {
         try checkOpen()
         state.lastHistorySeq += 1
         state.history.append((state.lastHistorySeq, record, !awaitingHandOver))
+        // The bound holds in the inserting step: the app's oldest record beyond it goes now.
+        if state.history.count > historyLimitPerApp,
+           state.history.lazy.filter({ $0.record.app == record.app }).count > historyLimitPerApp,
+           let oldest = state.history.firstIndex(where: { $0.record.app == record.app }) {
+            state.history.remove(at: oldest)
+        }
     }
 
     public func confirmHandOver() {
@@ -325,6 +354,8 @@ public final class InMemoryScheduleStore: ScheduleStore {
 
     public func isApplied(app: String, id: String, digest: String) throws(StoreError) -> Bool {
         try checkOpen()
+        if try schedule(app: app, id: id)?.fingerprint == digest { return true }
+        if state.finished[Self.qualified(app, id)]?.fingerprint == digest { return true }
         return state.applied[Self.qualified(app, id)]?[digest] != nil
     }
 

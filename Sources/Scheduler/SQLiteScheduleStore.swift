@@ -19,10 +19,22 @@ public final class SQLiteScheduleStore: ScheduleStore {
     var awaitingSince: Int64?
     /// History seqs handed over, to be confirmed by the next transaction that commits.
     var confirmable: ClosedRange<Int64>?
+    /// App names and numbers (`apps`), cached (SQLiteScheduleStore_Apps.swift).
+    var appNumbers: [String: Int64] = [:]
+    var appNames: [Int64: String] = [:]
+    var lastApp: (name: String, n: Int64)?
+    /// History records kept per app (CONTRACT §5), enforced by `appendHistory` in the inserting transaction.
+    public var historyLimitPerApp = HistoryRetention.standard.maxRecords
+    /// Whether the previous run ended without closing the database (its write-ahead log was still there
+    /// when this one opened): then the caller should run `integrityCheck` (off the critical path).
+    public let openedAfterUncleanShutdown: Bool
 
     /// Opens (creating when missing) the database at `path`.
     public init(path: String) throws(StoreError) {
         try StorePath.createIfMissing(path)
+        // SQLite deletes the WAL when the last connection closes cleanly; one still there (with frames)
+        // means a crash, a kill or power loss — or another connection open right now.
+        openedAfterUncleanShutdown = StorePath.nonEmptyFileExists(path + "-wal")
         do {
             db = try SQLiteConnection(openingExisting: path)
         } catch {
@@ -56,16 +68,18 @@ public final class SQLiteScheduleStore: ScheduleStore {
         }
     }
 
-    /// Refuses files that are not SQLite, fail the quick integrity check, or belong to another program.
+    /// Refuses files that are not SQLite or belong to another program. The full integrity check is not
+    /// run here (it reads every page: 0.66 s at 1M schedules): see `integrityCheck` and docs/store.md.
     private static func check(_ db: SQLiteConnection) throws(StoreError) {
-        var tableCount: Int64 = 0, verdict = "no answer", userVersion: Int64 = 0
+        var tableCount: Int64 = 0, verdict = "ok", userVersion: Int64 = 0
         do throws(SQLiteError) {
             let tables = try db.statement("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
             if try tables.step() { tableCount = tables.int64(0) }
             tables.reset()
-            let quick = try db.statement("PRAGMA quick_check(1)")
-            if try quick.step() { verdict = quick.string(0) }
-            quick.reset()
+            // The header and the schema pages are read here: a file whose first page is damaged fails now.
+            let pages = try db.statement("PRAGMA page_count")
+            if try pages.step(), pages.int64(0) < 1, tableCount > 0 { verdict = "no pages" }
+            pages.reset()
             let version = try db.statement("PRAGMA user_version")
             if try version.step() { userVersion = version.int64(0) }
             version.reset()
@@ -111,6 +125,7 @@ public final class SQLiteScheduleStore: ScheduleStore {
             transactionDepth = 0
             awaitingSince = awaiting
             try? db.statement("ROLLBACK").run()
+            forgetApps()
             throw error
         }
         transactionDepth = 0
@@ -119,6 +134,7 @@ public final class SQLiteScheduleStore: ScheduleStore {
         } catch {
             awaitingSince = awaiting
             if db.inTransaction { try? db.statement("ROLLBACK").run() }
+            forgetApps()
             throw StoreError(.io, error)
         }
         if confirmable == confirming { confirmable = nil }
@@ -134,66 +150,39 @@ public final class SQLiteScheduleStore: ScheduleStore {
         } catch {
             try? db.statement("ROLLBACK TO push").run()
             try? db.statement("RELEASE push").run()
+            forgetApps()
             throw error
         }
     }
 
-    /// Runs SQLite calls, turning their errors into `StoreError.io`.
+    /// Runs SQLite calls, turning their errors into `StoreError.io` (`.corrupt` for SQLITE_CORRUPT and
+    /// SQLITE_NOTADB: damaged pages are found when they are read, since opening reads only the schema).
     @inline(__always)
     func sql<R>(_ body: () throws(SQLiteError) -> R) throws(StoreError) -> R {
-        do { return try body() } catch { throw StoreError(.io, error) }
+        do { return try body() } catch {
+            let primary = error.code & 0xFF
+            throw StoreError(primary == 11 || primary == 26 ? .corrupt : .io, error)
+        }
     }
 
     // MARK: Schedules
 
-    static let columns = """
-        key, id, kind, spec, at_instant, at_offset, wall, zone, until_instant, until_wall, until_zone, next_due, \
-        last_due, title, body, data, cancel_on, grace, urgency, icon, category, actions, message_id, fingerprint, \
-        stored_at, app, extras
-        """
-
     public func insert(_ s: StoredSchedule) throws(StoreError) -> Int64 {
         try sql { () throws(SQLiteError) -> Int64 in
+            let app = try internApp(s.app)
             let st = try db.statement("""
-                INSERT INTO schedules(id, kind, spec, at_instant, at_offset, wall, zone, until_instant, until_wall, \
-                until_zone, next_due, last_due, title, body, data, cancel_on, grace, urgency, icon, category, actions, \
-                message_id, fingerprint, stored_at, app, extras) \
-                VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, \
-                ?22, ?23, ?24, ?25, ?26)
+                INSERT INTO schedules(app, id, next_due, kind, digest, title, body, data, zone, until_zone, detail) \
+                VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
                 """)
-            st.bind(1, s.id)
-            st.bind(2, s.kind.rawValue)
-            st.bind(3, s.spec)
-            st.bind(4, s.atInstant?.microseconds)
-            st.bind(5, s.atOffset)
-            st.bind(6, s.wall.map(StoreCoding.encodeWall))
-            st.bind(7, s.zone)
-            st.bind(8, s.untilInstant?.microseconds)
-            st.bind(9, s.untilWall.map(StoreCoding.encodeWall))
-            st.bind(10, s.untilZone)
-            st.bind(11, s.next.microseconds)
-            st.bind(12, s.lastDue?.microseconds)
-            st.bind(13, s.title)
-            st.bind(14, s.body)
-            st.bind(15, s.dataJSON)
-            st.bind(16, s.cancelOn.isEmpty ? nil : StoreCoding.encodeList(s.cancelOn))
-            st.bind(17, s.graceSeconds)
-            st.bind(18, StoreCoding.encodeUrgency(s.urgency))
-            st.bind(19, s.icon)
-            st.bind(20, s.category)
-            st.bind(21, StoreCoding.encodeActions(s.actions))
-            st.bind(22, s.messageId)
-            st.bind(23, s.fingerprint)
-            st.bind(24, s.storedAt.microseconds)
-            st.bind(25, s.app)
-            st.bind(26, StoreCoding.encode(extras: s.extras))
+            StoreRowCoding.bind(s, app: app, detail: StoreRowCoding.detail(of: s), to: st)
             try st.run()
             let key = db.lastInsertRowid
             if !s.cancelOn.isEmpty {
-                let event = try db.statement("INSERT OR IGNORE INTO schedule_events(event, key) VALUES(?1, ?2)")
+                let event = try db.statement("INSERT OR IGNORE INTO schedule_events(app, event, key) VALUES(?1, ?2, ?3)")
                 for name in s.cancelOn {
-                    event.bind(1, name)
-                    event.bind(2, key)
+                    event.bind(1, app)
+                    event.bind(2, name)
+                    event.bind(3, key)
                     try event.run()
                 }
             }
@@ -201,42 +190,25 @@ public final class SQLiteScheduleStore: ScheduleStore {
         }
     }
 
-    static func read(_ st: SQLiteStatement) -> StoredSchedule {
-        var s = StoredSchedule(
-            key: st.int64(0), app: st.string(25), id: st.string(1),
-            kind: StoredTriggerKind(rawValue: st.int64(2)) ?? .fixedAt,
-            spec: st.optionalString(3),
-            atInstant: st.optionalInt64(4).map(Instant.init(microseconds:)),
-            atOffset: st.optionalInt64(5).map { Int($0) },
-            wall: st.optionalInt64(6).map(StoreCoding.decodeWall),
-            zone: st.optionalString(7),
-            untilInstant: st.optionalInt64(8).map(Instant.init(microseconds:)),
-            untilWall: st.optionalInt64(9).map(StoreCoding.decodeWall),
-            untilZone: st.optionalString(10),
-            next: Instant(microseconds: st.int64(11)),
-            lastDue: st.optionalInt64(12).map(Instant.init(microseconds:)),
-            title: st.string(13), body: st.optionalString(14), dataJSON: st.optionalString(15),
-            cancelOn: st.optionalString(16).map(StoreCoding.decodeList) ?? [],
-            graceSeconds: st.optionalInt64(17),
-            urgency: StoreCoding.decodeUrgency(st.int64(18)),
-            icon: st.optionalString(19), category: st.optionalString(20),
-            actions: StoreCoding.decodeActions(st.optionalString(21)),
-            messageId: st.optionalString(22), fingerprint: st.string(23),
-            storedAt: Instant(microseconds: st.int64(24)))
-        s.extras = StoreCoding.decodeExtras(st.optionalString(26))
-        return s
+    public func storedBytes(of schedule: StoredSchedule) -> Int {
+        StoreRowCoding.storedBytes(schedule, detail: StoreRowCoding.detail(of: schedule))
     }
 
     /// Runs a cached SELECT of schedules with `bind` applied, collecting every row.
     func select(_ whereClause: String, _ bind: (SQLiteStatement) -> Void) throws(StoreError) -> [StoredSchedule] {
         try sql { () throws(SQLiteError) -> [StoredSchedule] in
-            let st = try db.statement("SELECT \(Self.columns) FROM schedules \(whereClause)")
+            let st = try db.statement("SELECT \(StoreRowCoding.columns) FROM schedules \(whereClause)")
             defer { st.reset() }
             bind(st)
-            var rows: [StoredSchedule] = []
-            while try st.step() { rows.append(Self.read(st)) }
-            return rows
+            return try readAll(st)
         }
+    }
+
+    /// Every row of a stepped-from-the-start SELECT of `StoreRowCoding.columns`.
+    func readAll(_ st: SQLiteStatement) throws(SQLiteError) -> [StoredSchedule] {
+        var rows: [StoredSchedule] = []
+        while try st.step() { rows.append(StoreRowCoding.read(st, appName: try appName(st.int64(1)))) }
+        return rows
     }
 
     public func schedule(key: Int64) throws(StoreError) -> StoredSchedule? {
@@ -244,17 +216,18 @@ public final class SQLiteScheduleStore: ScheduleStore {
     }
 
     public func schedule(app: String, id: String) throws(StoreError) -> StoredSchedule? {
-        try select("WHERE app = ?1 AND id = ?2") { $0.bind(1, app); $0.bind(2, id) }.first
+        let n = try sql { () throws(SQLiteError) in try lookupApp(app) }
+        return try select("WHERE app = ?1 AND id = ?2") { $0.bind(1, n); $0.bind(2, id) }.first
     }
 
     public func pendingSummary(app: String, id: String) throws(StoreError) -> (key: Int64, next: Instant, fingerprint: String)? {
         try sql { () throws(SQLiteError) -> (key: Int64, next: Instant, fingerprint: String)? in
-            let st = try db.statement("SELECT key, next_due, fingerprint FROM schedules WHERE app = ?2 AND id = ?1")
+            let st = try db.statement("SELECT key, next_due, digest FROM schedules WHERE app = ?2 AND id = ?1")
             defer { st.reset() }
             st.bind(1, id)
-            st.bind(2, app)
+            st.bind(2, try lookupApp(app))
             guard try st.step() else { return nil }
-            return (st.int64(0), Instant(microseconds: st.int64(1)), st.string(2))
+            return (st.int64(0), Instant(microseconds: st.int64(1)), StoreRowCoding.readDigest(st, 2))
         }
     }
 
@@ -263,8 +236,8 @@ public final class SQLiteScheduleStore: ScheduleStore {
             let st = try db.statement("""
                 SELECT EXISTS(SELECT 1 FROM tombstones WHERE app = ?3 AND kind = 0 AND name = ?1),
                        EXISTS(SELECT 1 FROM tombstones WHERE app = ?3 AND kind = 1 AND name = ?2),
-                       s.key, s.next_due, s.fingerprint, f.fingerprint
-                FROM (SELECT ?1 AS id, ?3 AS app) AS q
+                       s.key, s.next_due, s.digest, f.digest
+                FROM (SELECT ?1 AS id, ?4 AS app) AS q
                 LEFT JOIN schedules AS s ON s.app = q.app AND s.id = q.id
                 LEFT JOIN finished AS f ON f.app = q.app AND f.id = q.id
                 """)
@@ -272,10 +245,12 @@ public final class SQLiteScheduleStore: ScheduleStore {
             st.bind(1, id)
             st.bind(2, run)
             st.bind(3, app)
+            st.bind(4, try lookupApp(app))
             guard try st.step() else { return PushLookup(idTombstoned: false, runTombstoned: false) }
             return PushLookup(idTombstoned: st.int64(0) != 0, runTombstoned: st.int64(1) != 0,
                               pendingKey: st.optionalInt64(2), pendingNext: st.optionalInt64(3).map(Instant.init(microseconds:)),
-                              pendingFingerprint: st.optionalString(4), finishedFingerprint: st.optionalString(5))
+                              pendingFingerprint: st.isNull(4) ? nil : StoreRowCoding.readDigest(st, 4),
+                              finishedFingerprint: st.isNull(5) ? nil : StoreRowCoding.readDigest(st, 5))
         }
     }
 
@@ -285,32 +260,38 @@ public final class SQLiteScheduleStore: ScheduleStore {
             st.bind(1, schedule.key)
             try st.run()
             guard !schedule.cancelOn.isEmpty else { return }
-            let events = try db.statement("DELETE FROM schedule_events WHERE event = ?1 AND key = ?2")
+            let events = try db.statement("DELETE FROM schedule_events WHERE app = ?1 AND event = ?2 AND key = ?3")
+            let app = try lookupApp(schedule.app)
             for name in schedule.cancelOn {
-                events.bind(1, name)
-                events.bind(2, schedule.key)
+                events.bind(1, app)
+                events.bind(2, name)
+                events.bind(3, schedule.key)
                 try events.run()
             }
         }
     }
 
+    /// Reads the row and writes it back with the new `next_due` and `detail` (the last due lives there).
     public func updateNext(key: Int64, next: Instant, lastDue: Instant?) throws(StoreError) {
+        guard var s = try schedule(key: key) else { return }
+        s.next = next
+        s.lastDue = lastDue
         try sql { () throws(SQLiteError) in
-            let st = try db.statement("UPDATE schedules SET next_due = ?2, last_due = ?3 WHERE key = ?1")
+            let st = try db.statement("UPDATE schedules SET next_due = ?2, detail = ?3 WHERE key = ?1")
             st.bind(1, key)
             st.bind(2, next.microseconds)
-            st.bind(3, lastDue?.microseconds)
+            st.bind(3, StoreRowCoding.detail(of: s))
             try st.run()
         }
     }
 
-    public func pendingDeadlines() throws(StoreError) -> [(key: Int64, due: Instant)] {
-        try sql { () throws(SQLiteError) -> [(key: Int64, due: Instant)] in
-            let st = try db.statement("SELECT key, next_due FROM schedules")
+    /// Streams `(key, next_due)` of every pending schedule from the `(app, next_due, key)` index (a covering
+    /// scan: no row is read, nothing is collected). O(n), O(1) memory.
+    public func forEachPendingDeadline(_ body: (Int64, Instant) -> Void) throws(StoreError) {
+        try sql { () throws(SQLiteError) in
+            let st = try db.statement("SELECT key, next_due FROM schedules INDEXED BY schedules_by_app_next")
             defer { st.reset() }
-            var rows: [(key: Int64, due: Instant)] = []
-            while try st.step() { rows.append((st.int64(0), Instant(microseconds: st.int64(1)))) }
-            return rows
+            while try st.step() { body(st.int64(0), Instant(microseconds: st.int64(1))) }
         }
     }
 
@@ -322,100 +303,25 @@ public final class SQLiteScheduleStore: ScheduleStore {
         try select("WHERE zone = ?1 OR until_zone = ?1 ORDER BY key") { $0.bind(1, name) }
     }
 
+    /// The distinct zones by skip-scans of the partial indexes on `zone` and `until_zone`: one seek per
+    /// zone in use, O(zones × log n), never a scan of the schedules.
     public func pinnedZoneNames() throws(StoreError) -> Set<String> {
         try sql { () throws(SQLiteError) -> Set<String> in
-            let st = try db.statement("""
-                SELECT zone FROM schedules WHERE zone IS NOT NULL
-                UNION SELECT until_zone FROM schedules WHERE until_zone IS NOT NULL
-                """)
-            defer { st.reset() }
             var names = Set<String>()
-            while try st.step() { names.insert(st.string(0)) }
+            for column in ["zone", "until_zone"] {
+                let st = try db.statement("""
+                    SELECT \(column) FROM schedules WHERE \(column) > ?1 ORDER BY \(column) LIMIT 1
+                    """)
+                var last = ""
+                while true {
+                    st.bind(1, last)
+                    guard try st.step() else { st.reset(); break }
+                    last = st.string(0)
+                    st.reset()
+                    names.insert(last)
+                }
+            }
             return names
-        }
-    }
-
-    public func schedules(app: String, run: String) throws(StoreError) -> [StoredSchedule] {
-        // Run R covers the id R and every id starting with "R:" — under SQLite's BINARY collation exactly
-        // the ids in ["R:", "R;") since ';' follows ':'. A run id never holds ':', so such a run covers nothing.
-        guard !run.contains(":") else { return [] }
-        return try select("WHERE app = ?4 AND (id = ?1 OR (id >= ?2 AND id < ?3)) ORDER BY next_due, key") { st in
-            st.bind(1, run)
-            st.bind(2, run + ":")
-            st.bind(3, run + ";")
-            st.bind(4, app)
-        }
-    }
-
-    public func schedules(app: String, cancelOn event: String) throws(StoreError) -> [StoredSchedule] {
-        try select("""
-            WHERE app = ?2 AND key IN (SELECT key FROM schedule_events WHERE event = ?1) ORDER BY next_due, key
-            """) {
-            $0.bind(1, event)
-            $0.bind(2, app)
-        }
-    }
-
-    /// Two index seeks on `schedules_by_next(next_due, key)` (per app: `schedules_by_app_next(app,
-    /// next_due, key)`): the rest of the cursor's instant, then the later instants. (A row-value
-    /// `(next_due, key) > (?, ?)` would seek on `next_due` alone and then scan every row due at the
-    /// cursor's instant: 80 ms at 1M rows due at once.)
-    public func schedulesByNext(app: String?, after cursor: PendingCursor?, limit: Int) throws(StoreError) -> [StoredSchedule] {
-        let appClause = app == nil ? "" : "app = ?4 AND "
-        guard let cursor else {
-            return try select("\(app == nil ? "" : "WHERE app = ?4 ")ORDER BY next_due, key LIMIT ?1") {
-                $0.bind(1, Int64(max(0, limit)))
-                if let app { $0.bind(4, app) }
-            }
-        }
-        return try sql { () throws(SQLiteError) -> [StoredSchedule] in
-            let st = try db.statement("""
-                SELECT * FROM (
-                  SELECT * FROM (SELECT \(Self.columns) FROM schedules WHERE \(appClause)next_due = ?1 AND key > ?2
-                                 ORDER BY key LIMIT ?3)
-                  UNION ALL
-                  SELECT * FROM (SELECT \(Self.columns) FROM schedules WHERE \(appClause)next_due > ?1
-                                 ORDER BY next_due, key LIMIT ?3))
-                ORDER BY next_due, key LIMIT ?3
-                """)
-            defer { st.reset() }
-            st.bind(1, cursor.next.microseconds)
-            st.bind(2, cursor.key)
-            st.bind(3, Int64(max(0, limit)))
-            if let app { st.bind(4, app) }
-            var rows: [StoredSchedule] = []
-            while try st.step() { rows.append(Self.read(st)) }
-            return rows
-        }
-    }
-
-    public func schedulesByNext(app: String?, limit: Int?, offset: Int) throws(StoreError) -> [StoredSchedule] {
-        if let app {
-            return try select("WHERE app = ?3 ORDER BY next_due, key LIMIT ?1 OFFSET ?2") { st in
-                st.bind(1, Int64(limit ?? -1))
-                st.bind(2, Int64(max(0, offset)))
-                st.bind(3, app)
-            }
-        }
-        return try select("ORDER BY next_due, key LIMIT ?1 OFFSET ?2") { st in
-            st.bind(1, Int64(limit ?? -1))
-            st.bind(2, Int64(max(0, offset)))
-        }
-    }
-
-    public func pendingCount(app: String?) throws(StoreError) -> Int {
-        try sql { () throws(SQLiteError) -> Int in
-            // Kept by triggers on `schedules` (schema step 5): one key lookup (or a sum over the apps), not a
-            // count of the rows.
-            guard let app else {
-                let all = try db.statement("SELECT coalesce(sum(n), 0) FROM pending_counts")
-                defer { all.reset() }
-                return try all.step() ? Int(all.int64(0)) : 0
-            }
-            let st = try db.statement("SELECT n FROM pending_counts WHERE app = ?1")
-            defer { st.reset() }
-            st.bind(1, app)
-            return try st.step() ? Int(st.int64(0)) : 0
         }
     }
 }

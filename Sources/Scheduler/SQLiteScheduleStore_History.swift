@@ -39,6 +39,42 @@ extension SQLiteScheduleStore {
             st.bind(13, r.ok.map { Int64($0 ? 1 : 0) })
             try st.run()
             if awaitingHandOver { awaitingSince = awaitingSince ?? db.lastInsertRowid }
+            try trimHistory(app: r.app)
+        }
+    }
+
+    /// Removes `app`'s oldest records beyond `historyLimitPerApp`, in the caller's transaction: the count
+    /// (kept in `history_counts` by triggers) is read by one key lookup, the excess found by a seek on
+    /// `history_by_app(app, seq)`. O(log n) per append once at the bound (one record in, one out).
+    private func trimHistory(app: String) throws(SQLiteError) {
+        let count = try db.statement("SELECT n FROM history_counts WHERE app = ?1")
+        count.bind(1, app)
+        let n = try count.step() ? count.int64(0) : 0
+        count.reset()
+        let excess = n - Int64(max(0, historyLimitPerApp))
+        guard excess > 0 else { return }
+        let oldest = try db.statement("SELECT seq, payload FROM history WHERE app = ?1 ORDER BY seq LIMIT ?2")
+        oldest.bind(1, app)
+        oldest.bind(2, excess)
+        var victims: [(seq: Int64, payload: Int64?)] = []
+        while try oldest.step() { victims.append((oldest.int64(0), oldest.optionalInt64(1))) }
+        oldest.reset()
+        try deleteHistory(victims)
+    }
+
+    /// Deletes the records and the payloads no other record shares.
+    private func deleteHistory(_ victims: [(seq: Int64, payload: Int64?)]) throws(SQLiteError) {
+        let delete = try db.statement("DELETE FROM history WHERE seq = ?1")
+        for v in victims {
+            delete.bind(1, v.seq)
+            try delete.run()
+        }
+        let orphan = try db.statement("""
+            DELETE FROM payloads WHERE ref = ?1 AND NOT EXISTS(SELECT 1 FROM history WHERE payload = ?1)
+            """)
+        for ref in Set(victims.compactMap(\.payload)) {
+            orphan.bind(1, ref)
+            try orphan.run()
         }
     }
 
@@ -174,18 +210,7 @@ extension SQLiteScheduleStore {
                 excess.reset()
             }
             guard !victims.isEmpty else { return 0 }
-            let delete = try db.statement("DELETE FROM history WHERE seq = ?1")
-            for v in victims {
-                delete.bind(1, v.seq)
-                try delete.run()
-            }
-            let orphan = try db.statement("""
-                DELETE FROM payloads WHERE ref = ?1 AND NOT EXISTS(SELECT 1 FROM history WHERE payload = ?1)
-                """)
-            for ref in Set(victims.compactMap(\.payload)) {
-                orphan.bind(1, ref)
-                try orphan.run()
-            }
+            try deleteHistory(victims)
             return victims.count
         }
     }

@@ -83,29 +83,36 @@ extension SQLiteScheduleStore {
     public func finished(app: String, id: String) throws(StoreError) -> FinishedSchedule? {
         try sql { () throws(SQLiteError) -> FinishedSchedule? in
             let st = try db.statement("""
-                SELECT fingerprint, outcome, due, finished_at, keep_until, title, message_id, data
+                SELECT digest, outcome, due, finished_at, keep_until, title, message_id, data
                 FROM finished WHERE app = ?2 AND id = ?1
                 """)
             defer { st.reset() }
             st.bind(1, id)
-            st.bind(2, app)
+            st.bind(2, try lookupApp(app))
             guard try st.step() else { return nil }
             return FinishedSchedule(
-                app: app, id: id, fingerprint: st.string(0), outcome: HistoryRecord.Event(rawValue: st.string(1)) ?? .fired,
+                app: app, id: id, fingerprint: StoreRowCoding.readDigest(st, 0),
+                outcome: HistoryRecord.Event(rawValue: st.string(1)) ?? .fired,
                 due: st.optionalInt64(2).map(Instant.init(microseconds:)),
                 finishedAt: Instant(microseconds: st.int64(3)), keepUntil: Instant(microseconds: st.int64(4)),
                 title: st.optionalString(5), messageId: st.optionalString(6), dataJSON: st.optionalString(7))
         }
     }
 
+    /// An upsert (a replaced digest moves into `applied` by the `finished_replace` trigger); the same
+    /// digest left in `applied` by the schedule's deletion is removed, so it is kept once.
     public func recordFinished(_ r: FinishedSchedule) throws(StoreError) {
         try sql { () throws(SQLiteError) in
+            let app = try internApp(r.app)
             let st = try db.statement("""
-                INSERT OR REPLACE INTO finished(id, fingerprint, outcome, due, finished_at, keep_until, title, \
-                message_id, data, app) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                INSERT INTO finished(id, digest, outcome, due, finished_at, keep_until, title, message_id, data, app) \
+                VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                ON CONFLICT(app, id) DO UPDATE SET digest = excluded.digest, outcome = excluded.outcome, \
+                due = excluded.due, finished_at = excluded.finished_at, keep_until = excluded.keep_until, \
+                title = excluded.title, message_id = excluded.message_id, data = excluded.data
                 """)
             st.bind(1, r.id)
-            st.bind(2, r.fingerprint)
+            StoreRowCoding.bindDigest(r.fingerprint, 2, st)
             st.bind(3, r.outcome.rawValue)
             st.bind(4, r.due?.microseconds)
             st.bind(5, r.finishedAt.microseconds)
@@ -113,8 +120,13 @@ extension SQLiteScheduleStore {
             st.bind(7, r.title)
             st.bind(8, r.messageId)
             st.bind(9, r.dataJSON)
-            st.bind(10, r.app)
+            st.bind(10, app)
             try st.run()
+            let kept = try db.statement("DELETE FROM applied WHERE app = ?1 AND id = ?2 AND digest = ?3")
+            kept.bind(1, app)
+            kept.bind(2, r.id)
+            StoreRowCoding.bindDigest(r.fingerprint, 3, kept)
+            try kept.run()
         }
     }
 
@@ -133,7 +145,7 @@ extension SQLiteScheduleStore {
         return try sql { () throws(SQLiteError) -> [String] in
             let st = try db.statement("SELECT id FROM finished WHERE app = ?4 AND (id = ?1 OR (id >= ?2 AND id < ?3))")
             defer { st.reset() }
-            st.bind(4, app)
+            st.bind(4, try lookupApp(app))
             st.bind(1, run)
             st.bind(2, run + ":")
             st.bind(3, run + ";")
@@ -248,28 +260,51 @@ extension SQLiteScheduleStore {
 
     // MARK: Applied pushes
 
+    /// `applied` holds the digests that are no longer current (schema v6): a digest equal to the pending
+    /// schedule's or the finished record's is already kept there, and is not written again.
     public func recordApplied(app: String, id: String, digest: String, at: Instant) throws(StoreError) {
+        if try isCurrent(app: app, id: id, digest: digest) { return }
         try sql { () throws(SQLiteError) in
             let st = try db.statement("""
                 INSERT INTO applied(app, id, digest, applied_at) VALUES(?4, ?1, ?2, ?3)
                 ON CONFLICT(app, id, digest) DO UPDATE SET applied_at = max(applied_at, excluded.applied_at)
                 """)
             st.bind(1, id)
-            st.bind(2, digest)
+            StoreRowCoding.bindDigest(digest, 2, st)
             st.bind(3, at.microseconds)
-            st.bind(4, app)
+            st.bind(4, try internApp(app))
             try st.run()
         }
     }
 
+    /// One statement: the digest in `applied`, or the current one of the pending or finished row. Three seeks.
     public func isApplied(app: String, id: String, digest: String) throws(StoreError) -> Bool {
         try sql { () throws(SQLiteError) -> Bool in
-            let st = try db.statement("SELECT 1 FROM applied WHERE app = ?3 AND id = ?1 AND digest = ?2")
+            let st = try db.statement("""
+                SELECT EXISTS(SELECT 1 FROM applied WHERE app = ?1 AND id = ?2 AND digest = ?3)
+                    OR EXISTS(SELECT 1 FROM schedules WHERE app = ?1 AND id = ?2 AND digest = ?3)
+                    OR EXISTS(SELECT 1 FROM finished WHERE app = ?1 AND id = ?2 AND digest = ?3)
+                """)
             defer { st.reset() }
-            st.bind(1, id)
-            st.bind(2, digest)
-            st.bind(3, app)
-            return try st.step()
+            st.bind(1, try lookupApp(app))
+            st.bind(2, id)
+            StoreRowCoding.bindDigest(digest, 3, st)
+            return try st.step() && st.int64(0) != 0
+        }
+    }
+
+    /// Whether `digest` is the pending schedule's or the finished record's of (app, id). Two key lookups.
+    private func isCurrent(app: String, id: String, digest: String) throws(StoreError) -> Bool {
+        try sql { () throws(SQLiteError) -> Bool in
+            let st = try db.statement("""
+                SELECT EXISTS(SELECT 1 FROM schedules WHERE app = ?1 AND id = ?2 AND digest = ?3)
+                    OR EXISTS(SELECT 1 FROM finished WHERE app = ?1 AND id = ?2 AND digest = ?3)
+                """)
+            defer { st.reset() }
+            st.bind(1, try lookupApp(app))
+            st.bind(2, id)
+            StoreRowCoding.bindDigest(digest, 3, st)
+            return try st.step() && st.int64(0) != 0
         }
     }
 

@@ -24,10 +24,10 @@ final class SQLiteConnection {
 
     /// Opens an existing database file read-write. Never creates one: the caller creates the file itself
     /// (mode 0600) so that a path that vanished or is unreadable is an error, not a fresh empty database.
-    init(openingExisting path: String) throws(SQLiteError) {
+    init(openingExisting path: String, readOnly: Bool = false) throws(SQLiteError) {
         self.path = path
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         if rc != SQLITE_OK {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -143,6 +143,15 @@ final class SQLiteStatement {
         }
     }
 
+    /// Binds bytes as a BLOB; SQLite copies them (`SQLITE_TRANSIENT`). nil binds NULL.
+    func bind(_ index: Int32, blob value: [UInt8]?) {
+        guard let value else { sqlite3_bind_null(handle, index); return }
+        _ = value.withUnsafeBytes { bytes in
+            sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count),
+                              csqlite_transient())
+        }
+    }
+
     /// Steps once: true when a row is available, false when done.
     func step() throws(SQLiteError) -> Bool {
         let rc = sqlite3_step(handle)
@@ -161,6 +170,8 @@ final class SQLiteStatement {
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
+    func isBlob(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_BLOB }
+
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
     func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
@@ -170,6 +181,14 @@ final class SQLiteStatement {
     func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
 
     func string(_ column: Int32) -> String { optionalString(column) ?? "" }
+
+    /// The column's bytes (a BLOB or TEXT); nil for NULL.
+    func optionalBlob(_ column: Int32) -> [UInt8]? {
+        guard !isNull(column) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let base = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: base, count: count))
+    }
 
     func optionalString(_ column: Int32) -> String? {
         guard let text = sqlite3_column_text(handle, column) else { return nil }

@@ -44,11 +44,15 @@ extension StoreMigration {
             try insert.run()
         }
         distinct.reset()
+        // The comparison below looks each record's data up by an index (a temporary one, dropped after):
+        // without it every record scanned every payload, O(history × payloads). Same rows either way.
         try db.execute("""
+            CREATE INDEX payloads_by_data_v2 ON payloads(data);
             INSERT INTO history_v2(seq, id, event, at, due, reason, late, title, message_id, payload, confirmed)
                 SELECT seq, id, event, at, due, reason, late, title, message_id,
                        (SELECT min(ref) FROM payloads AS p WHERE p.data = h.data), 1
                 FROM history AS h;
+            DROP INDEX payloads_by_data_v2;
             DROP TABLE history;
             ALTER TABLE history_v2 RENAME TO history;
             CREATE INDEX history_by_payload ON history(payload) WHERE payload IS NOT NULL;

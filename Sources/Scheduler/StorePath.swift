@@ -30,6 +30,12 @@ public enum StorePath {
         }
     }
 
+    /// Whether `path` is a regular file with at least one byte.
+    static func nonEmptyFileExists(_ path: String) -> Bool {
+        guard let info = try? FileSystem.status(path) else { return false }
+        return info.isRegularFile && info.size > 0
+    }
+
     static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])

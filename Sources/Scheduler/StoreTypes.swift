@@ -2,7 +2,7 @@ import SchedCalendar
 
 /// A failure of the schedule store: the database could not be opened, read or written.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable, CaseIterable {
         /// The file is not a SQLite database, fails its integrity check, or has an unknown schema.
         case corrupt
         /// The file or its directory cannot be created, opened or read.
@@ -12,16 +12,51 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     }
     public var kind: Kind
     public var message: String
-    /// Set when an engine error crossed a store transaction body: the engine rethrows it with this kind.
-    var engineKind: EngineError.Kind?
-    public init(_ kind: Kind, _ message: String) { self.kind = kind; self.message = message }
-    init(_ kind: Kind, _ error: SQLiteError) { self.init(kind, error.description) }
+    /// The SQLite result code behind the failure, as a value (nil when SQLite did not fail: a schema
+    /// check, a path that cannot be created, an engine error carried through a transaction).
+    public var sqliteCode: SQLiteResultCode?
+    /// Set when an engine error crossed a store transaction body: the engine rethrows it whole, with
+    /// its own kind and cause.
+    public var carried: EngineError? { carriedError?.error }
+    private var carriedError: Carried?
+    /// The carried engine error's kind.
+    var engineKind: EngineError.Kind? { carried?.kind }
+
+    public init(_ kind: Kind, _ message: String, sqliteCode: SQLiteResultCode? = nil) {
+        self.kind = kind; self.message = message; self.sqliteCode = sqliteCode
+    }
+    init(_ kind: Kind, _ error: SQLiteError) {
+        self.init(kind, error.description, sqliteCode: SQLiteResultCode(error.code))
+    }
     /// Carries `error` through a transaction body (which may only throw `StoreError`).
     init(carrying error: EngineError) {
         self.init(.io, error.message)
-        engineKind = error.kind
+        carriedError = .engine(error)
     }
     public var description: String { message }
+
+    /// An engine error inside a store error (which an engine error may hold as its cause): indirect.
+    private indirect enum Carried: Sendable {
+        case engine(EngineError)
+        var error: EngineError { switch self { case .engine(let e): e } }
+    }
+}
+
+/// A SQLite result code (extended, as `sqlite3_extended_errcode` gives it), kept as a value so that
+/// callers tell failures apart without parsing messages (e.g. the daemon's ERRNO= for systemd).
+public struct SQLiteResultCode: Sendable, Hashable, CustomStringConvertible {
+    public var rawValue: Int32
+    public init(_ rawValue: Int32) { self.rawValue = rawValue }
+    /// The primary code (the low byte): `SQLITE_IOERR_WRITE` (778) is `SQLITE_IOERR` (10).
+    public var primary: SQLiteResultCode { SQLiteResultCode(rawValue & 0xFF) }
+    public static let noMemory = SQLiteResultCode(7)
+    public static let readOnly = SQLiteResultCode(8)
+    public static let ioError = SQLiteResultCode(10)
+    public static let corrupt = SQLiteResultCode(11)
+    public static let full = SQLiteResultCode(13)
+    public static let cannotOpen = SQLiteResultCode(14)
+    public static let notADatabase = SQLiteResultCode(26)
+    public var description: String { "SQLite result code \(rawValue)" }
 }
 
 /// How a stored schedule becomes due.
@@ -71,6 +106,8 @@ public struct StoredSchedule: Sendable, Hashable {
     public var messageId: String?
     /// The digest of the push that made it (`LocalSchedule.digest`), for idempotency.
     public var fingerprint: String
+    /// When the push was stored: the base of a calendar's or floating `at`'s re-resolution. Not kept for a
+    /// fixed `at` (nothing reads it there): the SQLite store reads it back as `next` (schema v6).
     public var storedAt: Instant
     /// `bk.deepLink`, `bk.action`, `bk.image`, `snoozeSeconds`.
     public var extras = NotificationExtras()
@@ -151,8 +188,9 @@ public protocol ScheduleStore: AnyObject {
     func pushLookup(app: String, id: String, run: String) throws(StoreError) -> PushLookup
     func delete(_ schedule: StoredSchedule) throws(StoreError)
     func updateNext(key: Int64, next: Instant, lastDue: Instant?) throws(StoreError)
-    /// Every pending (key, next due): what the wheel is rebuilt from.
-    func pendingDeadlines() throws(StoreError) -> [(key: Int64, due: Instant)]
+    /// Calls `body` with every pending (key, next due), streamed (nothing collected): what the wheel is
+    /// rebuilt from. O(n) time, O(1) memory in SQLite.
+    func forEachPendingDeadline(_ body: (Int64, Instant) -> Void) throws(StoreError)
     /// Pending schedules that follow the device zone.
     func floatingSchedules() throws(StoreError) -> [StoredSchedule]
     /// Pending schedules of run `run` of `app` (ids equal to it or starting with `run:`).
@@ -168,6 +206,12 @@ public protocol ScheduleStore: AnyObject {
     /// Number of pending schedules of `app` (nil: of every app; the quota, CONTRACT §8). O(log apps) in SQLite (a count kept by
     /// triggers), O(n) in memory.
     func pendingCount(app: String?) throws(StoreError) -> Int
+    /// The bytes the pending schedules of `app` (nil: of every app) hold, as `storedBytes` counts them
+    /// (the byte quota, CONTRACT §8). Kept like `pendingCount`.
+    func pendingBytes(app: String?) throws(StoreError) -> Int
+    /// What `schedule` would add to its app's `pendingBytes`: the UTF-8 bytes of its id and texts plus a
+    /// fixed overhead per row. O(size of the schedule).
+    func storedBytes(of schedule: StoredSchedule) -> Int
     /// Pending schedules pinned to zone `name` (by `timeZone`/suffix or their `until`'s zone). O(n).
     func pinnedSchedules(zone name: String) throws(StoreError) -> [StoredSchedule]
     /// Every zone name pending schedules are pinned to (their zone or `until` zone). O(n).
@@ -210,7 +254,10 @@ public protocol ScheduleStore: AnyObject {
     func zoneHashes() throws(StoreError) -> [String: String]
     func setZoneHash(_ name: String, _ hash: String) throws(StoreError)
 
-    // History (appended; trimmed only by retention)
+    // History (appended; trimmed by retention)
+    /// The most history records kept per app: `appendHistory` removes the app's oldest records beyond it in
+    /// the same transaction, so the count is never above it (CONTRACT §5).
+    var historyLimitPerApp: Int { get set }
     /// Appends a record. `awaitingHandOver`: a firing recorded before it is handed to the notifier; it stays
     /// unconfirmed until `confirmHandOver` and the next commit after it.
     func appendHistory(_ record: HistoryRecord, awaitingHandOver: Bool) throws(StoreError)

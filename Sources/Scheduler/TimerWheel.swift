@@ -157,16 +157,37 @@ public struct TimerWheel: Sendable {
         lowerNext(d)
     }
 
-    /// Removes a timer; returns whether it was present. O(1).
+    /// Removes a timer; returns whether it was present. O(1), plus a scan of the earliest slot when
+    /// it was the earliest timer (use `cancel(keys:)` for many).
     @discardableResult public mutating func cancel(key: Int64) -> Bool {
         guard let p = tablePosition(of: key) else { return false }
         let b = table[p]
+        removeBucket(at: p, b)
+        if b.due == cachedNext { recomputeNext() }
+        return true
+    }
+
+    /// Removes every timer of `keys`; returns how many were present. O(keys) plus ONE scan of the
+    /// earliest slot at the end: cancelling N timers that share the earliest slot (a `track` over
+    /// schedules due at one instant) no longer rescans that slot N times (which was O(N²)).
+    @discardableResult public mutating func cancel(keys: some Sequence<Int64>) -> Int {
+        var removed = 0, earliestGone = false
+        for key in keys {
+            guard let p = tablePosition(of: key) else { continue }
+            let b = table[p]
+            earliestGone = earliestGone || b.due == cachedNext
+            removeBucket(at: p, b)
+            removed += 1
+        }
+        if earliestGone { recomputeNext() }
+        return removed
+    }
+
+    private mutating func removeBucket(at p: Int, _ b: Bucket) {
         tableRemove(at: p)
         removeFromSlot(handle: b.handle, due: b.due)
         releaseHandle(b.handle)
         live -= 1
-        if b.due == cachedNext { recomputeNext() }
-        return true
     }
 
     /// The due instant of `key`, if pending. O(1).

@@ -146,6 +146,9 @@ final class FuzzWorld {
         case .strings(let list):
             if case .pushBatch(let texts) = call { return check(list.count == texts.count, "PushBatch answers \(list.count) of \(texts.count)") }
             check(list.count <= ReplyBounds.maxRows, "\(call.name) answered \(list.count) ids")
+        case .cancelled(let count, let ids, let more):
+            check(ids.count <= ReplyBounds.maxRows && ids.count <= Int(count) && more == (ids.count < Int(count)),
+                  "\(call.name) answered \(ids.count) ids of \(count), more \(more)")
         case .string, .count:
             break
         }

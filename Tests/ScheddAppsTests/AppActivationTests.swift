@@ -75,9 +75,9 @@ final class AppLauncherTests: XCTestCase {
         XCTAssertEqual(json["argv"] as? [String], ["reminders://todo/42"])
         XCTAssertEqual(json["XDG_ACTIVATION_TOKEN"] as? String, "tok-7")
         XCTAssertEqual(json["DESKTOP_STARTUP_ID"] as? String, "tok-7")
-        waited = 0
-        while launcher.runningCount > 0 && waited < 1000 { launcher.reapExited(); usleep(10_000); waited += 1 }
-        XCTAssertEqual(launcher.runningCount, 0, "the exited child was reaped")
+        let parent = try XCTUnwrap(json["launcher_parent"] as? Int, "record_launch.sh logs its parent")
+        XCTAssertNotEqual(parent, Int(getpid()), "the app is not the launcher's child (double fork)")
+        XCTAssertNotEqual(json["sid"] as? Int, Int(getsid(0)), "its own session (setsid)")
     }
 
     func testLaunch_missingProgram_saysSo() {

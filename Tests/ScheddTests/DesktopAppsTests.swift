@@ -123,7 +123,11 @@ final class DesktopAppsTests: XCTestCase {
         XCTAssertEqual(launched["XDG_ACTIVATION_TOKEN"] as? String, "tok-x")
         XCTAssertEqual(launched["DESKTOP_STARTUP_ID"] as? String, "tok-x")
         XCTAssertEqual(log.interactions.first?.ok, true)
-        XCTAssertEqual(log.interactions.first?.ran, "launch \(script) \(launches) --open exec://item/5")
+        // No org.freedesktop.systemd1 on this bus: double fork + setsid, and history says so.
+        XCTAssertEqual(log.interactions.first?.ran,
+                       "launch \(script) \(launches) --open exec://item/5 (detached, no systemd user manager on the bus)")
+        XCTAssertNotEqual(launched["launcher_parent"] as? Int, Int(getpid()), "the app is not the notifier's child")
+        XCTAssertNotEqual(launched["sid"] as? Int, Int(getsid(0)), "the app has a session of its own")
     }
 
     func testSnoozeButton_hidesIt_andReportsTheDuration() throws {

@@ -9,25 +9,27 @@ import TestPrerequisites
 /// not installed (CI installs both: scripts/install-deps.sh).
 final class DesktopNotifierDunstTests: XCTestCase {
     private var bus: PrivateBus!
-    private var pids: [pid_t] = []
+    private var dunst: TetheredProcess?
     private var display = ""
 
     override func setUpWithError() throws {
         guard DesktopHarness.which("Xvfb") != nil, DesktopHarness.which("dunst") != nil,
               DesktopHarness.which("dunstctl") != nil else { throw missingReference("Xvfb/dunst not installed") }
         bus = try PrivateBus()
-        let (status, output) = try DesktopHarness.run("/bin/bash",
-            [DesktopHarness.notifyDir.appendingPathComponent("start-dunst.sh").path, bus.address])
-        let lines = output.split(separator: "\n").map(String.init)
-        guard status == 0, lines.count == 3, let xvfb = pid_t(lines[1]), let dunst = pid_t(lines[2]) else {
-            throw DesktopHarnessError(message: "start-dunst.sh failed (\(status)): \(output)")
+        // Tethered: Xvfb and dunst (in start-dunst.sh's process group) stop with the test process.
+        let started: TetheredProcess
+        do {
+            started = try TetheredProcess(["/bin/bash", DesktopHarness.notifyDir.appendingPathComponent("start-dunst.sh").path,
+                                           bus.address], lines: 3)
+        } catch {
+            throw DesktopHarnessError(message: "start-dunst.sh failed: \(error)")
         }
-        pids = [dunst, xvfb]
-        display = lines[0]
+        dunst = started
+        display = started.lines[0]
     }
 
     override func tearDown() {
-        for pid in pids { kill(pid, SIGTERM) }
+        dunst?.stop()
         bus?.stop()
     }
 
@@ -131,6 +133,6 @@ final class DesktopNotifierDunstTests: XCTestCase {
                                      .init(id: "run_9:marker", event: .dismissed, reason: nil)])
         let shownEntry = try XCTUnwrap(try history().first { $0["summary"] as? String == "Open me" }, "dunst history")
         XCTAssertEqual(shownEntry["appname"] as? String, "Reminders", "dunst shows the app's Name=")
-        XCTAssertEqual(log.ran.first ?? nil, "launch \(DesktopHarness.repoRoot.path)/Tests/Support/apps/record_launch.sh \(launches) reminders://todo/9")
+        XCTAssertEqual(log.ran.first ?? nil, "launch \(DesktopHarness.repoRoot.path)/Tests/Support/apps/record_launch.sh \(launches) reminders://todo/9 (detached, no systemd user manager on the bus)")
     }
 }

@@ -89,24 +89,23 @@ final class ChildProcess {
     }
 }
 
-/// A private dbus-daemon (Tests/Support/notify/bus.conf), stopped on `stop()`.
+/// A private dbus-daemon with Tests/Support/notify/bus.conf (only its own service directory): a
+/// `TestBus`, tethered to the test process like every test bus.
 final class PrivateBus {
-    let address: String
-    let pid: Int32
+    private let bus: TestBus
+    var address: String { bus.address }
+    var pid: Int32 { bus.pid }
 
     /// A new bus; at `address` (e.g. `unix:path=/tmp/x/bus`) when given, so it can be restarted there.
     init(address: String? = nil) throws {
-        let script = DesktopHarness.notifyDir.appendingPathComponent("start-bus.sh").path
-        let (status, output) = try DesktopHarness.run("/bin/bash", [script] + (address.map { [$0] } ?? []))
-        let lines = output.split(separator: "\n").map(String.init)
-        guard status == 0, lines.count >= 2, let pid = Int32(lines[1]) else {
-            throw missingReference("cannot start dbus-daemon: \(output)")
+        do {
+            bus = try TestBus(config: DesktopHarness.notifyDir.appendingPathComponent("bus.conf").path, address: address)
+        } catch {
+            throw missingReference("cannot start dbus-daemon: \(error)")
         }
-        self.address = lines[0]
-        self.pid = pid
     }
 
-    func stop() { kill(pid, SIGTERM) }
+    func stop() { bus.stop() }
 }
 
 /// Tests/Support/notify/recording_server.py on a private bus; its call log parsed on demand.

@@ -1,6 +1,7 @@
 @testable import schedd
 import Glibc
 import SchedCalendar
+import Scheduler
 import ScheddService
 import XCTest
 
@@ -10,6 +11,8 @@ import XCTest
 final class StorageHealthTests: XCTestCase {
     private let t0 = Instant(seconds: 1_772_946_000)  // 2026-03-08T05:00:00Z
     private let full = "COMMIT: database or disk is full (SQLite result code 13)"
+    /// The store's failure behind `full`: the result code as a value, which the errno comes from.
+    private let fullCause = StoreError(.io, "COMMIT: database or disk is full (SQLite result code 13)", sqliteCode: .full)
 
     private func at(_ seconds: Double) -> Instant { t0.adding(microseconds: Int64(seconds * 1_000_000)) }
 
@@ -33,7 +36,7 @@ final class StorageHealthTests: XCTestCase {
         var now = t0
         var delays: [Int64] = []
         for _ in 0..<8 {
-            _ = health.failed("delivering due notifications", full, now: now, backOff: true)
+            _ = health.failed("delivering due notifications", full, cause: fullCause, now: now, backOff: true)
             let retry = health.retryAt!
             delays.append((retry.microseconds - now.microseconds) / 1_000_000)
             XCTAssertFalse(health.mayFire(at: retry.adding(microseconds: -1)))
@@ -49,7 +52,7 @@ final class StorageHealthTests: XCTestCase {
 
     func testCallFailures_countButDoNotDelayFirings() {
         var health = StorageHealth()
-        _ = health.failed("Push", full, now: t0, backOff: false)
+        _ = health.failed("Push", full, cause: fullCause, now: t0, backOff: false)
         XCTAssertTrue(health.isFailing)
         XCTAssertNil(health.retryAt)
         XCTAssertTrue(health.mayFire(at: t0))
@@ -61,7 +64,7 @@ final class StorageHealthTests: XCTestCase {
         var notes: [String] = []
         // 2 failures a second for 150 s.
         for i in 0..<300 {
-            let report = health.failed("Push", full, now: at(Double(i) / 2), backOff: false)
+            let report = health.failed("Push", full, cause: fullCause, now: at(Double(i) / 2), backOff: false)
             if let log = report.log { lines.append(log) }
             if let notify = report.notify { notes.append(notify) }
         }
@@ -78,16 +81,21 @@ final class StorageHealthTests: XCTestCase {
         XCTAssertNil(health.retryAt)
         XCTAssertEqual(health.succeeded(now: at(201), serving: "x"), StorageHealth.Report(), "nothing to report when healthy")
         // A new failure period starts over: logged at once, back-off from 1 s.
-        XCTAssertNotNil(health.failed("delivering due notifications", full, now: at(202), backOff: true).log)
+        XCTAssertNotNil(health.failed("delivering due notifications", full, cause: fullCause, now: at(202), backOff: true).log)
         XCTAssertEqual(health.retryAt, at(203))
     }
 
-    func testErrno_fromTheSQLiteResultCode() {
-        XCTAssertEqual(StorageHealth.errno(forStorageMessage: full), ENOSPC)
-        XCTAssertEqual(StorageHealth.errno(forStorageMessage: "step: disk I/O error (SQLite result code 778)"), EIO)
-        XCTAssertEqual(StorageHealth.errno(forStorageMessage: "x (SQLite result code 8)"), EROFS)
-        XCTAssertEqual(StorageHealth.errno(forStorageMessage: "x (SQLite result code 14)"), ENOENT)
-        XCTAssertEqual(StorageHealth.errno(forStorageMessage: "no code at all"), EIO)
-        XCTAssertEqual(StorageHealth.errno(forStorageMessage: "(SQLite result code 13) then (SQLite result code 10)"), EIO)
+    func testErrno_fromTheSQLiteResultCode_notFromTheMessage() {
+        XCTAssertEqual(StorageHealth.errno(for: .full), ENOSPC)
+        XCTAssertEqual(StorageHealth.errno(for: SQLiteResultCode(778)), EIO, "SQLITE_IOERR_WRITE is an I/O error")
+        XCTAssertEqual(StorageHealth.errno(for: SQLiteResultCode(13 | 256)), ENOSPC, "extended codes by their primary")
+        XCTAssertEqual(StorageHealth.errno(for: .readOnly), EROFS)
+        XCTAssertEqual(StorageHealth.errno(for: .cannotOpen), ENOENT)
+        XCTAssertEqual(StorageHealth.errno(for: .noMemory), ENOMEM)
+        XCTAssertEqual(StorageHealth.errno(for: nil), EIO)
+        // A message that merely mentions a code does not decide the errno.
+        var health = StorageHealth()
+        let report = health.failed("Push", full, cause: StoreError(.io, full, sqliteCode: .ioError), now: t0, backOff: false)
+        XCTAssertTrue(report.notify?.hasSuffix("ERRNO=\(EIO)") == true, "\(report)")
     }
 }

@@ -237,7 +237,8 @@ final class UnifiedPushConnectorTests: XCTestCase {
                                                        "/org/unifiedpush/Connector", "org.unifiedpush.Connector2", "NewEndpoint",
                                                        "a{sv}", "2", "token", "s", token, "endpoint", "s", "https://evil.invalid/x"])
         XCTAssertNotEqual(spoof.status, 0)
-        XCTAssertTrue(spoof.stderr.contains("not from its distributor org.unifiedpush.Distributor.test"), spoof.stderr)
+        XCTAssertTrue(spoof.stderr.contains("Access denied"), spoof.stderr)  // busctl shows AccessDenied so; the log says why
+        XCTAssertTrue(harness.daemonStderr.contains("not from its distributor org.unifiedpush.Distributor.test"), harness.daemonStderr)
         XCTAssertEqual(try harness.pushRegistrations()["org.example.Reminders"]?["endpoint"] as? String,
                        registration["endpoint"] as? String)
     }

@@ -10,9 +10,22 @@ final class StoreMigrationAppsTests: XCTestCase {
         let path = directory + "/schedd.db"
         let bytes = try XCTUnwrap(FileManager.default.contents(atPath: StoreMigrationTests.fixture))
         XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: bytes))
+        // Step 4's columns as it wrote them: stop before step 6 interns apps as numbers.
+        let raw = try SQLiteConnection(openingExisting: path)
+        try StoreSchema.migrate(raw, steps: Array(StoreSchema.steps.prefix(5)))
+        for table in ["schedules", "tombstones", "finished", "applied", "history", "failed_deliveries"] {
+            let st = try raw.statement("SELECT count(*), count(DISTINCT app), min(app) FROM \(table)")
+            XCTAssertTrue(try st.step())
+            if st.int64(0) > 0 {
+                XCTAssertEqual(st.int64(1), 1, table)
+                XCTAssertEqual(st.string(2), Engine.defaultApp, table)
+            }
+            st.reset()
+        }
+        raw.close()
         let store = try SQLiteScheduleStore(path: path)
         defer { store.close() }
-        for table in ["schedules", "tombstones", "finished", "applied", "history", "failed_deliveries"] {
+        for table in ["tombstones", "history", "failed_deliveries"] {
             let st = try store.db.statement("SELECT count(*), count(DISTINCT app), min(app) FROM \(table)")
             XCTAssertTrue(try st.step())
             if st.int64(0) > 0 {

@@ -3,7 +3,7 @@ import SchedCalendar
 import XCTest
 @testable import Scheduler
 
-/// The per-app pending counts that schema step 5 keeps by triggers (the quota's O(1) read): after every
+/// The per-app pending counts (and, since step 6, bytes) that schema step 5 keeps by triggers (the quota's O(1) read): after every
 /// kind of change — push, replace, cancel, run cancel, event, firing, a push the quota rejects (its
 /// savepoint rolled back) and a restart — they equal a count of the rows themselves.
 final class StorePendingCountTests: XCTestCase {
@@ -21,8 +21,9 @@ final class StorePendingCountTests: XCTestCase {
             while try st.step() { result[st.string(0)] = st.int64(1) }
             return result
         }
-        return (try read("SELECT app, count(*) FROM schedules GROUP BY app"),
-                try read("SELECT app, n FROM pending_counts WHERE n <> 0"))
+        // Apps are numbers since schema step 6 (`apps`).
+        return (try read("SELECT a.name, count(*) FROM schedules AS s JOIN apps AS a ON a.n = s.app GROUP BY s.app"),
+                try read("SELECT a.name, p.n FROM pending_counts AS p JOIN apps AS a ON a.n = p.app WHERE p.n <> 0"))
     }
 
     func assertCountsAgree(_ h: EngineHarness, _ expected: [String: Int64], _ step: String,
@@ -32,6 +33,9 @@ final class StorePendingCountTests: XCTestCase {
         XCTAssertEqual(kept, rows, "kept counts after \(step)", file: file, line: line)
         for (app, n) in expected {
             XCTAssertEqual(try h.e.store.pendingCount(app: app), Int(n), "\(app) after \(step)", file: file, line: line)
+            // The byte totals (schema step 6, the byte quota) follow the same changes.
+            let bytes = try h.e.store.schedulesByNext(app: app, limit: nil, offset: 0).reduce(0) { $0 + h.e.store.storedBytes(of: $1) }
+            XCTAssertEqual(try h.e.store.pendingBytes(app: app), bytes, "\(app) bytes after \(step)", file: file, line: line)
         }
     }
 

@@ -72,9 +72,11 @@ class Reminders(dbus.service.Object):
 def serve(bus):
     app = Reminders(bus)
     bus.request_name(APP_ID)
-    # The app's own notifications only: NotificationOpened(id, action, app) with arg2 = our id.
+    # schedd sends an app's signals only to its subscribed connections (unicast): Subscribe, then
+    # handle NotificationOpened(id, action, app) as it arrives.
     bus.add_signal_receiver(lambda i, action, app_id: print("opened signal", str(i), str(action), flush=True),
-                            signal_name="NotificationOpened", dbus_interface=SCHEDD[2], arg2=APP_ID)
+                            signal_name="NotificationOpened", dbus_interface=SCHEDD[2])
+    scheduler(bus).Subscribe()
     print("ready", flush=True)
     GLib.MainLoop().run()
     return app
@@ -92,9 +94,11 @@ def main(argv):
     elif command == "remind":
         print(json.dumps(remind(bus, *args)))
     elif command == "done":
-        print(json.dumps(list(scheduler(bus).Cancel(args[0]))))
+        count, ids, more = scheduler(bus).Cancel(args[0])  # at most 1,000 ids; `more` when there were others
+        print(json.dumps(list(ids)))
     elif command == "checkout":
-        print(json.dumps(list(scheduler(bus).Track("checkout", ""))))
+        count, ids, more = scheduler(bus).Track("checkout", "")
+        print(json.dumps(list(ids)))
     elif command == "list":
         page, _ = scheduler(bus).ListPage("", 0)
         print(page)

@@ -24,7 +24,10 @@ bench_build() {
 # A scratch directory (removed on exit unless KEEP=1) and a private bus.
 bench_setup() {
     BENCH_DIR="$(mktemp -d /tmp/schedd-bench-XXXXXX)"
-    { read -r BUS_ADDR; read -r BUS_PID; } < <("$ROOT/Tests/Support/notify/start-bus.sh")
+    # shellcheck source=../../Tests/Support/bus/private-bus.bash
+    source "$ROOT/Tests/Support/bus/private-bus.bash"
+    start_private_bus --config-file="$ROOT/Tests/Support/notify/bus.conf"
+    BUS_ADDR="$BUS_ADDRESS"
     trap bench_cleanup EXIT
 }
 

@@ -76,7 +76,7 @@ for db in raw1 rawN; do
     bench_stop_daemon
 done
 read -r raw1 rawN < <("$PY" - "$BENCH_DIR" "$BENCH_DIR/rows.ndjson" <<'EOF'
-import datetime, json, sqlite3, sys, time
+import datetime, hashlib, json, sqlite3, sys, time
 d, path = sys.argv[1], sys.argv[2]
 now = int(time.time() * 1e6)
 rows = []
@@ -86,12 +86,14 @@ for line in open(path):
     data = json.dumps(l["data"], separators=(",", ":"))
     fp = json.dumps({"at": l["at"], "body": l["body"], "data": l["data"], "id": l["id"], "title": l["title"]},
                     separators=(",", ":"), sort_keys=True)
-    rows.append((l["id"], due, l["title"], l["body"], data, fp, now))
-sql = ("INSERT INTO schedules(app, id, kind, at_instant, at_offset, next_due, title, body, data, urgency, fingerprint, "
-       "stored_at) VALUES('org.schedd.Default', ?1, 0, ?2, 0, ?2, ?3, ?4, ?5, 1, ?6, ?7)")
+    # Schema 6 (docs/store.md): the app as its number, the digest as 32 bytes (computed before the clock).
+    rows.append((l["id"], due, hashlib.sha256(fp.encode()).digest(), l["title"], l["body"], data))
+sql = ("INSERT INTO schedules(app, id, next_due, kind, digest, title, body, data) "
+       "VALUES(1, ?1, ?2, 0, ?3, ?4, ?5, ?6)")
 def conn(name):
     c = sqlite3.connect(d + "/" + name, isolation_level=None)
     c.execute("PRAGMA journal_mode = WAL"); c.execute("PRAGMA synchronous = FULL")
+    c.execute("INSERT OR IGNORE INTO apps(n, name) VALUES(1, 'org.schedd.Default')")
     return c
 c = conn("raw1.db")
 t = time.monotonic()

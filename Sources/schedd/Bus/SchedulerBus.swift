@@ -7,16 +7,13 @@ import ScheddClientCore
 // (names from ScheddClientCore's SchedulerNames).
 
 extension BusConnection {
-    /// Emits signal `member` of schedd's interface with string arguments; a failure is returned for the log.
-    @discardableResult
-    func emitSchedulerSignal(_ member: String, strings: [String]) -> BusError? {
-        do throws(BusError) {
-            try emitSignal(path: SchedulerNames.objectPath, interface: SchedulerNames.interface, member: member) { m throws(BusError) in
-                for s in strings { try m.append(s) }
-            }
-            return nil
-        } catch {
-            return error
+    /// Sends signal `member` of schedd's interface (string arguments, the app last) to each connection
+    /// subscribed to `app` (SignalSubscriptions: unicast, never broadcast); each failure goes to `log`.
+    func emitSchedulerSignal(_ member: String, strings: [String], app: String, to subscriptions: SignalSubscriptions,
+                             log: (String) -> Void) {
+        for error in subscriptions.emit(on: self, path: SchedulerNames.objectPath, interface: SchedulerNames.interface,
+                                        member: member, strings: strings, app: app) {
+            log("cannot send the \(member) signal: \(error)")
         }
     }
 }

@@ -63,6 +63,7 @@ private func runCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitC
     case "history": try runHistoryCommand(args)
     case "clock": try runClockCommand(args)
     case "testbed": return try runTestbedCommand(args)
+    case "check": return try runCheckCommand(args)
     default: throw .usage("unknown command '\(args.command)'")
     }
     return .success

@@ -93,10 +93,13 @@ let commandTable: [CommandSpec] = [
                + "default: $UNIFIEDPUSH_DISTRIBUTOR, else the rule in docs/receiving-pushes.md)"),
         .value("max-pending-per-app", "N",
                "At most N pending schedules per app; a push over it is rejected (default \(Engine.defaultMaxPendingPerApp))"),
+        .value("max-bytes-per-app", "N",
+               "At most N bytes of pending schedules per app (texts and id, plus 64 per schedule); a push over it is "
+               + "rejected (default \(Engine.defaultMaxBytesPerApp), 256 MiB)"),
     ], details: [
         "The daemon owns \(SchedulerNames.service) on the bus and serves \(SchedulerNames.interface) at \(SchedulerNames.objectPath).",
         "With --allow-group (or --bus system) it checks every caller's credentials and refuses others with",
-        "org.freedesktop.DBus.Error.AccessDenied.",
+        "\(SchedulerNames.accessDenied).",
     ]),
     CommandSpec(name: "add", arguments: "TITLE (--at WHEN | --in SPAN | --calendar SPEC)",
                 summary: "Schedule a notification from the command line", positionalCount: 1...1, options: [
@@ -183,6 +186,12 @@ let commandTable: [CommandSpec] = [
                 positionalCount: 1...Int.max, options: [
         .value("base-time", "TIME", "Read relative timestamps (now, +5min, tomorrow) from TIME instead of now"),
     ], details: ["Like 'systemd-analyze timestamp', line for line. Example: schedd timestamp 'tomorrow 18:00' @1767225600"]),
+    CommandSpec(name: "check", arguments: "", summary: "Check the database file for damage (also while the daemon runs)",
+                positionalCount: 0...0, options: [
+        .value("db", "PATH", "The database (default: the daemon's, as 'schedd run' chooses it)"),
+        .value("bus", "session|system", "Whose default database: the user's (session) or the system daemon's"),
+        .flag("full", "Also compare every index with its table (integrity_check; slower)"),
+    ], details: ["Exit 0 when sound, 1 with each damaged table's problems. See docs/store.md, 'What is checked when'."]),
     testbedCommandSpec,
     CommandSpec(name: "completion", arguments: "bash|zsh|fish", summary: "Print the shell completion script for bash, zsh or fish",
                 positionalCount: 1...1, options: [], details: [

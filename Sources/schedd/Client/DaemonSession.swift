@@ -2,6 +2,7 @@ import Glibc
 import ScheddBus
 import ScheddClientCore
 import Scheduler
+import ScheddSystem
 
 /// The CLI's use of ScheddClient's blocking client (`ScheddBlockingClient`): the client for a
 /// subcommand's `--bus` and `--app`, with every `ScheddError` turned into the contract's exit code and
@@ -36,6 +37,14 @@ struct DaemonSession {
                  _ build: (BusMessage) throws(BusError) -> Void) throws(CommandFailure) -> [String] {
         try mapped { () throws(ScheddError) in
             try client.call(member, timeoutMicroseconds: timeoutMicroseconds, build, read: { m throws(BusError) in try m.readStrings() })
+        }
+    }
+
+    /// Calls Track, Cancel or CancelRun: `(u count, as ids, b more)`, the ids bounded by the daemon.
+    func cancelled(_ member: String, _ build: (BusMessage) throws(BusError) -> Void)
+        throws(CommandFailure) -> (count: UInt32, ids: [String], more: Bool) {
+        try mapped { () throws(ScheddError) in
+            try client.call(member, build, read: { m throws(BusError) in (try m.readUInt32(), try m.readStrings(), try m.readBool()) })
         }
     }
 
@@ -109,12 +118,12 @@ func noDaemonMessage(target: BusTarget, connected: Bool) -> String {
 /// The first schedd.service in systemd's user unit search path (systemd.unit(5), "User Unit Search
 /// Path"), or nil.
 private func installedUserUnit() -> String? {
-    func env(_ name: String) -> String? { getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
+    func env(_ name: String) -> String? { CurrentProcess.environment(name).flatMap { $0.isEmpty ? nil : $0 } }
     let home = env("HOME") ?? ""
     var directories = [(env("XDG_CONFIG_HOME") ?? home + "/.config") + "/systemd/user"]
     directories += (env("XDG_CONFIG_DIRS") ?? "/etc/xdg").split(separator: ":").map { $0 + "/systemd/user" }
     directories += ["/etc/systemd/user", (env("XDG_DATA_HOME") ?? home + "/.local/share") + "/systemd/user"]
     directories += (env("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share").split(separator: ":").map { $0 + "/systemd/user" }
     directories += ["/usr/local/lib/systemd/user", "/usr/lib/systemd/user"]
-    return directories.map { $0 + "/schedd.service" }.first { access($0, F_OK) == 0 }
+    return directories.map { $0 + "/schedd.service" }.first { FileSystem.exists($0) }
 }

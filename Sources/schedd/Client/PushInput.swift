@@ -1,5 +1,6 @@
 import Glibc
 import Scheduler
+import ScheddSystem
 
 /// The input of `schedd push`, read in chunks so that memory stays bounded whatever arrives
 /// (`schedd push /dev/zero` is one endless line, rejected once it passes the limit).
@@ -17,7 +18,7 @@ final class PushInput {
     }
 
     private static let chunkSize = 65_536
-    private let fd: Int32
+    private let fd: FileDescriptor
     private let path: String
     /// Bytes read but not consumed: `buffer[position..<end]`. Fixed size: `fill()` is called only
     /// with at most `maxPushBytes` bytes unconsumed, so one more chunk always fits.
@@ -30,11 +31,14 @@ final class PushInput {
     /// Opens `path` (`-` is standard input); a missing or unreadable file is rejected (exit 1).
     init(path: String) throws(CommandFailure) {
         self.path = path
-        fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 { throw .rejected("cannot open '\(path)': \(String(cString: strerror(errno)))") }
+        if path == "-" {
+            fd = .standardInput
+        } else {
+            do { fd = try FileDescriptor.open(path, .readOnly) } catch { throw .rejected("cannot open '\(path)': \(error)") }
+        }
     }
 
-    deinit { if fd > 0 { close(fd) } }
+    deinit { if fd != .standardInput { fd.close() } }
 
     /// How the input is named in messages.
     var name: String { path == "-" ? "standard input" : "'\(path)'" }
@@ -100,13 +104,15 @@ final class PushInput {
             end -= position
             position = 0
         }
-        while true {
-            let n = buffer.withUnsafeMutableBytes { [end] b in read(fd, b.baseAddress! + end, Self.chunkSize) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw .failure("cannot read \(name): \(String(cString: strerror(errno)))") }
+        let read = buffer.withUnsafeMutableBytes { [end, fd] b in
+            Result { () throws(Errno) in try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: b[end..<(end + Self.chunkSize)])) }
+        }
+        switch read {
+        case .success(let n):
             if n == 0 { atEnd = true }
             end += n
-            return
+        case .failure(let error):
+            throw .failure("cannot read \(name): \(error)")
         }
     }
 

@@ -11,14 +11,18 @@ func runTrackCommand(_ args: ParsedArguments) throws(CommandFailure) {
         throw .rejected("--data: \(failure.message)")
     }
     let client = try DaemonSession(args)
-    let ids = try naming("track") { () throws(CommandFailure) in
-        try client.strings("Track", { m throws(BusError) in try m.append(event); try m.append(data) })
+    let (count, ids, more) = try naming("track") { () throws(CommandFailure) in
+        try client.cancelled("Track", { m throws(BusError) in try m.append(event); try m.append(data) })
     }
+    // The daemon lists at most one reply's worth of ids; `more` counts those left out.
+    let unlisted = more ? Int(count) - ids.count : 0
     if args.json {
-        Console.out(JSONValue.object([JSONMember("event", .string(event)),
-                                      JSONMember("cancelled", .array(ids.map(JSONValue.string)))]).serialized())
+        var members = [JSONMember("event", .string(event)), JSONMember("cancelled", .array(ids.map(JSONValue.string)))]
+        if unlisted > 0 { members.append(JSONMember("more", .number(String(unlisted)))) }
+        Console.out(JSONValue.object(members).serialized())
     } else {
-        Console.out(ids.isEmpty ? "\(event): nothing cancelled" : "\(event): cancelled \(ids.joined(separator: ", "))")
+        Console.out(ids.isEmpty ? "\(event): nothing cancelled"
+                    : "\(event): cancelled \(ids.joined(separator: ", "))" + (unlisted > 0 ? " and \(unlisted) more" : ""))
     }
 }
 
@@ -43,7 +47,8 @@ func runCancelCommand(_ args: ParsedArguments) throws(CommandFailure) {
     let value = try DaemonSession.json(text, member)
     let cancelled = value[member: "cancelled"]?.arrayValue?.compactMap(\.stringValue) ?? []
     let closed = value[member: "closed"]?.arrayValue?.compactMap(\.stringValue) ?? []
-    var line = cancelled.isEmpty ? "Nothing cancelled." : "Cancelled \(cancelled.joined(separator: ", "))."
+    let more = value[member: "more"]?.numberText.map { " and \($0) more" } ?? ""
+    var line = cancelled.isEmpty ? "Nothing cancelled." : "Cancelled \(cancelled.joined(separator: ", "))\(more)."
     if !closed.isEmpty { line += " Closed \(closed.joined(separator: ", ")) (was on screen)." }
     Console.out(line)
 }

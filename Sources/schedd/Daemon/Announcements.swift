@@ -3,18 +3,34 @@ import ScheddBus
 import ScheddService
 
 /// The announcements part: owns what the daemon tells the log and the bus about cancellations, once
-/// they are durable (`NotificationCancelled`, with the reason and the app). Bounded: one log line per
-/// call however many ids it cancelled, and the journal's SCHEDD_ID only when it was one.
+/// they are durable. Bounded however many ids one call cancelled (CONTRACT §9; issue 20 item 3): ONE
+/// log line per call (with the id in the journal's SCHEDD_ID when it was one), and a
+/// `NotificationCancelled(id, reason, app)` signal to the app's subscribers for each of the first
+/// `maxSignalsPerCall` ids, in due order; the log line says when ids went unsignalled (a client that
+/// must know them all lists the history, reason `event:NAME`/`run`/`cli`).
 final class Announcements: CancelAnnouncer {
+    /// Signals per call at most: as many ids as one reply lists.
+    static let maxSignalsPerCall = ReplyBounds.maxRows
     private let bus: BusConnection
     private let logger: Logger
+    private let subscriptions: SignalSubscriptions
 
-    init(bus: BusConnection, logger: Logger) { self.bus = bus; self.logger = logger }
+    init(bus: BusConnection, logger: Logger, subscriptions: SignalSubscriptions) {
+        self.bus = bus; self.logger = logger; self.subscriptions = subscriptions
+    }
 
     func announceCancelled(_ ids: [String], reason: String, app: String) {
-        for id in ids {
-            logger.info("cancelled (\(reason)) [\(app)]", id: id, run: runId(of: id))
-            bus.emitSchedulerSignal("NotificationCancelled", strings: [id, reason, app])
+        guard let first = ids.first else { return }
+        if ids.count == 1 {
+            logger.info("cancelled (\(reason)) [\(app)]", id: first, run: runId(of: first))
+        } else {
+            let unsignalled = max(0, ids.count - Self.maxSignalsPerCall)
+            logger.info("cancelled \(ids.count) schedules (\(reason)) [\(app)], first \(first)"
+                        + (unsignalled > 0 ? "; signalled the first \(Self.maxSignalsPerCall), not \(unsignalled) more" : ""))
+        }
+        for id in ids.prefix(Self.maxSignalsPerCall) {
+            bus.emitSchedulerSignal("NotificationCancelled", strings: [id, reason, app], app: app, to: subscriptions,
+                                    log: { [logger] in logger.warning($0) })
         }
     }
 }

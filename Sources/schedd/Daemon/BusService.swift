@@ -16,8 +16,13 @@ final class BusService {
         self.service = service; self.identity = identity; self.logger = logger
     }
 
-    /// The method handler of org.schedd.Scheduler1.
-    func handle(_ m: BusMessage) -> BusMethodResult {
+    /// The method handler of org.schedd.Scheduler1: once the identity part has pinned the caller's
+    /// connection (at once when it already is; Identity.admit), the caller check, decoding, dispatch.
+    func handle(_ message: BusMessage) -> BusMethodResult {
+        identity.admit(message) { [self] m in handleAdmitted(m) }
+    }
+
+    private func handleAdmitted(_ m: BusMessage) -> BusMethodResult {
         if let denial = identity.refusal(of: m) { return .failed(name: ServiceErrorName.accessDenied.rawValue, message: denial) }
         let call: SchedulerCall
         do throws(CallArgumentError) {
@@ -31,6 +36,8 @@ final class BusService {
         let reply: CallReply = { [logger] result in Self.send(result, to: deferred, logger: logger) }
         if case .declareApp(let app) = call {
             identity.declare(deferred, app: app) { result in reply(result.map(CallAnswer.string)) }
+        } else if call == .subscribe || call == .subscribeAllApps {
+            identity.subscribe(deferred, allApps: call == .subscribeAllApps) { result in reply(result.map(CallAnswer.string)) }
         } else if call.method.actsForApp {
             identity.resolve(deferred) { [service] result in
                 switch result {
@@ -56,6 +63,7 @@ final class BusService {
                     case .count(let n): try r.append(n)
                     case .listPage(let pending, let next): try r.append(pending); try r.append(next)
                     case .historyPage(let records, let next): try r.append(records); try r.append(next)
+                    case .cancelled(let count, let ids, let more): try r.append(count); try r.append(ids); try r.append(more)
                     }
                 }
             case .failure(let failure):

@@ -8,7 +8,7 @@ import ScheddBus
 /// mistake there cannot open the daemon.
 ///
 /// Only data a caller cannot race is used (CONTRACT §9 "Access"): the uid comes from the bus driver
-/// (`SO_PEERCRED`, see `BusCredentials`), the groups from the group database for that uid — never from
+/// (`SO_PEERCRED`, see `BusPeerCredentials`), the groups from the group database for that uid — never from
 /// /proc/PID/status (`SD_BUS_CREDS_AUGMENT`), which a caller can swap by exiting and having its PID
 /// reused. Consequence: groups a process merely carries (`setpriv --groups`, `newgrp`) do not count;
 /// the user must be a member in the group database.

@@ -6,7 +6,8 @@ import SystemZones
 
 /// The change-watch part: owns the event sources that tell the daemon the world changed — wall-clock
 /// steps (timerfd cancel-on-set), the device zone (/etc/localtime or the zone file TZ names) and
-/// tzdata updates of the zone files in use — and what each change asks of the engine and the delivery.
+/// tzdata updates of the zone files in use (SystemZones' `ZoneChangeWatch` and `TzdataWatch`) — and
+/// what each change asks of the engine and the delivery.
 final class ChangeWatches {
     private let engine: () -> Engine
     private let clock: ServiceClock
@@ -36,7 +37,10 @@ final class ChangeWatches {
             }
         }
         if watchDeviceZone {
-            let watch = try ZoneChangeWatch(paths: ZoneDatabase.shared.deviceZoneFilePaths(tz: environment("TZ")))
+            let watch: ZoneChangeWatch
+            do { watch = try ZoneChangeWatch(paths: ZoneDatabase.shared.deviceZoneFilePaths(tz: environment("TZ"))) } catch {
+                throw BusError(error)
+            }
             zoneWatch = watch
             try loop.addReadable(fd: watch.fd) { [unowned self] in
                 do {
@@ -46,7 +50,8 @@ final class ChangeWatches {
                 }
             }
         }
-        let tzdata = try TzdataWatch(database: ZoneDatabase.shared)
+        let tzdata: TzdataWatch
+        do { tzdata = try TzdataWatch(database: ZoneDatabase.shared) } catch { throw BusError(error) }
         tzdataWatch = tzdata
         syncTzdata()
         try loop.addReadable(fd: tzdata.fd) { [unowned self] in

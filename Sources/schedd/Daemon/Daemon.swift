@@ -41,6 +41,8 @@ final class Daemon {
     let groupCommit: GroupCommit
     let service: Service
     let identity: Identity
+    /// Which connections receive which app's signals (`Subscribe`; SignalSubscriptions.swift).
+    let subscriptions = SignalSubscriptions()
     let busService: BusService
     let watches: ChangeWatches
     let pushHost = PushHost()
@@ -60,13 +62,13 @@ final class Daemon {
         if let slash = options.databasePath.lastIndex(of: "/"), slash != options.databasePath.startIndex {
             try makeDirectories(String(options.databasePath[..<slash]))
         }
-        let connection = bus, logger = logger
+        let connection = bus, logger = logger, subscribers = subscriptions
         let choice = try makeNotifier(options.notifier, notifyBus: options.notifyBus, waitForBus: options.bus == .system)
         desktop = choice.desktop
         notifierChoice = choice.why
         announcer = AnnouncingNotifier(choice.notifier, logger: logger) { shown in
-            connection.emitSchedulerSignal("NotificationShown",
-                                           strings: [shown.id, JSONValue(shown: shown).serialized(), shown.app])
+            connection.emitSchedulerSignal("NotificationShown", strings: [shown.id, JSONValue(shown: shown).serialized(), shown.app],
+                                           app: shown.app, to: subscribers, log: { logger.warning($0) })
         }
         do {
             store = try SQLiteScheduleStore(path: options.databasePath)
@@ -82,6 +84,7 @@ final class Daemon {
             let made = try Engine(store: store, notifier: announcer, deviceZone: zone, zones: ZoneDatabase.shared,
                                   retention: options.retention,
                                   maxPendingPerApp: options.maxPendingPerApp, now: clock.asClock.now)
+            made.maxBytesPerApp = options.maxBytesPerApp
             bound = LoopBound(made, loop: loop)
             boundEngine = bound!
         } catch {
@@ -94,11 +97,11 @@ final class Daemon {
         })
         delivery = Delivery(engine: engine, clock: clock, storage: storage, log: logger)
         clock.delivery = delivery
-        let announcements = Announcements(bus: bus, logger: logger)
+        let announcements = Announcements(bus: bus, logger: logger, subscriptions: subscriptions)
         groupCommit = GroupCommit(engine: engine, clock: clock, storage: storage, announcer: announcements, log: logger)
         service = Service(engine: engine, clock: clock, delivery: delivery, groupCommit: groupCommit, storage: storage,
                           announcer: announcements)
-        identity = Identity(bus: bus, logger: logger, callerPolicy: policy)
+        identity = Identity(bus: bus, logger: logger, callerPolicy: policy, subscriptions: subscriptions)
         busService = BusService(service: service, identity: identity, logger: logger)
         watches = ChangeWatches(engine: engine, clock: clock, delivery: delivery, storage: storage, logger: logger)
     }
@@ -115,6 +118,7 @@ final class Daemon {
         }
         logger.info(notifierChoice)  // before READY=1: whoever waits for it can read the choice
         ServiceManager.notify("READY=1\nSTATUS=Serving \(SchedulerNames.service) on \(options.bus)")
+        checkIntegrityIfUnclean()
         logger.info("serving \(SchedulerNames.service) on \(options.bus)"
                     + (clock.fake.map { _ in " with a fake clock at \(clock.now.rfc3339)" } ?? "")
                     + (identity.callerPolicy.map { " to root and group '\($0.groupName)' (gid \($0.groupID))" } ?? ""))
@@ -166,7 +170,7 @@ final class Daemon {
         }
         if let desktop {
             try DesktopWiring.attach(desktop, loop: loop, bus: bus, engine: { [unowned self] in engine }, clock: clock,
-                                     delivery: delivery, announcer: announcer, logger: logger)
+                                     delivery: delivery, announcer: announcer, subscriptions: subscriptions, logger: logger)
         }
         delivery.settle()
     }

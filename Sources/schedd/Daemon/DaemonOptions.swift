@@ -3,6 +3,7 @@ import Glibc
 import SchedCalendar
 import Scheduler
 import ScheddService
+import ScheddSystem
 
 /// `schedd run` options, checked before anything starts.
 struct DaemonOptions {
@@ -24,6 +25,8 @@ struct DaemonOptions {
     var retention = HistoryRetention.standard
     /// `--max-pending-per-app N`: the quota of pending schedules per app (CONTRACT §8).
     var maxPendingPerApp = Engine.defaultMaxPendingPerApp
+    /// `--max-bytes-per-app N`: the quota of stored bytes of pending schedules per app (CONTRACT §8).
+    var maxBytesPerApp = Engine.defaultMaxBytesPerApp
     /// `--push-distributor`, else `$UNIFIEDPUSH_DISTRIBUTOR`: the UnifiedPush distributor override.
     var pushDistributor: String?
 
@@ -44,6 +47,12 @@ struct DaemonOptions {
                 throw .usage("--max-pending-per-app needs a whole number from 1 to 100000000, not '\(text)'")
             }
             maxPendingPerApp = n
+        }
+        if let text = args.value("max-bytes-per-app") {
+            guard let n = Int(text), n >= 1024, n <= 1 << 40 else {
+                throw .usage("--max-bytes-per-app needs a whole number of bytes from 1024 to 1099511627776, not '\(text)'")
+            }
+            maxBytesPerApp = n
         }
         allowGroup = args.value("allow-group") ?? (bus == .system ? "schedd" : nil)
         if allowGroup?.isEmpty == true { throw .usage("--allow-group needs a group name") }
@@ -95,8 +104,8 @@ func makeDirectories(_ path: String) throws(CommandFailure) {
     var current = path.hasPrefix("/") ? "" : "."
     for component in path.split(separator: "/") {
         current += "/" + component
-        if mkdir(current, 0o700) != 0 && errno != EEXIST {
-            throw .failure("cannot create directory '\(current)': \(String(cString: strerror(errno)))")
+        do { try FileSystem.makeDirectory(current, permissions: 0o700) } catch {
+            if error != .fileExists { throw .failure("cannot create directory '\(current)': \(error)") }
         }
     }
 }

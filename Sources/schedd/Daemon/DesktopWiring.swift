@@ -10,7 +10,7 @@ import ScheddService
 enum DesktopWiring {
     static func attach(_ desktop: DesktopNotifier, loop: EventLoop, bus: BusConnection, engine: @escaping () -> Engine,
                        clock: ServiceClock, delivery: Delivery, announcer: AnnouncingNotifier,
-                       logger: Logger) throws(CommandFailure) {
+                       subscriptions: SignalSubscriptions, logger: Logger) throws(CommandFailure) {
         do {
             try desktop.attach(to: loop)
         } catch {
@@ -28,8 +28,11 @@ enum DesktopWiring {
             switch i.event {
             case .opened:
                 let action = i.reason.map { $0.hasPrefix("action:") ? String($0.dropFirst(7)) : $0 } ?? "default"
-                bus.emitSchedulerSignal("NotificationOpened", strings: [i.id, action, i.app])
-            case .dismissed: bus.emitSchedulerSignal("NotificationDismissed", strings: [i.id, i.app])
+                bus.emitSchedulerSignal("NotificationOpened", strings: [i.id, action, i.app], app: i.app, to: subscriptions,
+                                        log: { logger.warning($0) })
+            case .dismissed:
+                bus.emitSchedulerSignal("NotificationDismissed", strings: [i.id, i.app], app: i.app, to: subscriptions,
+                                        log: { logger.warning($0) })
             default: break
             }
         }

@@ -24,8 +24,11 @@ final class PushHost {
                 case .error: logger.error(text)
                 }
             },
-            resolveApp: { call, declared throws(PushConnectorError) in try Identity.pushApp(of: call, declared: declared) },
-            refusal: { call in identity.refusal(of: call) })
+            resolveApp: { call, declared throws(PushConnectorError) in try identity.pushCaller(of: call, declared: declared) },
+            refusal: { call in identity.refusal(of: call) },
+            admit: { call, handler in identity.admit(call, handler) },
+            subscribe: { sender, app in _ = identity.subscriptions.subscribe(sender, app: app) },
+            signalDestinations: { app in identity.subscriptions.destinations(of: app) })
         let connector = PushConnector(bus: bus, loop: loop, store: store, host: host)
         try connector.start()
         self.connector = connector

@@ -1,6 +1,7 @@
 import Glibc
 import SchedCalendar
 import SystemZones
+import ScheddSystem
 
 /// Zone lookups for the command line: `--tz ZONE`, else the device zone (`TZ`, else /etc/localtime).
 enum Zones {
@@ -12,7 +13,7 @@ enum Zones {
             return try ZoneDatabase.shared.zone(named: name)
         } catch {
             let directory = ZoneDatabase.shared.directory
-            guard access(directory + "/" + name, F_OK) != 0 || name.hasPrefix("/") else {
+            guard !FileSystem.exists(directory + "/" + name) || name.hasPrefix("/") else {
                 throw .rejected("\(option): \(error.message)")
             }
             let hint = closestMatch(to: name, among: zoneNames(in: directory))

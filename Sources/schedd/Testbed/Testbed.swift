@@ -1,4 +1,4 @@
-import Glibc
+import ScheddSystem
 
 /// One running testbed: a private dbus-daemon and a fake-clock `schedd run` on it, both in a
 /// temporary directory of their own (`$TMPDIR/schedd-testbed-XXXXXX`):
@@ -27,11 +27,9 @@ final class Testbed {
     init(options: TestbedOptions) throws(CommandFailure) {
         self.options = options
         let base = environment("TMPDIR").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
-        var template = Array((base + "/schedd-testbed-XXXXXX").utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw .failure("testbed: cannot create a directory in \(base): \(String(cString: strerror(errno)))")
+        do { directory = try FileSystem.makeTemporaryDirectory(base + "/schedd-testbed-XXXXXX") } catch {
+            throw .failure("testbed: cannot create a directory in \(base): \(error)")
         }
-        directory = String(cString: made)
     }
 
     /// The variables COMMAND gets on top of the testbed's own environment.
@@ -57,7 +55,7 @@ final class Testbed {
         self.daemon = daemon
         if options.notifier != .recording { try write("", to: shownPath) }
         while !socket.readyArrived(within: 20) {
-            if let signal = TestbedSignals.next(milliseconds: 0), signal.number != SIGCHLD { return signal }
+            if let signal = TestbedSignals.next(milliseconds: 0), signal.number != SignalNumber.childStatus { return signal }
             if daemon.poll() {
                 throw .failure("testbed: the daemon \(daemon.statusText) before it was ready: \(tail(of: daemonLogPath))")
             }
@@ -71,9 +69,9 @@ final class Testbed {
     /// Starts dbus-daemon in the foreground (`--nofork`, so it stays our child) and reads the
     /// address it prints on a pipe.
     private func startBus(deadline: Int64) throws(CommandFailure) {
-        var ends: [Int32] = [0, 0]
-        guard closeOnExecPipe(&ends) else { throw .failure("testbed: pipe: \(String(cString: strerror(errno)))") }
-        defer { close(ends[0]) }
+        let ends: (read: FileDescriptor, write: FileDescriptor)
+        do { ends = try FileDescriptor.pipe() } catch { throw .failure("testbed: pipe: \(error)") }
+        defer { ends.read.close() }
         let bus: ChildProcess
         do {
             bus = try ChildProcess(
@@ -81,20 +79,18 @@ final class Testbed {
                 [findDBusDaemon(), "--config-file=" + directory + "/bus.conf", "--nofork", "--nopidfile",
                  "--print-address=3"],
                 environment: childEnvironment(adding: []), stdout: .null, stderr: .append(directory + "/bus.log"),
-                extra: [(3, ends[1])], ownGroup: true)
+                extra: [(3, ends.write.rawValue)], ownGroup: true)
         } catch {
-            close(ends[1])
+            ends.write.close()
             throw error
         }
-        close(ends[1])
+        ends.write.close()
         self.bus = bus
         var text: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 512)
         while !text.contains(UInt8(ascii: "\n")) {
-            var descriptor = pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)
-            if Glibc.poll(&descriptor, 1, 50) > 0 {
-                let n = buffer.withUnsafeMutableBytes { read(ends[0], $0.baseAddress, $0.count) }
-                if n > 0 { text += buffer[0..<n] } else if n == 0 { break }
+            if (try? ends.read.waitReadable(milliseconds: 50)) == true, let bytes = try? ends.read.read(upTo: 512) {
+                if bytes.isEmpty { break }
+                text += bytes
             }
             if bus.poll() || monotonicMilliseconds() > deadline { break }
         }
@@ -138,23 +134,16 @@ let testbedSupervisorVariable = "SCHEDD_TESTBED_SUPERVISE"
 
 /// The process's environment as `NAME=value` entries, without the variables named in `names`.
 func environmentEntries(dropping names: Set<String>) -> [String] {
-    var result: [String] = []
-    var pointer = environ
-    while let entry = pointer.pointee {
-        let text = String(cString: entry)
-        let name = text.split(separator: "=", maxSplits: 1).first.map(String.init) ?? text
-        if !names.contains(name) { result.append(text) }
-        pointer += 1
+    CurrentProcess.environment.filter { text in
+        !names.contains(text.split(separator: "=", maxSplits: 1).first.map(String.init) ?? text)
     }
-    return result
 }
 
 /// This executable's path (`/proc/self/exe`), so the daemon is the same build as the testbed.
 func executablePath() throws(CommandFailure) -> String {
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    guard n > 0 else { throw .failure("testbed: cannot read /proc/self/exe: \(String(cString: strerror(errno)))") }
-    return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    do { return try FileSystem.linkTarget("/proc/self/exe") } catch {
+        throw .failure("testbed: cannot read /proc/self/exe: \(error)")
+    }
 }
 
 /// `dbus-daemon` from PATH, else /usr/bin/dbus-daemon.
@@ -162,30 +151,29 @@ func findDBusDaemon() throws(CommandFailure) -> String {
     let directories = (environment("PATH") ?? "").split(separator: ":").map(String.init) + ["/usr/bin"]
     for directory in directories where !directory.isEmpty {
         let candidate = directory + "/dbus-daemon"
-        if access(candidate, X_OK) == 0 { return candidate }
+        if FileSystem.isExecutable(candidate) { return candidate }
     }
     throw .failure("testbed: dbus-daemon not found on PATH (Debian: apt-get install dbus-daemon)")
 }
 
 /// Writes `text` to a new file at `path` (0600).
 func write(_ text: String, to path: String) throws(CommandFailure) {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw .failure("testbed: cannot write '\(path)': \(String(cString: strerror(errno)))") }
-    Console.writeAll(fd, text)
-    close(fd)
+    let fd: FileDescriptor
+    do { fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .truncate], permissions: 0o600) } catch {
+        throw .failure("testbed: cannot write '\(path)': \(error)")
+    }
+    Console.writeAll(fd.rawValue, text)
+    fd.close()
 }
 
 /// The last lines of a log file, on one line, for an error message.
 func tail(of path: String, lines: Int = 5) -> String {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return "(no log)" }
-    defer { close(fd) }
+    guard let fd = try? FileDescriptor.open(path, .readOnly) else { return "(no log)" }
+    defer { fd.close() }
     var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
     while true {
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n <= 0 { break }
-        bytes += buffer[0..<n]
+        guard let chunk = try? fd.read(upTo: 4096), !chunk.isEmpty else { break }
+        bytes += chunk
         if bytes.count > 65536 { bytes.removeFirst(bytes.count - 65536) }
     }
     let last = bytes.split(separator: UInt8(ascii: "\n")).suffix(lines).map { String(decoding: $0, as: UTF8.self) }
@@ -194,18 +182,13 @@ func tail(of path: String, lines: Int = 5) -> String {
 
 /// Removes a directory tree the testbed made (no symlinks are followed).
 func removeTree(_ path: String) {
-    guard let handle = opendir(path) else {
-        unlink(path)
+    guard let names = try? FileSystem.directoryEntries(path) else {
+        try? FileSystem.remove(path)
         return
     }
-    while let entry = readdir(handle) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        if name == "." || name == ".." { continue }
+    for name in names {
         let child = path + "/" + name
-        if Int32(entry.pointee.d_type) == Int32(DT_DIR) { removeTree(child) } else { unlink(child) }
+        if (try? FileSystem.linkStatus(child))?.isDirectory == true { removeTree(child) } else { try? FileSystem.remove(child) }
     }
-    closedir(handle)
-    rmdir(path)
+    try? FileSystem.removeDirectory(path)
 }

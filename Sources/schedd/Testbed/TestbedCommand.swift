@@ -1,4 +1,4 @@
-import Glibc
+import ScheddSystem
 
 /// `schedd testbed [--fake-clock T] [--tz ZONE] [--notifier recording|stdout|none] [--keep] -- COMMAND…`
 /// runs COMMAND against a private bus and a fake-clock daemon of its own, then tears both down and
@@ -31,7 +31,7 @@ func runTestbedCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCo
     }
     if let interrupted {
         testbed.tearDown()
-        exit(128 + interrupted.number)
+        CurrentProcess.exit(128 + interrupted.number)
     }
     let command: ChildProcess
     do {
@@ -45,7 +45,7 @@ func runTestbedCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCo
     var daemonReported = false
     while !command.poll() {
         guard let signal = TestbedSignals.next(milliseconds: nil) else { continue }
-        if signal.number == SIGCHLD {
+        if signal.number == SignalNumber.childStatus {
             if !daemonReported, let daemon = testbed.daemon, daemon.poll() {
                 daemonReported = true
                 Console.err("schedd: testbed: the daemon \(daemon.statusText) while COMMAND ran: "
@@ -53,8 +53,8 @@ func runTestbedCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCo
             }
             continue
         }
-        if signal.number == SIGTERM || signal.number == SIGHUP || signal.sentByProcess { command.signal(signal.number) }
+        if signal.number == SignalNumber.terminate || signal.number == SignalNumber.hangUp || signal.sentByProcess { command.signal(signal.number) }
     }
     testbed.tearDown()
-    exit(command.shellStatus ?? ExitCode.failure.rawValue)
+    CurrentProcess.exit(command.shellStatus ?? ExitCode.failure.rawValue)
 }

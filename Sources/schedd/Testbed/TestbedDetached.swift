@@ -1,5 +1,5 @@
-import Glibc
 import Scheduler
+import ScheddSystem
 
 // `schedd testbed --print-env` and `--stop`: a testbed that outlives the command starting it.
 //
@@ -11,26 +11,22 @@ import Scheduler
 
 /// The starting side: runs the supervisor and passes on what it prints (or its failure).
 func startDetachedTestbed(_ options: TestbedOptions) throws(CommandFailure) -> ExitCode {
-    var ends: [Int32] = [0, 0]
-    guard closeOnExecPipe(&ends) else { throw .failure("testbed: pipe: \(String(cString: strerror(errno)))") }
+    let ends: (read: FileDescriptor, write: FileDescriptor)
+    do { ends = try FileDescriptor.pipe() } catch { throw .failure("testbed: pipe: \(error)") }
     let supervisor: ChildProcess
     do {
         supervisor = try ChildProcess(
             name: "the testbed supervisor", [try executablePath()] + Array(CommandLine.arguments.dropFirst()),
             environment: environmentEntries(dropping: [testbedSupervisorVariable]) + ["\(testbedSupervisorVariable)=1"],
-            stdout: .descriptor(ends[1]), newSession: true)
+            stdout: .descriptor(ends.write.rawValue), newSession: true)
     } catch {
-        close(ends[0]); close(ends[1])
+        ends.read.close(); ends.write.close()
         throw error
     }
-    close(ends[1])
+    ends.write.close()
     var output: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = buffer.withUnsafeMutableBytes { read(ends[0], $0.baseAddress, $0.count) }
-        if n > 0 { output += buffer[0..<n] } else if n == 0 || errno != EINTR { break }
-    }
-    close(ends[0])
+    while let chunk = try? ends.read.read(upTo: 4096), !chunk.isEmpty { output += chunk }
+    ends.read.close()
     if output.isEmpty {
         supervisor.wait()
         return ExitCode(rawValue: supervisor.shellStatus ?? 3) ?? .failure
@@ -52,7 +48,7 @@ func superviseDetachedTestbed(_ options: TestbedOptions) -> ExitCode {
         Console.err("schedd: \(error.message)")
         return error.code
     }
-    let variables = testbed.variables + [("SCHEDD_TESTBED_PID", "\(getpid())")]
+    let variables = testbed.variables + [("SCHEDD_TESTBED_PID", "\(CurrentProcess.id)")]
     if options.json {
         Console.out(JSONValue.object(variables.map { JSONMember($0.0, .string($0.1)) }).serialized())
     } else {
@@ -60,13 +56,14 @@ func superviseDetachedTestbed(_ options: TestbedOptions) -> ExitCode {
         let saved = [(savedBusVariable, environment("DBUS_SESSION_BUS_ADDRESS") ?? "")]
         for (name, value) in saved + variables { Console.out("\(name)=\(shellQuoted(value)); export \(name);") }
     }
-    let null = open("/dev/null", O_RDWR | O_CLOEXEC)
-    let log = open(testbed.directory + "/testbed.log", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-    dup2(null, 1)
-    dup2(log >= 0 ? log : null, 2)
+    if let null = try? FileDescriptor.open("/dev/null", .readWrite) {
+        let log = try? FileDescriptor.open(testbed.directory + "/testbed.log", .writeOnly, options: [.create, .append])
+        try? null.duplicate(onto: .standardOutput)
+        try? (log ?? null).duplicate(onto: .standardError)
+    }
     while true {
         guard let signal = TestbedSignals.next(milliseconds: nil) else { continue }
-        if signal.number != SIGCHLD { break }
+        if signal.number != SignalNumber.childStatus { break }
         if let daemon = testbed.daemon, daemon.poll() {
             Console.err("schedd: testbed: the daemon \(daemon.statusText): \(tail(of: testbed.daemonLogPath))")
             break
@@ -88,17 +85,17 @@ let savedBusVariable = "SCHEDD_TESTBED_SAVED_DBUS_SESSION_BUS_ADDRESS"
 /// give the shell its own bus address back and drop the testbed's variables (as `ssh-agent -k`
 /// does); `--json` prints nothing.
 func stopDetachedTestbed(json: Bool) throws(CommandFailure) -> ExitCode {
-    guard let text = environment("SCHEDD_TESTBED_PID"), let pid = pid_t(text), pid > 1 else {
+    guard let text = environment("SCHEDD_TESTBED_PID"), let pid = Int32(text), pid > 1 else {
         throw .usage("testbed --stop needs SCHEDD_TESTBED_PID (from 'eval \"$(schedd testbed --print-env)\"')")
     }
     guard processEnvironment(of: pid).contains("\(testbedSupervisorVariable)=1") else {
         throw .failure("testbed --stop: process \(pid) is not a running schedd testbed")
     }
-    kill(pid, SIGTERM)
+    try? CurrentProcess.signal(pid, SignalNumber.terminate)
     let deadline = monotonicMilliseconds() + Int64(4 * TestbedOptions.stopGraceMilliseconds)
     while processIsAlive(pid) {
         if monotonicMilliseconds() > deadline { throw .failure("testbed --stop: process \(pid) is still running") }
-        usleep(5000)
+        SystemTime.sleep(milliseconds: 5)
     }
     if !json { Console.out(restoringLines(saved: environment(savedBusVariable))) }
     return .success
@@ -129,27 +126,19 @@ extension String {
 }
 
 /// The `NAME=value` entries of /proc/PID/environ ([] when unreadable).
-func processEnvironment(of pid: pid_t) -> [String] {
-    let fd = open("/proc/\(pid)/environ", O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return [] }
-    defer { close(fd) }
+func processEnvironment(of pid: Int32) -> [String] {
+    guard let fd = try? FileDescriptor.open("/proc/\(pid)/environ", .readOnly) else { return [] }
+    defer { fd.close() }
     var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n <= 0 { break }
-        bytes += buffer[0..<n]
-    }
+    while let chunk = try? fd.read(upTo: 4096), !chunk.isEmpty { bytes += chunk }
     return bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
 }
 
 /// Whether `pid` runs: it exists and is not a zombie (state `Z` in /proc/PID/stat).
-func processIsAlive(_ pid: pid_t) -> Bool {
-    let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    var buffer = [UInt8](repeating: 0, count: 512)
-    let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-    guard n > 0, let close = buffer[0..<n].lastIndex(of: UInt8(ascii: ")")), close + 2 < n else { return false }
+func processIsAlive(_ pid: Int32) -> Bool {
+    guard let fd = try? FileDescriptor.open("/proc/\(pid)/stat", .readOnly) else { return false }
+    defer { fd.close() }
+    guard let buffer = try? fd.read(upTo: 512), let close = buffer.lastIndex(of: UInt8(ascii: ")")),
+          close + 2 < buffer.count else { return false }
     return buffer[close + 2] != UInt8(ascii: "Z")
 }

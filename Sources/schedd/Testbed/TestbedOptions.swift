@@ -1,6 +1,6 @@
-import Glibc
 import SchedCalendar
 import ScheddService
+import ScheddSystem
 
 /// `schedd testbed` options, checked before anything starts.
 struct TestbedOptions {
@@ -52,7 +52,7 @@ struct TestbedOptions {
             }
             fakeClock = text
         } else {
-            fakeClock = Instant(microseconds: Int64(time(nil)) * 1_000_000).rfc3339
+            fakeClock = Instant(microseconds: Int64(SystemTime.realtimeSeconds) * 1_000_000).rfc3339
         }
         let name = args.value("notifier") ?? Notifier.recording.rawValue
         guard let kind = Notifier(rawValue: name) else {

@@ -82,50 +82,32 @@ struct TemporaryDirectory {
 }
 
 /// A private dbus-daemon with Tests/Support/bus/test-bus.conf (or another `config`): no service
-/// directories, so nothing is ever auto-activated on it.
+/// directories, so nothing is ever auto-activated on it. It runs in the foreground under a tether
+/// (`TetheredProcess`): it stops on `stop()` and when the test process dies, even by SIGKILL.
 final class TestBus {
     let address: String
+    /// dbus-daemon's own pid (a test may kill the bus with it).
     let pid: pid_t
+    private let process: TetheredProcess
 
-    init(config: String = Build.busConfig) throws {
-        // The forked bus keeps the inherited descriptors open, so its output goes to a file (a pipe
-        // would never reach end-of-file) and the parent's exit says the address is written.
-        let outputPath = "/tmp/schedd-test-bus-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        defer { unlink(outputPath) }
-        let status = try spawnAndWait(["/usr/bin/dbus-daemon", "--config-file=\(config)", "--fork",
-                                       "--nopidfile", "--print-address=1", "--print-pid=1"], stdoutPath: outputPath)
-        let lines = ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").split(separator: "\n")
-        guard status == 0, lines.count >= 2, let pid = pid_t(lines[1]) else {
-            throw TestSetupError("dbus-daemon failed to start (status \(status))")
+    /// A new bus; at `address` (e.g. `unix:path=/tmp/x/bus`) when given, so it can be restarted there.
+    init(config: String = Build.busConfig, address: String? = nil) throws {
+        process = try TetheredProcess(["/usr/bin/dbus-daemon", "--config-file=\(config)", "--nofork", "--nopidfile",
+                                       "--print-address=1", "--print-pid=1"] + (address.map { ["--address=\($0)"] } ?? []),
+                                      lines: 2)
+        guard let pid = pid_t(process.lines[1]) else {
+            process.stop()
+            throw TestSetupError("dbus-daemon printed no pid: \(process.lines)")
         }
-        address = String(lines[0])
+        self.address = process.lines[0]
         self.pid = pid
     }
 
-    func stop() { kill(pid, SIGTERM) }
+    /// Stops the bus (SIGTERM) and waits until it has exited. Idempotent.
+    func stop() { process.stop() }
 }
 
 struct TestSetupError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
-}
-
-/// Runs `argv` with stdout to `stdoutPath` (stdin and stderr on /dev/null) and waits for it with
-/// posix_spawn + waitpid; returns the exit status.
-func spawnAndWait(_ argv: [String], stdoutPath: String) throws -> Int32 {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_TRUNC, 0o600)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-    defer { for p in cArgs { free(p) } }
-    var pid: pid_t = 0
-    let r = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, environ)
-    guard r == 0 else { throw TestSetupError("posix_spawn \(argv[0]): \(r)") }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    return (status >> 8) & 0xff
 }

@@ -13,9 +13,10 @@ work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
-{ read -r address; read -r bus_pid; } < <(dbus-daemon --config-file="$here/../bus/test-bus.conf" --fork --nopidfile \
-    --print-address=1 --print-pid=1)
-pids+=("$bus_pid")
+source "$here/../bus/private-bus.bash"
+start_private_bus --config-file="$here/../bus/test-bus.conf"
+address="$BUS_ADDRESS"
+pids+=("$BUS_PID")
 wait_ready() { for _ in $(seq 200); do "$bin" clock show --bus "$address" >/dev/null 2>&1 && return; sleep 0.05; done; exit 3; }
 switches() { awk '/^voluntary_ctxt_switches|^nonvoluntary_ctxt_switches/ {s += $2} END {print s}' "/proc/$1/status"; }
 now_ms() { date +%s%3N; }

@@ -36,7 +36,10 @@ exactly as a real server would: a fresh P-256 key pair and salt per message, aes
 - Appends one JSON line per event to --log: {"event": "ready", ...} first, then
   {"event": "Register", "args": {...}, "reply": {...}}, {"event": "Unregister", ...},
   {"event": "NewEndpoint", "token", "endpoint"}, {"event": "Message", "token", "id", "reply"|"error", "elapsed_ns"},
-  and every org.schedd.UnifiedPush1 signal on the bus: {"event": "signal", "member", "args": [...]}.
+  and every org.schedd.UnifiedPush1 signal it receives: {"event": "signal", "member", "args": [...]}.
+  schedd sends those only to subscribed connections (unicast), so the distributor also stands in for
+  the apps' listener: on the first Register from a connector connection it calls that connector's
+  org.schedd.Scheduler1.SubscribeAllApps (before it sends NewEndpoint).
 - SIGTERM/SIGINT/Quit exit at once with os._exit(0).
 """
 
@@ -123,6 +126,7 @@ class Distributor(dbus.service.Object):
         self.log = log
         self.args = args
         self.clients = {}  # token -> {service, endpoint, description, registers}
+        self.subscribed = set()  # connector connections (unique names) subscribed to
 
     @dbus.service.method(DIST_IFACE, in_signature="a{sv}", out_signature="a{sv}", sender_keyword="sender")
     def Register(self, args, sender=None):
@@ -134,6 +138,10 @@ class Distributor(dbus.service.Object):
         elif not service or not token or len(token.encode()) > 100:
             reply = {"success": "REGISTRATION_FAILED", "reason": "INTERNAL_ERROR"}
         self.log.write({"event": "Register", "sender": str(sender), "args": plain(args), "reply": reply})
+        if sender is not None and str(sender) not in self.subscribed:
+            self.subscribed.add(str(sender))
+            self.bus.call_async(str(sender), "/org/schedd/Scheduler1", "org.schedd.Scheduler1", "SubscribeAllApps", "",
+                                (), None, lambda error: self.log.write({"event": "subscribe-failed", "error": str(error)}))
         if reply["success"] == "REGISTRATION_SUCCEEDED":
             client = self.clients.get(token)
             if client is None:

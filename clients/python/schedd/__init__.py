@@ -4,13 +4,13 @@
 pytest plugin (``schedd.pytest_plugin``, loaded automatically) gives each test a ``schedd_testbed``.
 """
 
-from .client import Client, Signal, span_microseconds
+from .client import MAX_BATCH_BYTES, MAX_BATCH_ENTRIES, Cancelled, Client, Signal, batch_pages, span_microseconds
 from .errors import (AccessDenied, DaemonUnreachable, InvalidArgument, InvalidPush, NotFakeClock, NotFound,
                      RunawayTimers, ScheddError, StorageError, TestbedError, UsageError)
 from .testbed import HistoryRecord, Notification, Testbed, parse_instant
 
 __all__ = [
-    "AccessDenied", "Client", "DaemonUnreachable", "HistoryRecord", "InvalidArgument", "InvalidPush", "NotFakeClock",
+    "AccessDenied", "Cancelled", "Client", "MAX_BATCH_BYTES", "MAX_BATCH_ENTRIES", "batch_pages", "DaemonUnreachable", "HistoryRecord", "InvalidArgument", "InvalidPush", "NotFakeClock",
     "NotFound", "Notification", "RunawayTimers", "ScheddError", "Signal", "StorageError", "Testbed", "TestbedError",
     "UsageError", "parse_instant", "span_microseconds",
 ]

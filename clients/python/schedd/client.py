@@ -21,7 +21,6 @@ from datetime import timedelta
 from typing import Any, Iterable, Iterator
 
 from jeepney import DBusAddress, HeaderFields, MatchRule, MessageType, new_method_call
-from jeepney.bus_messages import message_bus
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
 
 from .errors import DaemonUnreachable, RunawayTimers, ScheddError, error_for
@@ -29,6 +28,42 @@ from .errors import DaemonUnreachable, RunawayTimers, ScheddError, error_for
 SERVICE = "org.schedd.Scheduler1"
 OBJECT_PATH = "/org/schedd/Scheduler1"
 INTERFACE = "org.schedd.Scheduler1"
+
+#: The caps of one ``PushBatch`` call (README, "Limits"): over either the daemon refuses the whole call.
+MAX_BATCH_ENTRIES = 10_000
+MAX_BATCH_BYTES = 8 << 20
+
+
+def batch_pages(sizes: list[int], max_entries: int = MAX_BATCH_ENTRIES,
+                max_bytes: int = MAX_BATCH_BYTES) -> list[range]:
+    """Splits pushes of UTF-8 byte sizes ``sizes`` (in order) into consecutive ranges of at most
+    ``max_entries`` pushes and ``max_bytes`` bytes each; a push over ``max_bytes`` alone gets its own
+    range (the daemon answers it). Every index is in exactly one range, in order. O(n). The Python
+    client's one batch splitter (the same rule as ScheddClient's ``pushBatchPages``)."""
+    if max_entries < 1 or max_bytes < 1:
+        raise ValueError("a page holds at least one push")
+    pages: list[range] = []
+    start = total = 0
+    for i, size in enumerate(sizes):
+        if i > start and (i - start == max_entries or total + size > max_bytes):
+            pages.append(range(start, i))
+            start, total = i, 0
+        total += size
+    if start < len(sizes):
+        pages.append(range(start, len(sizes)))
+    return pages
+
+
+class Cancelled(list):
+    """The ids a ``Track``/``Cancel``/``CancelRun`` cancelled, as a list of at most one reply's worth
+    (1,000 ids in due order); ``total`` is how many were cancelled and ``more`` whether the list
+    leaves some out (the reply stays bounded however many were cancelled)."""
+
+    def __init__(self, ids: Iterable[str], total: int, more: bool):
+        super().__init__(ids)
+        self.total = total
+        self.more = more
+
 
 #: How long a call may take. Moving the clock delivers everything due before it answers, which can
 #: be a lot (a year of a per-minute schedule): the CLI allows an hour, and so does this client.
@@ -142,21 +177,30 @@ class Client:
 
     def push_batch(self, pushes: Iterable[dict | str]) -> list[list[dict] | dict]:
         """Applies many pushes in one group commit; one answer per push, in order: the outcomes,
-        or ``{"error": …}`` for a rejected push (the others still apply)."""
+        or ``{"error": …}`` for a rejected push (the others still apply). Sent in calls within the
+        daemon's caps (``batch_pages``: 10,000 pushes and 8 MiB each), each one group commit."""
         texts = [p if isinstance(p, str) else json.dumps(p) for p in pushes]
-        return [json.loads(answer) for answer in self.call("PushBatch", "as", texts)[0]]
+        answers: list = []
+        for page in batch_pages([len(t.encode()) for t in texts]):
+            answers += [json.loads(answer) for answer in self.call("PushBatch", "as", texts[page.start:page.stop])[0]]
+        return answers
 
-    def track(self, event: str, data: Any = None) -> list[str]:
-        """Reports an event; returns the ids it cancelled (schedules whose ``cancelOn`` holds it)."""
-        return list(self.call("Track", "ss", event, "" if data is None else json.dumps(data))[0])
+    def track(self, event: str, data: Any = None) -> Cancelled:
+        """Reports an event; returns the ids it cancelled (schedules whose ``cancelOn`` holds it),
+        bounded (``Cancelled``)."""
+        return Cancelled(*self._cancelled("Track", "ss", event, "" if data is None else json.dumps(data)))
 
-    def cancel(self, id: str) -> list[str]:
+    def cancel(self, id: str) -> Cancelled:
         """Cancels one schedule (and leaves a tombstone); returns the ids cancelled."""
-        return list(self.call("Cancel", "s", id)[0])
+        return Cancelled(*self._cancelled("Cancel", "s", id))
 
-    def cancel_run(self, run: str) -> list[str]:
-        """Cancels every schedule of a run; returns the ids cancelled."""
-        return list(self.call("CancelRun", "s", run)[0])
+    def cancel_run(self, run: str) -> Cancelled:
+        """Cancels every schedule of a run; returns the ids cancelled, bounded (``Cancelled``)."""
+        return Cancelled(*self._cancelled("CancelRun", "s", run))
+
+    def _cancelled(self, method: str, signature: str, *args):
+        count, ids, more = self.call(method, signature, *args)
+        return list(ids), int(count), bool(more)
 
     # Reading ------------------------------------------------------------------------------------
 
@@ -229,16 +273,17 @@ class Client:
 
     # Signals -------------------------------------------------------------------------------------
 
-    def subscribe(self) -> None:
-        """Starts collecting this daemon's signals (``NotificationShown``, ``…Cancelled``,
-        ``…Opened``, ``…Dismissed``); read them with :meth:`signals` or :meth:`wait_for_signal`."""
-        if self._filter is not None:
-            return
-        rule = MatchRule(type="signal", interface=INTERFACE, path=OBJECT_PATH)
-        self._filter = self._connection.filter(rule, queue=self._signals)
-        reply = self._connection.send_and_get_reply(message_bus.AddMatch(rule), timeout=CALL_TIMEOUT)
-        if reply.header.message_type == MessageType.error:
-            raise ScheddError(f"AddMatch failed: {reply.body}")
+    def subscribe(self, all_apps: bool = False) -> dict:
+        """Starts receiving this daemon's signals (``NotificationShown``, ``…Cancelled``, ``…Opened``,
+        ``…Dismissed``) for this connection's app — or for every app with ``all_apps`` (unsandboxed
+        callers only) — and returns the identity subscribed to (``{"app", "source", "sandboxed",
+        "allApps"}``). schedd sends them to subscribed connections only (unicast; nothing is broadcast),
+        until the connection closes. Read them with :meth:`signals` or :meth:`wait_for_signal`."""
+        if self._filter is None:
+            # The daemon addresses its signals to this connection; the filter picks them off the socket.
+            rule = MatchRule(type="signal", interface=INTERFACE, path=OBJECT_PATH)
+            self._filter = self._connection.filter(rule, queue=self._signals)
+        return json.loads(self.call("SubscribeAllApps" if all_apps else "Subscribe")[0])
 
     def signals(self) -> Iterator[Signal]:
         """The signals received so far (since :meth:`subscribe`), oldest first, taken from the queue."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from .client import Client, Signal
+from .client import Cancelled, Client, Signal
 from .errors import TestbedError
 
 
@@ -114,6 +114,7 @@ class Testbed:
         self.environment: dict = dict(variables)
         try:
             self.client = Client(self.address, app=app)
+            self.client.subscribe(all_apps=True)
         except Exception:
             self._terminate()
             raise
@@ -177,13 +178,13 @@ class Testbed:
             local["calendar"] = calendar
         return self.push({"bk": {"local": local}})[0]
 
-    def track(self, event: str, data: Any = None) -> list[str]:
+    def track(self, event: str, data: Any = None) -> "Cancelled":
         return self.client.track(event, data)
 
-    def cancel(self, id: str) -> list[str]:
+    def cancel(self, id: str) -> "Cancelled":
         return self.client.cancel(id)
 
-    def cancel_run(self, run: str) -> list[str]:
+    def cancel_run(self, run: str) -> "Cancelled":
         return self.client.cancel_run(run)
 
     def advance(self, span: str | int | float | timedelta) -> datetime:
@@ -227,8 +228,8 @@ class Testbed:
         return [HistoryRecord.from_json(r) for r in self.client.history(limit)]
 
     def signals(self) -> list[Signal]:
-        """Signals received since the first call of this method (it subscribes)."""
-        self.client.subscribe()
+        """Signals of every app received since the testbed started (it subscribes at start, with
+        ``SubscribeAllApps``), oldest first; each is returned once."""
         return list(self.client.signals())
 
 

@@ -109,7 +109,6 @@ def test_advancing_a_real_clock_daemon_is_a_clear_error(real_clock_daemon):
 
 @pytest.mark.schedd(fake_clock="2026-01-01T00:00:00Z")
 def test_signals_arrive_as_typed_values(schedd_testbed):
-    schedd_testbed.signals()  # subscribe
     schedd_testbed.schedule("s", "Signal me", at="2026-01-01T00:10:00Z")
     schedd_testbed.cancel("nothing-here")
     schedd_testbed.advance("10min")

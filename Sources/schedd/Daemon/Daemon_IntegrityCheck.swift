@@ -1,0 +1,40 @@
+import Glibc
+import Scheduler
+
+// The integrity check after an unclean shutdown, on a thread of its own so that READY=1 and every call
+// are not held up by it (docs/store.md "What is checked when").
+extension Daemon {
+    /// Starts `SQLiteScheduleStore.integrityCheck` on a detached thread when the previous run did not close
+    /// the database; its verdict is logged (an error naming each damaged table, or a line saying it passed).
+    func checkIntegrityIfUnclean() {
+        guard store.openedAfterUncleanShutdown else { return }
+        let path = options.databasePath
+        logger.info("the previous run did not close \(path); checking it in the background")
+        var thread = pthread_t()
+        let box = Unmanaged.passRetained(IntegrityCheckJob(path: path))
+        let rc = pthread_create(&thread, nil, { raw in
+            guard let raw else { return nil }
+            let job = Unmanaged<IntegrityCheckJob>.fromOpaque(raw).takeRetainedValue()
+            job.run()
+            return nil
+        }, box.toOpaque())
+        if rc == 0 { pthread_detach(thread) } else { box.release(); logger.warning("cannot start the integrity check") }
+    }
+}
+
+/// What the check thread owns: the path, and its own logger.
+private final class IntegrityCheckJob {
+    let path: String
+    init(path: String) { self.path = path }
+
+    func run() {
+        let logger = Logger()
+        let problems = SQLiteScheduleStore.integrityCheck(path: path) { sched_yield() }
+        if problems.isEmpty {
+            logger.info("integrity check of \(path): ok")
+        } else {
+            for line in problems.prefix(20) { logger.error("integrity check of \(path): \(line)") }
+            logger.error("\(path) is damaged (\(problems.count) problems); stop schedd and run 'schedd check --db \(path)'")
+        }
+    }
+}

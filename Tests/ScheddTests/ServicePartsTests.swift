@@ -1,0 +1,170 @@
+import Foundation
+import SchedCalendar
+@testable import Scheduler
+import ScheddService
+import SystemZones
+import XCTest
+
+/// The daemon's bus-free parts on their own (issue 17 item 1), over a real SQLite store with a fake
+/// clock and loop triggers the test runs by hand: GroupCommit answers nothing before its commit and
+/// every waiting call after it; the Service flushes waiting writes before any other call; Delivery
+/// answers a clock move only after its last slice; ServiceClock refuses to move the real clock;
+/// StorageMonitor reports a failure's errno from its typed cause and then the recovery; a Track's
+/// answer is bounded. The same parts run in the daemon (BoundedCallsTests, DaemonBasicsTests) and in
+/// the dispatch fuzzer.
+final class ServicePartsTests: XCTestCase {
+    /// A loop trigger that only counts; the test runs the action when it wants.
+    final class ManualTrigger: LoopTrigger {
+        var pulls = 0
+        func trigger() throws(LoopTriggerError) { pulls += 1 }
+    }
+
+    final class Recorder: ServiceLog, CancelAnnouncer {
+        var lines: [String] = []
+        var announced: [(ids: [String], reason: String)] = []
+        func write(_ level: ServiceLogLevel, _ message: String, id: String?, run: String?) { lines.append(message) }
+        func announceCancelled(_ ids: [String], reason: String, app: String) { announced.append((ids, reason)) }
+    }
+
+    struct Parts {
+        let engine: Engine, clock: ServiceClock, storage: StorageMonitor, delivery: Delivery
+        let group: GroupCommit, service: Service, recorder: Recorder
+        var reports: () -> [(StorageHealth.Report, Bool)]
+    }
+
+    private var directory: String!
+
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "schedd-parts-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
+
+    private let start = Instant(seconds: 1_772_946_000)  // 2026-03-08T05:00:00Z
+    private let caller = Caller(app: Engine.defaultApp, sandboxed: false)
+
+    private func parts(fake: Bool = true) throws -> Parts {
+        let engine = try Engine(store: SQLiteScheduleStore(path: directory + "/s.db"), notifier: RecordingNotifier(),
+                                deviceZone: .utc, zones: ZoneDatabase.shared, now: start)
+        let recorder = Recorder()
+        let clock = ServiceClock(fakeStart: fake ? start : nil, engine: { engine },
+                                 zones: { name throws(ZoneError) in try ZoneDatabase.shared.zone(named: name) }, log: recorder)
+        let box = ReportBox()
+        let storage = StorageMonitor(now: { clock.now }, serving: { "Serving" }, report: { box.reports.append(($0, $1)) })
+        let delivery = Delivery(engine: { engine }, clock: clock, storage: storage, log: recorder)
+        clock.delivery = delivery
+        let group = GroupCommit(engine: { engine }, clock: clock, storage: storage, announcer: recorder, log: recorder)
+        group.afterCommit = { delivery.settle() }
+        let service = Service(engine: { engine }, clock: clock, delivery: delivery, groupCommit: group, storage: storage,
+                              announcer: recorder)
+        return Parts(engine: engine, clock: clock, storage: storage, delivery: delivery, group: group, service: service,
+                     recorder: recorder, reports: { box.reports })
+    }
+
+    final class ReportBox { var reports: [(StorageHealth.Report, Bool)] = [] }
+
+    private func push(_ id: String, at: String = "2026-03-08T06:00:00Z", cancelOn: String = "ev") -> SchedulerCall {
+        .push(#"{"bk":{"local":{"id":"\#(id)","at":"\#(at)","title":"T","cancelOn":["\#(cancelOn)"]}}}"#)
+    }
+
+    /// Serves `call` and returns its answers so far (none while it waits).
+    private func serve(_ p: Parts, _ call: SchedulerCall, caller: Caller? = nil) -> () -> [Result<CallAnswer, ServiceFailure>] {
+        final class Answers { var list: [Result<CallAnswer, ServiceFailure>] = [] }
+        let answers = Answers()
+        p.service.serve(call, caller: caller ?? self.caller) { answers.list.append($0) }
+        return { answers.list }
+    }
+
+    func testGroupCommit_answersNothingBeforeItsCommit_andEveryWaitingCallAfterIt() throws {
+        let p = try parts()
+        let trigger = ManualTrigger()
+        p.group.trigger = trigger
+        let answers = (0..<3).map { serve(p, push("run_1:\($0)")) }
+        XCTAssertTrue(answers.allSatisfy { $0().isEmpty }, "no answer before the commit")
+        XCTAssertEqual(p.group.waitingCount, 3)
+        XCTAssertEqual(p.engine.pendingCount, 0, "nothing applied before the commit")
+        XCTAssertGreaterThan(trigger.pulls, 0)
+        p.group.flush()
+        XCTAssertEqual(p.engine.pendingCount, 3)
+        for answer in answers {
+            guard case .success(.string(let text))? = answer().first, answer().count == 1 else { return XCTFail("\(answer())") }
+            XCTAssertTrue(text.contains("scheduled"), text)
+        }
+        XCTAssertEqual(p.group.waitingCount, 0)
+    }
+
+    func testService_flushesWaitingWritesBeforeAnyOtherCall_andRejectsABadPushAtOnce() throws {
+        let p = try parts()
+        p.group.trigger = ManualTrigger()
+        let queued = serve(p, push("run_1:a"))
+        let bad = serve(p, .push("{}"))
+        guard case .failure(let failure)? = bad().first else { return XCTFail("a bad push waits: \(bad())") }
+        XCTAssertEqual(failure.name, .invalidPush)
+        XCTAssertTrue(queued().isEmpty)
+        let count = serve(p, .pendingCount)
+        XCTAssertEqual(queued().count, 1, "the waiting push was committed first")
+        XCTAssertEqual(count().first.flatMap { try? $0.get() }, .count(1), "and the count sees it")
+    }
+
+    func testDelivery_answersAClockMoveAfterItsLastSlice() throws {
+        let p = try parts()
+        let slices = ManualTrigger()
+        p.delivery.continueTrigger = slices
+        // More due entries than one slice decides (Engine.firingBatchSize per slice).
+        let texts = (0..<(Engine.firingBatchSize * 2 + 5)).map { #"{"bk":{"local":{"id":"run_2:\#($0)","at":"2026-03-08T05:30:00Z","title":"T"}}}"# }
+        XCTAssertEqual(serve(p, .pushBatch(texts))().count, 1)
+        let moved = serve(p, .clockAdvance(microseconds: 3_600_000_000))
+        XCTAssertTrue(moved().isEmpty, "answered only when the delivery is done")
+        XCTAssertTrue(p.delivery.isDelivering)
+        var rounds = 0
+        while p.delivery.isDelivering && rounds < 100 { p.delivery.continueDelivery(); rounds += 1 }
+        XCTAssertGreaterThanOrEqual(rounds, 2)
+        guard case .success(.string(let clock))? = moved().first else { return XCTFail("\(moved())") }
+        XCTAssertTrue(clock.contains("2026-03-08T06:00:00Z"), clock)
+        XCTAssertEqual(p.engine.pendingCount, 0)
+    }
+
+    func testClock_refusesToMoveTheRealClock_andCallsNeedACaller() throws {
+        let p = try parts(fake: false)
+        guard case .failure(let failure)? = serve(p, .clockAdvance(microseconds: 1))().first else { return XCTFail() }
+        XCTAssertEqual(failure.name, .notFakeClock)
+        final class Answers { var list: [Result<CallAnswer, ServiceFailure>] = [] }
+        let answers = Answers()
+        p.service.serve(.pendingCount, caller: nil) { answers.list.append($0) }
+        guard case .failure(let noCaller)? = answers.list.first else { return XCTFail() }
+        XCTAssertEqual(noCaller.name, .usage)
+        guard case .failure(let denied)? = serve(p, .pendingCountAllApps, caller: Caller(app: "org.example.A", sandboxed: true))().first
+        else { return XCTFail() }
+        XCTAssertEqual(denied.name, .accessDenied)
+    }
+
+    func testStorageMonitor_reportsTheErrnoOfTheTypedCause_thenTheRecovery() throws {
+        let p = try parts()
+        let cause = StoreError(.io, "COMMIT: database or disk is full", sqliteCode: .full)
+        p.storage.failed("Push", ServiceFailure(.storage, cause.message, storeCause: cause), backOff: true)
+        XCTAssertTrue(p.storage.isFailing)
+        XCTAssertFalse(p.storage.mayFire(at: p.clock.now), "a failed firing backs off")
+        XCTAssertEqual(p.reports().count, 1)
+        XCTAssertTrue(p.reports()[0].1)
+        XCTAssertTrue(p.reports()[0].0.notify?.hasSuffix("ERRNO=\(ENOSPC)") == true, "\(p.reports())")
+        p.storage.succeeded()
+        XCTAssertFalse(p.storage.isFailing)
+        XCTAssertEqual(p.reports().last?.0.notify, "STATUS=Serving\nERRNO=0")
+    }
+
+    func testTrack_answersACountABoundedListAndMore_andAnnouncesAfterTheCommit() throws {
+        let p = try parts()
+        let n = ReplyBounds.maxRows + 500
+        let texts = (0..<n).map { #"{"bk":{"local":{"id":"run_3:\#($0)","at":"2026-03-09T06:00:00Z","title":"T","cancelOn":["big"]}}}"# }
+        XCTAssertEqual(serve(p, .pushBatch(texts))().count, 1)
+        let answer = serve(p, .track(event: "big", data: nil))
+        guard case .success(.cancelled(let count, let ids, let more))? = answer().first else { return XCTFail("\(answer())") }
+        XCTAssertEqual(Int(count), n)
+        XCTAssertEqual(ids.count, ReplyBounds.maxRows)
+        XCTAssertTrue(more)
+        XCTAssertEqual(p.recorder.announced.last?.ids.count, n, "the announcer hears every id; it bounds what it sends")
+        XCTAssertEqual(p.recorder.announced.last?.reason, "event:big")
+        XCTAssertEqual(p.engine.pendingCount, 0)
+    }
+}
