@@ -94,9 +94,11 @@ def main(argv):
     elif command == "remind":
         print(json.dumps(remind(bus, *args)))
     elif command == "done":
-        print(json.dumps(list(scheduler(bus).Cancel(args[0]))))
+        count, ids, more = scheduler(bus).Cancel(args[0])  # at most 1,000 ids; `more` when there were others
+        print(json.dumps(list(ids)))
     elif command == "checkout":
-        print(json.dumps(list(scheduler(bus).Track("checkout", ""))))
+        count, ids, more = scheduler(bus).Track("checkout", "")
+        print(json.dumps(list(ids)))
     elif command == "list":
         page, _ = scheduler(bus).ListPage("", 0)
         print(page)
