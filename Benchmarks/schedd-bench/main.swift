@@ -6,6 +6,7 @@ let benchmarks: [(name: String, summary: String, run: ([String]) -> Void)] = [
     ("wheel", "timer wheel vs binary heap at 10k/100k/1M timers", wheelBenchmark),
     ("store", "durable batched ingest vs raw sqlite3 inserts", storeBenchmark),
     ("memory", "engine memory per pending schedule", memoryBenchmark),
+    ("pushpath", "the engine side of one Push call: decode, group commit, push, reply JSON", pushPathBenchmark),
     ("restore", "start-up parts with 1M pending (open, read, wheel, engine init)", restoreBenchmark),
 ]
 

@@ -67,6 +67,8 @@ public final class Engine {
     /// Wheel changes of the open `storage` call, applied after its commit (see `storage`).
     var wheelLog: [(key: Int64, due: Instant?)] = []
     var storageDepth = 0
+    /// `storageDepth` inside the innermost running `groupMember` operation (-1 outside any).
+    var memberStorageDepth = -1
     /// Whether the last maintenance step hit a limit (more to purge or reclaim).
     var maintenanceBacklog = true
     /// How much history is kept.

@@ -17,10 +17,23 @@ extension Engine {
     }
 
     /// One operation inside `group`, undone alone when it throws: its savepoint is rolled back and the wheel
-    /// changes it logged are dropped (`storage`). One savepoint per call, not per nested transaction.
+    /// changes it logged are dropped (`storage`). One savepoint per call, not per nested transaction: an
+    /// all-or-nothing engine call directly inside (`push`, `pushBatch`) relies on it instead of opening its
+    /// own. So `operation` must let an engine error it does not answer itself reach `groupMember` (catching one
+    /// and going on would keep what the failed call wrote before it failed).
     public func groupMember<R>(_ operation: () throws(EngineError) -> R) throws(EngineError) -> R {
         try storage { () throws(StoreError) in
-            try store.savepoint { () throws(StoreError) in try wrap(operation) }
+            try store.savepoint { () throws(StoreError) in
+                let outer = memberStorageDepth
+                memberStorageDepth = storageDepth
+                defer { memberStorageDepth = outer }
+                return try wrap(operation)
+            }
         }
     }
+
+    /// Whether a throw from an engine call starting now undoes everything it wrote without a savepoint of
+    /// its own: no transaction is open (the call's own transaction rolls back), or the call runs directly
+    /// inside a `groupMember` (its savepoint rolls back).
+    var failureUndoesCall: Bool { storageDepth == 0 || storageDepth == memberStorageDepth }
 }

@@ -37,7 +37,8 @@ extension Engine {
     /// Applies many pushes of `app` in one group commit (one fsync), each on its own: a push rejected by
     /// the engine (over the quota, an unknown zone) changes nothing and is answered with its error, and
     /// the others are applied (NDJSON: that line only). A storage failure fails the whole batch (thrown).
-    /// Each push runs in a savepoint, so a rejected one is undone without undoing the others.
+    /// Each push runs in a savepoint, so a rejected one is undone without undoing the others (`push` and
+    /// `pushBatch`, all or nothing, need at most one savepoint for the whole call: `failureUndoesCall`).
     public func pushEach(_ pushes: [Push], app: String = Engine.defaultApp, now: Instant)
         throws(EngineError) -> [Result<[PushOutcome], EngineError>] {
         try pushEach(pushes, app: app, now: now, allOrNothing: false)
@@ -49,27 +50,32 @@ extension Engine {
         var closes: [(id: String, push: Int, outcome: Int)] = []
         var results: [Result<[PushOutcome], EngineError>] = []
         results.reserveCapacity(pushes.count)
+        // All or nothing needs no savepoint per push where a throw undoes the whole call anyway (its own
+        // transaction, or the group member's savepoint); nested elsewhere, one savepoint for the whole batch.
+        let perPush = !allOrNothing
+        let wholeBatch = allOrNothing && !failureUndoesCall
         try storage { () throws(StoreError) in
             try store.transaction { () throws(StoreError) in
-                for push in pushes {
-                    var own: [String] = []
-                    let wheelMark = wheelLog.count
-                    do throws(StoreError) {
-                        // A push without `bk.cancel` writes nothing before its last check (zone, quota), so a
-                        // rejection leaves nothing to undo: no savepoint. One with a cancel needs one.
-                        let outcome = push.cancel == nil
-                            ? try wrap { () throws(EngineError) in try apply(push, app: app, now: now, closes: &own) }
-                            : try store.savepoint { () throws(StoreError) -> [PushOutcome] in
+                try optionalSavepoint(wholeBatch) { () throws(StoreError) in
+                    for push in pushes {
+                        var own: [String] = []
+                        let wheelMark = wheelLog.count
+                        do throws(StoreError) {
+                            // A push without `bk.cancel` writes nothing before its last check (zone, quota), so a
+                            // rejection leaves nothing to undo: no savepoint. One with a cancel needs one.
+                            let needsSavepoint = perPush && push.cancel != nil
+                            let outcome = try optionalSavepoint(needsSavepoint) { () throws(StoreError) -> [PushOutcome] in
                                 try wrap { () throws(EngineError) in try apply(push, app: app, now: now, closes: &own) }
                             }
-                        results.append(.success(outcome))
-                        // A push's closes belong to its `bk.cancel` line, the first outcome.
-                        closes += own.map { ($0, results.count - 1, 0) }
-                    } catch {
-                        guard let carried = error.carried, !allOrNothing else { throw error }
-                        // Rolled back to its savepoint: so are the wheel changes it logged.
-                        wheelLog.removeSubrange(wheelMark...)
-                        results.append(.failure(carried))
+                            results.append(.success(outcome))
+                            // A push's closes belong to its `bk.cancel` line, the first outcome.
+                            closes += own.map { ($0, results.count - 1, 0) }
+                        } catch {
+                            guard let carried = error.carried, !allOrNothing else { throw error }
+                            // Rolled back to its savepoint: so are the wheel changes it logged.
+                            wheelLog.removeSubrange(wheelMark...)
+                            results.append(.failure(carried))
+                        }
                     }
                 }
             }
@@ -83,6 +89,11 @@ extension Engine {
             results[push] = .success(outcomes)
         }
         return results
+    }
+
+    /// `body` in a savepoint when `enabled`, else directly.
+    private func optionalSavepoint<R>(_ enabled: Bool, _ body: () throws(StoreError) -> R) throws(StoreError) -> R {
+        enabled ? try store.savepoint(body) : try body()
     }
 
     /// `.quotaExceeded` unless `app` may hold `bytes` more stored bytes (and, `countingOne`, one more pending

@@ -87,15 +87,18 @@ public struct LocalSchedule: Sendable, Hashable {
     /// `snoozeSeconds`: at most 2 distinct durations of 60 s – 7 days, in the order given.
     public var snoozeSeconds: [Int64] = []
     /// A canonical serialization of the whole `bk.local` object (keys sorted, compact): two pushes
-    /// with equal fingerprints are "the same push" for idempotency (CONTRACT §1).
-    public var fingerprint: String
+    /// with equal fingerprints are "the same push" for idempotency (CONTRACT §1). Setting it recomputes `digest`.
+    public var fingerprint: String {
+        didSet { digest = StoreCoding.digest(ofFingerprint: fingerprint) }
+    }
 
     /// The run id: the text before the first `:`, or the whole id when it has none.
     public var runId: String { Scheduler.runId(of: id) }
 
     /// The digest of `fingerprint` that the store keeps (`StoredSchedule.fingerprint`, the `applied` table):
-    /// SHA-256 hex, O(fingerprint size) per call.
-    public var digest: String { StoreCoding.digest(ofFingerprint: fingerprint) }
+    /// SHA-256 hex, computed once when the fingerprint is set (a push is looked up and stored by it several
+    /// times), so reading it is O(1).
+    public private(set) var digest: String
 
     public init(id: String, trigger: Trigger, until: OneShotTime? = nil, title: String, body: String? = nil,
                 dataJSON: String? = nil, cancelOn: [String] = [], graceSeconds: Int64? = nil,
@@ -104,6 +107,7 @@ public struct LocalSchedule: Sendable, Hashable {
         self.id = id; self.trigger = trigger; self.until = until; self.title = title; self.body = body
         self.dataJSON = dataJSON; self.cancelOn = cancelOn; self.graceSeconds = graceSeconds; self.urgency = urgency
         self.icon = icon; self.category = category; self.actions = actions; self.fingerprint = fingerprint
+        self.digest = StoreCoding.digest(ofFingerprint: fingerprint)
     }
 }
 

@@ -145,4 +145,29 @@ final class StoreMigrationTests: XCTestCase {
         XCTAssertEqual(SHA256.hex(String(repeating: "a", count: 1_000_000)),
                        "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
+
+    /// Lengths at the padding edges (a tail of 55/56 bytes needs one/two padded blocks; whole blocks are read
+    /// in place), through the contiguous (`[UInt8]`, `String`) and the non-contiguous (lazy map) paths.
+    /// Expected values from Python's hashlib.
+    func testSHA256_blockBoundaries_matchAnIndependentImplementation() {
+        let expected: [Int: String] = [
+            1: "084fed08b978af4d7d196a7446a86b58009e636b611db16211b65a9aadff29c5",
+            55: "e7313d333c272e639f790978283f9eb392e843d0f29b7016828bb1daa4aac70b",
+            56: "4324d65f3c103567f5589c710bc08f8523f929a9272e3af36fc968e52abc6c27",
+            63: "81c80242132f230c3bd41b3e63bbcff16107339549214a99614ff26664625055",
+            64: "39e3d7b6b5d075d37d053ad89b24b41bef4f3c29760c84447cab3f3be1882241",
+            65: "aacca6ff74fdbb296d165a45cecfa04e5127bc008770fbbdd48006f2d2fae95e",
+            119: "9ce7368e4daf32341631b492e80359dc9f594b48453cd0dd5bf0b19279cc177e",
+            120: "7836b787757e95e58b3ca5aec90b1b004e8deba1e50e9675af9cabf1a13a04b5",
+            127: "a8d23e75d936f303d248888d9b165ee543f4cbafcad3c9dd2a79bd84faa11d07",
+            128: "d2742f1f4ac6bb7ca2b239ee18402ba8b3f9f8e652d2a72973c2b9ba11c08cf6",
+            129: "307f8fc2c1622b92762e818d39a185d4d667ad49a4b07ceae1f4afa008a93ec4",
+        ]
+        for (n, hex) in expected {
+            let bytes = (0..<n).map { UInt8(($0 * 7 + 3) % 256) }
+            XCTAssertEqual(SHA256.hex(bytes), hex, "length \(n), array")
+            XCTAssertEqual(SHA256.hex((0..<n).lazy.map { UInt8(($0 * 7 + 3) % 256) }), hex, "length \(n), lazy")
+            XCTAssertEqual(SHA256.hex(bytes[...]), hex, "length \(n), slice")
+        }
+    }
 }

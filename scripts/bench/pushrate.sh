@@ -8,24 +8,26 @@
 #           "acknowledged one at a time".
 # Also the D-Bus round-trip rate of the same 4 clients calling ClockShow (nothing written): the
 # client+bus ceiling, showing what the durable pushes cost on top.
-# Usage: scripts/bench/pushrate.sh [COUNT]   (default 20000)
+# CLIENTS (default 4) sets the number of concurrent clients of the dbus rows (e.g. CLIENTS=16).
+# Usage: [CLIENTS=N] scripts/bench/pushrate.sh [COUNT]   (default 20000)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 count="${1:-20000}"
+nclients="${CLIENTS:-4}"
 bench_build
 bench_setup
 bench_machine
 gen_pushes "$count" $(( $(date +%s) + 86400 )) 86400 oneshot p > "$BENCH_DIR/rows.ndjson"
 
-# clients METHOD FILE: 4 processes split FILE round-robin and call METHOD once per line; prints
+# clients METHOD FILE: $nclients processes split FILE round-robin and call METHOD once per line; prints
 # "calls seconds ok" (ok = every Push answered "scheduled").
 clients() {
-    "$PY" - "$BUS_ADDR" "$1" "$2" <<'EOF'
+    "$PY" - "$BUS_ADDR" "$1" "$2" "$nclients" <<'EOF'
 import json, multiprocessing as mp, sys, time
 import dbus
 addr, method, path = sys.argv[1], sys.argv[2], sys.argv[3]
 lines = [l.rstrip("\n") for l in open(path) if l.strip()]
-N = 4
+N = int(sys.argv[4])
 def work(i, barrier, out):
     conn = dbus.bus.BusConnection(addr)
     mine = lines[i::N]
@@ -58,8 +60,8 @@ read -r ccalls csec _ < <(clients ClockShow "$BENCH_DIR/rows.ndjson")
 bench_stop_daemon
 dbus_rate=$(echo "scale=1; $pcalls / $psec" | bc)
 show_rate=$(echo "scale=1; $ccalls / $csec" | bc)
-echo "dbus: $pcalls Push calls from 4 clients in $psec s = $dbus_rate/s (all scheduled: $pok; rows stored: $pending)"
-echo "dbus: $ccalls ClockShow calls (no write) from the same 4 clients: $show_rate/s"
+echo "dbus: $pcalls Push calls from $nclients clients in $psec s = $dbus_rate/s (all scheduled: $pok; rows stored: $pending)"
+echo "dbus: $ccalls ClockShow calls (no write) from the same $nclients clients: $show_rate/s"
 
 bench_start_daemon "$BENCH_DIR/batch.db" /dev/null "$BENCH_DIR/d2.err" --notifier none --tz UTC
 bsec=$(timed "$SCHEDD" push "$BENCH_DIR/rows.ndjson" --bus "$BUS_ADDR")
@@ -106,6 +108,6 @@ print("%.1f %.1f" % (len(rows) / one, len(rows) / each))
 EOF
 )
 echo "raw sqlite3: one transaction $raw1 rows/s; one transaction per row $rawN rows/s"
-result pushrate_dbus_4clients "$dbus_rate" "$raw1" pushes/s higher
+result "pushrate_dbus_${nclients}clients" "$dbus_rate" "$raw1" pushes/s higher
 result pushrate_batch_ndjson "$batch_rate" "$raw1" pushes/s higher
-result pushrate_dbus_vs_raw_commit_per_row "$dbus_rate" "$rawN" pushes/s higher
+result "pushrate_dbus_${nclients}clients_vs_raw_commit_per_row" "$dbus_rate" "$rawN" pushes/s higher

@@ -1,0 +1,81 @@
+import SchedCalendar
+import SystemZones
+import XCTest
+@testable import Scheduler
+
+/// `Engine.group` / `groupMember` (the daemon's group commit) on the SQLite store: a member that fails
+/// after writing part of its push (its `bk.cancel`) is undone whole, by the member's one savepoint, while
+/// the other members commit; an all-or-nothing push nested in a group without a member keeps its own
+/// all-or-nothing (one savepoint for the whole call).
+final class EngineGroupTests: XCTestCase {
+    let t0 = utc(2026, 3, 8, 5)
+    let app = "org.example.G"
+
+    private func engine(_ dir: String, quota: Int) throws -> Engine {
+        try Engine(databasePath: dir + "/g.db", notifier: ScriptedNotifier(), deviceZone: .utc,
+               zones: ZoneDatabase.shared, maxPendingPerApp: quota, now: t0)
+    }
+
+    /// Quota 3, "keep" pending. Member 1 adds "first"; member 2 cancels "keep", adds "other" and "more", then
+    /// "new" is over the quota: the member throws; member 3 adds "last" (fits once member 2 is undone).
+    func testFailingMember_isUndoneWhole_cancelIncluded_andTheOthersCommit() throws {
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let e = try engine(dir, quota: 3)
+        defer { e.close() }
+        let due = atFixed(t0.adding(seconds: 600))
+        _ = try e.push(pushLocal(makeLocal("keep", due)), app: app, now: t0)
+        var outcomes: [String] = []
+        try e.group { () throws(EngineError) in
+            let first = try e.groupMember { () throws(EngineError) in try e.push(pushLocal(makeLocal("first", due)), app: app, now: t0) }
+            outcomes.append("\(first.last!.status)")
+            var cancelAndFill = Push(cancel: .id("keep"))
+            cancelAndFill.local = makeLocal("other", due)
+            do throws(EngineError) {
+                _ = try e.groupMember { () throws(EngineError) in
+                    _ = try e.push(cancelAndFill, app: app, now: t0)
+                    _ = try e.push(pushLocal(makeLocal("more", due)), app: app, now: t0)
+                    return try e.push(pushLocal(makeLocal("new", due)), app: app, now: t0)
+                }
+                outcomes.append("applied")
+            } catch {
+                outcomes.append("\(error.kind)")
+            }
+            let last = try e.groupMember { () throws(EngineError) in try e.push(pushLocal(makeLocal("last", due)), app: app, now: t0) }
+            outcomes.append("\(last.last!.status)")
+        }
+        XCTAssertEqual(outcomes, ["scheduled", "quotaExceeded", "scheduled"])
+        // The failed member is void: "keep" is still pending and armed, "other" and "more" were not stored.
+        XCTAssertEqual(try e.list(app: app, limit: nil).map(\.id).sorted(), ["first", "keep", "last"])
+        XCTAssertEqual(e.pendingCount, 3, "the wheel holds exactly the committed schedules")
+        XCTAssertFalse(try e.history(app: app, limit: 20).contains { $0.event == .cancelled }, "the cancel was undone")
+        XCTAssertEqual(try e.pendingCount(app: app), 3)
+    }
+
+    func testAllOrNothingPush_nestedInAGroupWithoutAMember_undoesItsOwnWrites() throws {
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let e = try engine(dir, quota: 1)
+        defer { e.close() }
+        let due = atFixed(t0.adding(seconds: 600))
+        _ = try e.push(pushLocal(makeLocal("keep", due)), app: app, now: t0)
+        // Two pushes in one batch: the first cancels "keep" and schedules "a" (fits), the second is over the quota.
+        var first = Push(cancel: .id("keep"))
+        first.local = makeLocal("a", due)
+        let batch = [first, pushLocal(makeLocal("b", due))]
+        var rejected = false
+        try e.group { () throws(EngineError) in
+            do throws(EngineError) {
+                _ = try e.pushBatch(batch, app: app, now: t0)
+            } catch {
+                rejected = error.kind == .quotaExceeded
+            }
+            _ = try e.push(pushLocal(makeLocal("c", due)), app: "org.example.Other", now: t0)
+        }
+        XCTAssertTrue(rejected)
+        XCTAssertEqual(try e.list(app: app, limit: nil).map(\.id), ["keep"], "no push of the rejected batch applied")
+        XCTAssertFalse(try e.history(app: app, limit: 20).contains { $0.event == .cancelled }, "the batch's cancel was undone")
+        XCTAssertEqual(try e.list(app: "org.example.Other", limit: nil).map(\.id), ["c"], "the group committed the rest")
+        XCTAssertEqual(e.pendingCount, 2)
+    }
+}

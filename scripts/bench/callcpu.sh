@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Daemon CPU per call: what one `Push(s)` costs the daemon against one `ClockShow` (nothing written), on
+# the same connection in the same run. One dbus-python client calls ClockShow COUNT times, Push COUNT
+# times (unique one-shot ids, due a day ahead), then ClockShow COUNT times again; around each phase it
+# reads the daemon's utime/stime (/proc/PID/stat, clock ticks) and its total run time
+# (/proc/PID/schedstat, ns). The ClockShow baseline is the mean of the two ClockShow phases (the machine
+# is shared: drift between phases shows as a difference between them).
+# Prints per call: user µs, system µs, total µs (schedstat) for each phase, then RESULT lines:
+#   callcpu_push_user_above_clockshow  ours = Push user µs − ClockShow user µs, baseline = 40 µs (target)
+#   callcpu_push_total_vs_clockshow    ours = Push total µs, baseline = ClockShow total µs
+# Usage: scripts/bench/callcpu.sh [COUNT]   (default 20000)
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+count="${1:-20000}"
+bench_build
+bench_setup
+bench_machine
+gen_pushes "$count" $(( $(date +%s) + 86400 )) 86400 oneshot cpu > "$BENCH_DIR/rows.ndjson"
+bench_start_daemon "$BENCH_DIR/cpu.db" /dev/null "$BENCH_DIR/d.err" --notifier none --tz UTC
+"$PY" - "$BUS_ADDR" "$DAEMON_PID" "$BENCH_DIR/rows.ndjson" "$count" <<'EOF'
+import json, os, sys, time
+import dbus
+addr, pid, path, count = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+hz = os.sysconf("SC_CLK_TCK")
+rows = [l.rstrip("\n") for l in open(path) if l.strip()][:count]
+conn = dbus.bus.BusConnection(addr)
+def call(method, sig, args):
+    return conn.call_blocking("org.schedd.Scheduler1", "/org/schedd/Scheduler1", "org.schedd.Scheduler1",
+                              method, sig, args, timeout=120)
+def sample():
+    f = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
+    run = int(open("/proc/%d/schedstat" % pid).read().split()[0])
+    return int(f[11]), int(f[12]), run          # utime, stime (ticks), run time (ns)
+def phase(name, calls):
+    u0, s0, r0 = sample(); t0 = time.monotonic()
+    calls()
+    u1, s1, r1 = sample(); t1 = time.monotonic()
+    user = (u1 - u0) * 1e6 / hz / count; system = (s1 - s0) * 1e6 / hz / count; total = (r1 - r0) / 1e3 / count
+    print("%-10s %d calls in %.3f s: daemon user %.1f us, system %.1f us, total %.1f us per call (load %s)"
+          % (name, count, t1 - t0, user, system, total, open("/proc/loadavg").read().split()[0]))
+    return user, system, total
+def clockshow():
+    for _ in range(count): call("ClockShow", "", [])
+ok = [True]
+def push():
+    for text in rows:
+        ok[0] = ok[0] and json.loads(call("Push", "s", [text]))[0]["status"] == "scheduled"
+for _ in range(200): call("ClockShow", "", [])    # warm up: connection, caller identity
+a = phase("ClockShow", clockshow)
+p = phase("Push", push)
+b = phase("ClockShow", clockshow)
+if not ok[0]: print("NOT every push was scheduled"); sys.exit(1)
+base = [(x + y) / 2 for x, y in zip(a, b)]
+print("ClockShow mean: user %.1f us, system %.1f us, total %.1f us; Push - ClockShow: user %.1f us, system %.1f us, total %.1f us"
+      % (base[0], base[1], base[2], p[0] - base[0], p[1] - base[1], p[2] - base[2]))
+print("RESULT callcpu_push_user_above_clockshow ours=%.1fus baseline=40us ratio=%.3f"
+      % (p[0] - base[0], 40 / max(p[0] - base[0], 0.1)))
+print("RESULT callcpu_push_total_vs_clockshow ours=%.1fus baseline=%.1fus ratio=%.3f" % (p[2], base[2], base[2] / p[2]))
+EOF
+bench_stop_daemon
