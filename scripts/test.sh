@@ -5,9 +5,11 @@
 #   scripts/test.sh                 everything (what .ci/run runs)
 #   scripts/test.sh --quick         XCTest only
 #   scripts/test.sh --quick ARGS…   XCTest only, with `swift test` arguments (e.g. --filter ScenarioTests)
+#   scripts/test.sh --long [--quick …]  the long tests in full (SCHEDD_LONG_TESTS=1; docs/testing.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
+if [ "${1:-}" = "--long" ]; then export SCHEDD_LONG_TESTS=1; shift; fi
 if [ "${1:-}" = "--quick" ]; then quick=1; shift; fi
 bash scripts/install-deps.sh
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -21,8 +23,10 @@ for page in man/*.[15]; do
   out=$( { groff -ww -z -man "$page" && MANPAGER=cat man --warnings -l "$page" >/dev/null; } 2>&1 )
   [ -z "$out" ] || { echo "$page: $out"; exit 1; }
 done
-echo "== tests"
+echo "== tests${SCHEDD_LONG_TESTS:+ (long tests in full)}"
+phase=$(date +%s)
 swift test --skip-build "$@"
+echo "== tests took $(( $(date +%s) - phase )) s"
 [ "$quick" = 1 ] && exit 0
 echo "== Python client and pytest plugin (pip install ./clients/python, its suite against the real daemon)"
 bash scripts/test-python.sh
