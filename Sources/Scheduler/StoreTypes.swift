@@ -168,8 +168,8 @@ public struct PushLookup: Sendable, Hashable {
 /// Durable storage behind the engine (STYLE.md §1: one seam per backend).
 ///
 /// Every method runs inside the current transaction when one is open, else in its own. Not thread-safe.
-/// Implementations: `SQLiteScheduleStore` (the daemon's, durable) and `InMemoryScheduleStore` (no disk; the
-/// reference model the SQLite store is tested against).
+/// Implementation: `SQLiteScheduleStore` (durable). There is deliberately one: a second (in-memory) store
+/// drifted from it with every schema step and was removed (docs/testing.md, "One store").
 public protocol ScheduleStore: AnyObject {
     /// Runs `body` in one transaction, committed durably before this returns; rolled back when it throws.
     /// Nested calls join the outermost transaction (group commit for batches).

@@ -49,9 +49,9 @@ final class EngineRestartPropertyTests: XCTestCase {
 
     /// Runs `ops`, restarting the engine (at the clock reading before the operation) before every operation
     /// whose index is a multiple of `restartEvery`.
-    static func run(_ ops: [(Operation, Instant)], start: Instant, restartEvery: Int?, inMemory: Bool = false) throws
+    static func run(_ ops: [(Operation, Instant)], start: Instant, restartEvery: Int?) throws
         -> (shown: [DueNotification], history: [HistoryRecord], answers: [String]) {
-        let h = inMemory ? try EngineHarness(inMemoryWithZone: .utc, now: start) : try EngineHarness(now: start)
+        let h = try EngineHarness(now: start)
         var answers: [String] = []
         var clock = start  // where the clock stands before the operation: the restart happens then
         for (index, (op, now)) in ops.enumerated() {
@@ -94,18 +94,5 @@ final class EngineRestartPropertyTests: XCTestCase {
         }
         XCTAssertGreaterThan(totalShown, 10, "the sequences exercise firing")
         XCTAssertGreaterThan(totalFailed, 0, "the sequences exercise failed deliveries")
-    }
-
-    /// Differential: the SQLite store and the in-memory reference store give the engine the same behaviour.
-    func testSQLiteStore_behavesLikeInMemoryStore() throws {
-        let start = utc(2026, 4, 1, 8)
-        for seed: UInt64 in [11, 12, 13] {
-            let ops = Self.operations(seed: seed, count: 150, start: start)
-            let sqlite = try Self.run(ops, start: start, restartEvery: nil)
-            let memory = try Self.run(ops, start: start, restartEvery: nil, inMemory: true)
-            XCTAssertEqual(sqlite.answers, memory.answers, "seed \(seed)")
-            XCTAssertEqual(sqlite.shown, memory.shown, "seed \(seed)")
-            XCTAssertEqual(sqlite.history, memory.history, "seed \(seed)")
-        }
     }
 }

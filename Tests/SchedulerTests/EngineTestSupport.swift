@@ -73,13 +73,6 @@ final class EngineHarness {
         engine = try Engine(databasePath: path, notifier: notifier, deviceZone: zone, zones: zones, now: now)
     }
 
-    /// An engine over an `InMemoryScheduleStore` (cannot be restarted).
-    init(inMemoryWithZone zone: TimeZoneRules, now: Instant) throws {
-        self.zone = zone
-        self.zones = ZoneDatabase.shared
-        engine = try Engine(store: InMemoryScheduleStore(), notifier: notifier, deviceZone: zone, zones: ZoneDatabase.shared, now: now)
-    }
-
     deinit {
         engine?.close()
         removeTree(directory)
