@@ -1,5 +1,6 @@
 import ScheddSystem
 import ScheddBus
+import ScheddService
 
 /// The daemon's own access rule (`--allow-group`, on by default with `--bus system`): a method call
 /// is served only when its sender runs as root, as the daemon's own user, or as a user that the group
@@ -65,23 +66,21 @@ final class GroupMembership {
     static func lookUp(_ uid: UInt32) -> [UInt32]? { UserDatabase.groups(ofUser: uid) }
 }
 
-/// Logs refusals rate-limited (systemd's `log_ratelimit_*`): the first refusal of each interval is
-/// logged in full, the rest only counted and summed up in the next line that is logged.
+/// Logs refusals rate-limited (systemd's `log_ratelimit_*`), one `RateLimit` per caller uid: the first
+/// refusal of a uid in each 10 s is logged in full, the rest only counted and summed up in that uid's
+/// next logged line. At most 4,096 uids are tracked (the table is forgotten past that).
 struct RateLimitedLog {
     /// One full line per uid and per 10 s.
-    static let intervalSeconds = 10
-    private var lastLogged: [UInt32: Int] = [:]
-    private var suppressed = 0
+    static let intervalSeconds: Int64 = 10
+    private var limits: [UInt32: RateLimit] = [:]
 
     /// Returns the line to log for a refusal of `uid`, or nil when it is to be counted only.
     mutating func line(for uid: UInt32, _ message: String, now: Int = SystemTime.realtimeSeconds) -> String? {
-        if let last = lastLogged[uid], now - last < Self.intervalSeconds {
-            suppressed += 1
-            return nil
+        if limits[uid] == nil {
+            if limits.count >= 4096 { limits.removeAll() }
+            limits[uid] = RateLimit(intervalMicroseconds: Self.intervalSeconds * 1_000_000, burst: 1)
         }
-        if lastLogged.count > 4096 { lastLogged.removeAll() }
-        lastLogged[uid] = now
-        defer { suppressed = 0 }
+        guard let suppressed = limits[uid]?.admit(now: Int64(now) * 1_000_000) else { return nil }
         return suppressed == 0 ? message : message + " (\(suppressed) more refusals not logged)"
     }
 }
