@@ -42,12 +42,18 @@ extension SQLiteScheduleStore {
 
     public func forgetID(app: String, id: String) throws(StoreError) {
         try sql { () throws(SQLiteError) in
-            for statement in ["DELETE FROM tombstones WHERE app = ?2 AND kind = 0 AND name = ?1",
-                              "DELETE FROM applied WHERE app = ?2 AND id = ?1",
-                              "DELETE FROM finished WHERE app = ?2 AND id = ?1"] {
+            let tombstone = try db.statement("DELETE FROM tombstones WHERE app = ?2 AND kind = 0 AND name = ?1")
+            tombstone.bind(1, id)
+            tombstone.bind(2, app)  // tombstones keep the app id as text
+            try tombstone.run()
+            // finished and applied key the app by its number. Order matters: deleting the finished row
+            // moves its digest into applied (trigger finished_forget), so applied is cleared after it.
+            let number = try lookupApp(app)
+            for statement in ["DELETE FROM finished WHERE app = ?2 AND id = ?1",
+                              "DELETE FROM applied WHERE app = ?2 AND id = ?1"] {
                 let st = try db.statement(statement)
                 st.bind(1, id)
-                st.bind(2, app)
+                st.bind(2, number)
                 try st.run()
             }
         }
