@@ -73,9 +73,13 @@ public final class ScheddBlockingClient {
         return pending
     }
 
+    /// Writes the calls sent so far, after the connection's authentication and `Hello` (whose reply it
+    /// waits for): what the caller does next overlaps the daemon's work on them.
+    public func flush() { connection.flush() }
+
     /// Waits for the reply of a call made with `send` (replies to other calls are kept for their own wait).
     public func wait<T>(_ call: PendingCall<T>) throws(ScheddError) -> T {
-        while call.result == nil, connection.process(waitingUpTo: .max) {}
+        _ = connection.process(until: { call.result != nil })
         switch call.result {
         case .success(let value): return value
         case .failure(let error): throw error

@@ -39,6 +39,9 @@ struct DaemonSession {
         try mapped { () throws(ScheddError) in try client.send(member, build, read: { m throws(BusError) in try m.readString() }) }
     }
 
+    /// Writes the calls sent so far (`ScheddBlockingClient.flush`).
+    func flush() { client.flush() }
+
     /// The answer of a call sent with `sendString`.
     func wait<T>(_ call: PendingCall<T>) throws(CommandFailure) -> T {
         try mapped { () throws(ScheddError) in try client.wait(call) }

@@ -45,6 +45,7 @@ func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode 
         let text = String(decoding: whole, as: UTF8.self)
         do {
             let push = try session.sendString("Push", { m throws(BusError) in try m.append(text) })
+            session.flush()
             warnAboutUnknownMembers(text, line: nil)  // while the daemon commits
             let answer = try session.wait(push)
             printOutcomes(try DaemonSession.json(answer, "Push"), args: args, zone: clock?.wait()?.zone)
