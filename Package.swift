@@ -70,6 +70,7 @@ let package = Package(
         // Skip-or-fail for missing test prerequisites (fail under SCHEDD_REQUIRE_REFERENCES=1, as in CI).
         .target(name: "TestPrerequisites", path: "Tests/TestPrerequisites"),
         .testTarget(name: "CalendarTests", dependencies: ["SchedCalendar", "SystemZones", "SeededRandomness", "TestPrerequisites"], path: "Tests/CalendarTests"),
+        .testTarget(name: "SystemZonesTests", dependencies: ["SystemZones", "SchedCalendar", "ScheddSystem"], path: "Tests/SystemZonesTests"),
         .testTarget(name: "ScheddSystemTests", dependencies: ["ScheddSystem"], path: "Tests/ScheddSystemTests"),
         .testTarget(name: "ScheddAppsTests", dependencies: ["ScheddApps"], path: "Tests/ScheddAppsTests"),
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "SystemZones", "ScheddCrypto", "SeededRandomness"],
