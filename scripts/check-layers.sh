@@ -14,7 +14,9 @@
 #      syscall by name (getuid, fstat, fcntl, clock_gettime, sigprocmask, socket, getenv, kill…), no
 #      `Glibc.`-qualified call (Glibc.read, Glibc.close…), no Foundation stand-in (ProcessInfo's
 #      environment, FileManager). The other libraries' own calls (sd-bus, sqlite3, libcrypto) go
-#      through their one shim each (rule 2).
+#      through their one shim each (rule 2);
+#   6. no script, doc or test starts a bus with `dbus-daemon --fork` (a forked bus outlives a killed
+#      run): buses run `--nofork`, tethered or killed by PID (docs/testing.md).
 # Run by scripts/test.sh; standalone: scripts/check-layers.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -118,6 +120,19 @@ for directory, _, files in os.walk("Sources"):
             m = call.search(code) or qualified.search(code) or foundation.search(code)
             if m:
                 problems.append(f"{full}:{number}: a system call outside the seam (ScheddSystem): {m.group(0).strip()}")
+# 6. No forked bus anywhere a bus is started (BENCHMARKS.md keeps the history of what was measured).
+for root in ["scripts", "docs", "clients", "Tests", "README.md", ".ci"]:
+    paths = [root] if os.path.isfile(root) else [os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs]
+    for full in paths:
+        if "/__pycache__/" in full or full.endswith((".pyc", ".png")) or full == "scripts/check-layers.sh":
+            continue
+        try:
+            lines = open(full, encoding="utf-8").readlines()
+        except (UnicodeDecodeError, OSError):
+            continue
+        for number, line in enumerate(lines, 1):
+            if re.search(r"dbus-daemon\b.*(?<![-\w])--fork\b", line) or re.search(r"['\"]--fork['\"]", line):
+                problems.append(f"{full}:{number}: a bus started with --fork outlives a killed run (use --nofork, tethered): {line.strip()}")
 # docs/architecture.md's target table names every non-test target with exactly its dependencies.
 doc = open("docs/architecture.md", encoding="utf-8").read()
 documented = {}
