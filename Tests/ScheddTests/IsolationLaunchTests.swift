@@ -12,29 +12,24 @@ import XCTest
 /// History `opened` says which way was used.
 final class IsolationLaunchTests: XCTestCase {
     static let app = "org.example.my-app"
-    var apps: TemporaryDesktopFiles!
-    var h: ScheddHarness!
-    var server: PythonService!
+    var desktop: DesktopDaemon!
+    var apps: TemporaryDesktopFiles { desktop.apps }
+    var h: ScheddHarness { desktop.harness }
+    var server: PythonService { desktop.server }
     var manager: ChildProcess?
     var launches = ""
 
     override func setUpWithError() throws {
-        apps = try TemporaryDesktopFiles()
-        launches = apps.directory + "/launches.jsonl"
-        let script = Build.supportFile("apps/record_launch.sh")
-        try apps.add(Self.app, "[Desktop Entry]\nType=Application\nName=My App\nExec=\(script) \(launches) --open %U\n")
-        var env = apps.environment
-        env["DBUS_SESSION_BUS_ADDRESS"] = "$BUS"
-        h = try ScheddHarness(fakeClock: "2026-03-08T05:00:00Z", daemonEnvironment: env,
-                              notifierArguments: ["--notifier", "desktop", "--notify-bus", "$BUS"])
-        server = try PythonService.notificationServer(address: h.bus.address)
+        desktop = try DesktopDaemon(fakeClock: "2026-03-08T05:00:00Z") { apps in
+            self.launches = apps.directory + "/launches.jsonl"
+            let script = Build.supportFile("apps/record_launch.sh")
+            try apps.add(Self.app, "[Desktop Entry]\nType=Application\nName=My App\nExec=\(script) \(self.launches) --open %U\n")
+        }
     }
 
     override func tearDown() {
         manager?.terminate()
-        server?.stop()
-        h?.tearDown()
-        apps?.remove()
+        desktop?.tearDown()
     }
 
     /// Pushes a notification of the app with a deep link, shows it, clicks it (with an activation
