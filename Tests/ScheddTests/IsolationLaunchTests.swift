@@ -41,12 +41,12 @@ final class IsolationLaunchTests: XCTestCase {
         XCTAssertTrue(waitUntil { !self.server.calls("Notify").isEmpty })
         let sid = try XCTUnwrap(server.calls("Notify").first?["reply"] as? Int)
         try notifyControl(h.bus.address, ["EmitActivation", "uss", "\(sid)", "tok-7", "default"])
-        XCTAssertTrue(waitFor(seconds: 30) { (try? String(contentsOfFile: self.launches, encoding: .utf8))?.hasSuffix("\n") == true },
+        XCTAssertTrue(waitUntil(30) { (try? String(contentsOfFile: self.launches, encoding: .utf8))?.hasSuffix("\n") == true },
                       "the app was not launched; daemon: \(h.daemonStderr)")
         let line = try XCTUnwrap(try? String(contentsOfFile: launches, encoding: .utf8))
         let launched = try XCTUnwrap(parseObject(line.trimmingCharacters(in: .whitespacesAndNewlines)))
         var opened: [String: Any]?
-        XCTAssertTrue(waitFor(seconds: 30) {
+        XCTAssertTrue(waitUntil(30) {
             opened = (try? self.h.history(app: Self.app))?.first { $0["event"] as? String == "opened" }
             return opened != nil
         })
@@ -59,7 +59,7 @@ final class IsolationLaunchTests: XCTestCase {
         let log = JSONLog(h.directory.file("systemd.jsonl"))
         manager = try ChildProcess(DesktopHarness.python, [Build.supportFile("isolation/fake_systemd.py"), "--address", h.bus.address,
                                                            "--log", log.path], quiet: false)
-        XCTAssertTrue(waitFor(seconds: 30) { !log.events("ready").isEmpty }, log.text)
+        XCTAssertTrue(waitUntil(30) { !log.events("ready").isEmpty }, log.text)
         let (launched, opened) = try clickAndWaitForLaunch()
 
         let call = try XCTUnwrap(log.events("StartTransientUnit").first, log.text)
