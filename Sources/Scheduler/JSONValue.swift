@@ -1,5 +1,3 @@
-import Glibc
-
 /// A JSON value (RFC 8259), objects kept in document order.
 ///
 /// Numbers keep the literal text as written, so integers of any size survive exactly and a
@@ -135,11 +133,7 @@ extension JSONValue {
         var a = a, b = b
         return a.withUTF8 { pa in
             b.withUTF8 { pb in
-                let common = min(pa.count, pb.count)
-                if common > 0, let x = pa.baseAddress, let y = pb.baseAddress {
-                    let c = memcmp(x, y, common)
-                    if c != 0 { return c < 0 }
-                }
+                for i in 0..<min(pa.count, pb.count) where pa[i] != pb[i] { return pa[i] < pb[i] }
                 return pa.count < pb.count
             }
         }
