@@ -152,22 +152,28 @@ public final class GroupCommit {
             }
             return Applied(answer: .strings(answers.map { $0 ?? errorJSON("not processed") }), pushOutcomes: applied)
         case .track(let event, let data):
-            let ids = try engine.track(event: event, app: app, dataJSON: data, now: now)
-            return Applied(answer: .cancelled(ids), cancelled: ids, reason: "event:\(event)")
+            let result = try engine.trackReporting(event: event, app: app, dataJSON: data, now: now)
+            return Applied(answer: .cancelled(result.cancelled, unlisted: result.unlisted), cancelled: result.cancelled,
+                           unlisted: result.unlisted, reason: "event:\(event)")
         case .cancel(let id):
             let ids = try engine.cancel(id: id, app: app, now: now)
             return Applied(answer: .cancelled(ids), cancelled: ids, reason: "cli")
         case .cancelRun(let run):
-            let ids = try engine.cancel(run: run, app: app, now: now)
-            return Applied(answer: .cancelled(ids), cancelled: ids, reason: "run")
+            let result = try engine.cancelReporting(run: run, app: app, now: now)
+            return Applied(answer: .cancelled(result.cancelled, unlisted: result.unlisted), cancelled: result.cancelled,
+                           unlisted: result.unlisted, reason: "run")
         }
     }
 
     private func announce(_ applied: Applied, app: String) {
         for outcome in applied.pushOutcomes {
-            if let ids = outcome.cancelled { announcer.announceCancelled(ids, reason: "push", app: app) }
+            if let ids = outcome.cancelled {
+                announcer.announceCancelled(ids, unlisted: outcome.cancelledUnlisted, reason: "push", app: app)
+            }
         }
-        if !applied.cancelled.isEmpty { announcer.announceCancelled(applied.cancelled, reason: applied.reason, app: app) }
+        if !applied.cancelled.isEmpty {
+            announcer.announceCancelled(applied.cancelled, unlisted: applied.unlisted, reason: applied.reason, app: app)
+        }
     }
 
     /// The reply of one applied write, and what to announce once it is committed.
@@ -175,6 +181,7 @@ public final class GroupCommit {
         var answer: CallAnswer
         var pushOutcomes: [PushOutcome] = []
         var cancelled: [String] = []
+        var unlisted = 0
         var reason = ""
     }
 }

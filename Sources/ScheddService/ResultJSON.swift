@@ -17,7 +17,9 @@ extension JSONValue {
     public init(outcome: PushOutcome) {
         var members = [JSONMember(outcome.isRun ? "run" : "id", .string(outcome.id)),
                        JSONMember("status", .string(outcome.status.rawValue)), JSONMember("next", .instant(outcome.next))]
-        if let cancelled = outcome.cancelled { members += Self.boundedIDs("cancelled", cancelled, more: "more") }
+        if let cancelled = outcome.cancelled {
+            members += Self.boundedIDs("cancelled", cancelled, more: "more", unlisted: outcome.cancelledUnlisted)
+        }
         if let closed = outcome.closed { members += Self.boundedIDs("closed", closed, more: "closedMore") }
         self = .object(members)
     }
@@ -28,16 +30,19 @@ extension JSONValue {
     /// when ids were left out, `"more": N` (cancelled) and `"closedMore": N` say how many.
     public init(cancel result: CancelResult, name: String, byRun: Bool) {
         var members = [JSONMember(byRun ? "run" : "id", .string(name))]
-        members += Self.boundedIDs("cancelled", result.cancelled, more: "more")
+        members += Self.boundedIDs("cancelled", result.cancelled, more: "more", unlisted: result.unlisted)
         members += Self.boundedIDs("closed", result.closed, more: "closedMore")
         self = .object(members)
     }
 
     /// `key: [ids]` with at most one reply's worth of ids, and `more: N` when N were left out.
-    public static func boundedIDs(_ key: String, _ ids: [String], more: String) -> [JSONMember] {
-        let listed = boundedPrefix(ids)
+    /// `unlisted`: more ids left out beyond `ids` (a cancellation job's), counted in `more`.
+    public static func boundedIDs(_ key: String, _ ids: [String], more: String, unlisted: Int = 0,
+                                  maxRows: Int = ReplyBounds.maxRows) -> [JSONMember] {
+        let listed = boundedPrefix(ids, maxRows: maxRows)
         var members = [JSONMember(key, .array(ids.prefix(listed).map(JSONValue.string)))]
-        if listed < ids.count { members.append(JSONMember(more, .number(String(ids.count - listed)))) }
+        let left = ids.count - listed + unlisted
+        if left > 0 { members.append(JSONMember(more, .number(String(left)))) }
         return members
     }
 

@@ -82,6 +82,8 @@ public final class Engine {
     public var isAdvancing: Bool { sliceStart != nil }
     /// The earliest instant a snoozed notification is to be shown again (cached from the store).
     var snoozeDue: Instant?
+    /// What settling covered schedules (Engine_CancelJobs.swift) found possibly on screen, closed after the commit.
+    var settledCloses: [(app: String, id: String, reason: String)] = []
 
     /// The zone floating schedules currently follow.
     public internal(set) var deviceZone: TimeZoneRules
@@ -164,8 +166,9 @@ public final class Engine {
 
     /// Number of pending schedules of `app` (nil: of every app), from the store's kept counts: O(log apps)
     /// on SQLite, whatever the number of schedules (`PendingCount`, the `list` footer).
+    /// Schedules a cancellation job still covers are not counted (they are cancelled as far as callers see).
     public func pendingCount(app: String?) throws(EngineError) -> Int {
-        try storage { () throws(StoreError) in try store.pendingCount(app: app) }
+        try storage { () throws(StoreError) in try store.pendingCount(app: app) - store.coveredRemaining(app: app) }
     }
 
     /// Pending schedules of `app` by next due, paged; `app` nil lists every app's (`list --all-apps`).

@@ -24,6 +24,11 @@ extension Engine {
         try Self.checkName(id, "id", maxBytes: PushDecoder.maxIdBytes)
         return try storage { () throws(StoreError) -> BlockingTombstone? in
             let keep = Self.tombstoneRetentionSeconds
+            // Covered by a cancellation job of an event: the tombstone its slice will leave.
+            if store.cancelJobsMayExist, let s = try store.schedule(app: app, id: id),
+               let job = try store.coveringJob(app: app, id: id, key: s.key), job.kind == .event {
+                return BlockingTombstone(kind: .id, name: id, at: job.at, reason: job.reason, keptUntil: job.at.adding(seconds: keep))
+            }
             if let at = try store.tombstoneCreated(app: app, .id, id) {
                 let cancel = try store.lastCancel(app: app, id: id)
                 return BlockingTombstone(kind: .id, name: id, at: at,
@@ -45,6 +50,8 @@ extension Engine {
         try Self.checkName(id, "id", maxBytes: PushDecoder.maxIdBytes)
         return try storage { () throws(StoreError) -> Bool in
             try store.transaction { () throws(StoreError) -> Bool in
+                // Covered by a cancellation job: cancelled first, as if the job had reached it.
+                if store.cancelJobsMayExist, let s = try store.schedule(app: app, id: id) { _ = try settleCovered(s) }
                 let had = try store.tombstoneCreated(app: app, .id, id) != nil
                 if had { try store.forgetID(app: app, id: id) }
                 return had

@@ -23,6 +23,8 @@ public final class SQLiteScheduleStore: ScheduleStore {
     var appNumbers: [String: Int64] = [:]
     var appNames: [Int64: String] = [:]
     var lastApp: (name: String, n: Int64)?
+    /// The highest bound of the cancellation jobs (nil: none exists; SQLiteScheduleStore_CancelJobs.swift).
+    var cancelJobFloor: Int64?
     /// History records kept per app (CONTRACT §5), enforced by `appendHistory` in the inserting transaction.
     public var historyLimitPerApp = HistoryRetention.standard.maxRecords
     /// Whether the previous run ended without closing the database (its write-ahead log was still there
@@ -73,6 +75,7 @@ public final class SQLiteScheduleStore: ScheduleStore {
         }
         do {
             try StoreSchema.migrate(db)
+            try refreshCancelJobs()
         } catch {
             db.close()
             throw error
@@ -181,11 +184,17 @@ public final class SQLiteScheduleStore: ScheduleStore {
     public func insert(_ s: StoredSchedule) throws(StoreError) -> Int64 {
         try sql { () throws(SQLiteError) -> Int64 in
             let app = try internApp(s.app)
-            let st = try db.statement("""
+            // While a cancellation job exists, above its bound: a schedule stored after the call is not covered.
+            let explicitKey = try cancelJobFloor == nil ? nil : keyAboveCancelJobs()
+            let st = try db.statement(explicitKey == nil ? """
                 INSERT INTO schedules(app, id, next_due, kind, digest, title, body, data, zone, until_zone, detail) \
                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                """ : """
+                INSERT INTO schedules(app, id, next_due, kind, digest, title, body, data, zone, until_zone, detail, key) \
+                VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
                 """)
             StoreRowCoding.bind(s, app: app, detail: StoreRowCoding.detail(of: s), to: st)
+            if let explicitKey { st.bind(12, explicitKey) }
             try st.run()
             let key = db.lastInsertRowid
             if !s.cancelOn.isEmpty {
