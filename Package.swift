@@ -40,7 +40,7 @@ let package = Package(
         // procfs reads; no bus (the daemon hands it bus-verified PIDs).
         .target(name: "ScheddApps", dependencies: ["ScheddSystem", "Scheduler"], path: "Sources/ScheddApps"),
         // UnifiedPush connector: RFC 8188/8291 decryption (libcrypto through ScheddCrypto), registrations.
-        .target(name: "ScheddPush", dependencies: ["ScheddCrypto", "SchedCalendar", "Scheduler", "ScheddBus", "CSchedBus"],
+        .target(name: "ScheddPush", dependencies: ["ScheddCrypto", "SchedCalendar", "Scheduler", "ScheddBus", "CSchedBus", "ScheddProtocol"],
                 path: "Sources/ScheddPush"),
         .target(name: "Scheduler", dependencies: ["SchedCalendar", "CSQLite", "ScheddCrypto", "ScheddSystem"], path: "Sources/Scheduler"),
         .target(name: "CSchedBus", dependencies: ["CSystemd"], path: "Sources/CSchedBus"),

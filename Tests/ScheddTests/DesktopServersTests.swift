@@ -143,7 +143,7 @@ final class DesktopServersTests: XCTestCase {
 
         XCTAssertTrue(waitUntil(5) { !self.blankScreen(display, work) }, "\(server) drew nothing on the X screen")
         if let dir = ProcessInfo.processInfo.environment["SCHEDD_SERVER_SCREENSHOTS"] {
-            usleep(700_000)  // fade-in animations
+            XCTAssertTrue(waitForStillScreen(display, scratch: work.file("still.png")), "\(server) kept redrawing")
             let (shot, _) = try DesktopHarness.run("/usr/bin/import", ["-display", display, "-window", "root", "-trim", "+repage",
                                                                       "\(dir)/\(server).png"])
             XCTAssertEqual(shot, 0, "import failed")
@@ -161,6 +161,8 @@ final class DesktopServersTests: XCTestCase {
         if removesTheBubbleOnClose {
             XCTAssertTrue(waitUntil(5) { self.blankScreen(display, work) }, "\(server) still shows something after the close")
         } else {
+            // A fixed wait on purpose: this proves that nothing happens (the bubble stays after the
+            // close), and the absence of an event has no signal to wait for.
             usleep(2_000_000)
             XCTAssertFalse(blankScreen(display, work), "\(server) now removes its bubble on close: update docs/desktop.md and this test")
         }

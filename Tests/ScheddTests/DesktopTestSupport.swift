@@ -233,6 +233,25 @@ final class TemporaryDesktopFiles {
     func remove() { try? FileManager.default.removeItem(atPath: directory) }
 }
 
+/// Waits (up to `seconds`) until the X screen `display` holds still: two screenshots in a row (ImageMagick
+/// `import`) with the same pixels (`convert -format %#`, a hash of the pixels alone, not of the PNG's
+/// time stamps). Then a drawing and its animations (a fade-in) are finished and a screenshot shows
+/// the notification as it stays. False when it kept changing, or `import` failed.
+func waitForStillScreen(_ display: String, scratch: String, seconds: Double = 10) -> Bool {
+    func pixels() -> String? {
+        guard let shot = try? DesktopHarness.run("/usr/bin/import", ["-display", display, "-window", "root", scratch]),
+              shot.0 == 0, let hash = try? runProcess("/usr/bin/convert", [scratch, "-format", "%#", "info:"]),
+              hash.status == 0 else { return nil }
+        return hash.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    var previous = pixels()
+    return waitUntil(seconds) {
+        let now = pixels()
+        defer { previous = now }
+        return now != nil && now == previous
+    }
+}
+
 /// Polls `condition` every 20 ms for up to `seconds`.
 func waitUntil(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
