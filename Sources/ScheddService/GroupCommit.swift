@@ -166,11 +166,12 @@ public final class GroupCommit {
         case .pushBatch(let valid, var answers):
             // Each push on its own: one the engine rejects (over the quota) changes nothing, the others apply.
             var applied: [PushOutcome] = []
+            var budget = IDBudget()  // the ids listed across the whole reply, not per entry (CONTRACT §9)
             for (item, result) in zip(valid, try engine.pushEach(valid.map(\.push), app: app, now: now)) {
                 switch result {
                 case .success(let outcomes):
                     applied += outcomes
-                    answers[item.index] = outcomesJSON(outcomes)
+                    answers[item.index] = outcomesJSON(outcomes, budget: &budget)
                 case .failure(let error):
                     answers[item.index] = errorJSON(error.message)
                 }
@@ -214,12 +215,18 @@ public final class GroupCommit {
 /// A push's outcomes as the JSON array a `Push` answers: `JSONValue(outcome:)` of each, serialized
 /// (written straight into bytes: `JSONValue.writeOutcome`).
 public func outcomesJSON(_ outcomes: [PushOutcome]) -> String {
+    var budget = IDBudget()
+    return outcomesJSON(outcomes, budget: &budget)
+}
+
+/// `outcomesJSON` listing at most what is left of `budget` (a PushBatch reply's, shared by its entries).
+func outcomesJSON(_ outcomes: [PushOutcome], budget: inout IDBudget) -> String {
     var out: [UInt8] = []
     out.reserveCapacity(96 * outcomes.count + 2)
     out.append(UInt8(ascii: "["))
     for (i, outcome) in outcomes.enumerated() {
         if i > 0 { out.append(UInt8(ascii: ",")) }
-        JSONValue.writeOutcome(outcome, into: &out)
+        JSONValue.writeOutcome(outcome, budget: &budget, into: &out)
     }
     out.append(UInt8(ascii: "]"))
     return String(decoding: out, as: UTF8.self)
