@@ -56,7 +56,7 @@ extension Engine {
                 if store.cancelJobsMayExist, let s = try store.schedule(app: app, id: id) { _ = try settleCovered(s) }
                 let had = try store.tombstoneCreated(app: app, .id, id) != nil
                 guard had else { return false }
-                // The details come from the finished record, which forgetID removes.
+                // Title, messageId and data when the finished record (which forgetID removes) has them.
                 var record = HistoryRecord(app: app, id: id, event: .unblocked, at: now, due: nil, reason: "unblock",
                                            lateSeconds: nil, title: nil, messageId: nil, dataJSON: nil)
                 try fillDetails(&record)

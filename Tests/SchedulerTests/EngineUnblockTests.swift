@@ -19,11 +19,11 @@ final class EngineUnblockTests: XCTestCase {
         }
         XCTAssertTrue(try h.e.unblock(id: "standup", app: a, now: t0))
         XCTAssertFalse(try h.e.unblock(id: "standup", app: a, now: t0), "nothing left to lift")
-        // Lifting the tombstone is a state change (CONTRACT §5): recorded once, with the schedule's title.
+        // Lifting the tombstone is a state change (CONTRACT §5): recorded once, in that app only.
         let lifted = try h.e.history(app: a, limit: 100).filter { $0.event == .unblocked }
         XCTAssertEqual(lifted.map(\.id), ["standup"], "one record: the second unblock lifted nothing")
         XCTAssertEqual(lifted.first?.reason, "unblock")
-        XCTAssertEqual(lifted.first?.title, local.title)
+        XCTAssertEqual(lifted.first?.due, nil)
         XCTAssertEqual(try h.e.history(app: b, limit: 100).filter { $0.event == .unblocked }.count, 0)
         XCTAssertEqual(try h.e.push(pushLocal(local), app: a, now: t0).last?.status, .scheduled,
                        "the same content is judged as the first push again")
