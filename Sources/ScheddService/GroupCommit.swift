@@ -141,11 +141,12 @@ public final class GroupCommit {
         case .pushBatch(let valid, var answers):
             // Each push on its own: one the engine rejects (over the quota) changes nothing, the others apply.
             var applied: [PushOutcome] = []
+            var budget = IDBudget()  // the ids listed across the whole reply, not per entry (CONTRACT §9)
             for (item, result) in zip(valid, try engine.pushEach(valid.map(\.push), app: app, now: now)) {
                 switch result {
                 case .success(let outcomes):
                     applied += outcomes
-                    answers[item.index] = outcomesJSON(outcomes)
+                    answers[item.index] = outcomesJSON(outcomes, budget: &budget)
                 case .failure(let error):
                     answers[item.index] = errorJSON(error.message)
                 }
@@ -188,7 +189,16 @@ public final class GroupCommit {
 
 /// A push's outcomes as the JSON array a `Push` answers.
 public func outcomesJSON(_ outcomes: [PushOutcome]) -> String {
-    JSONValue.array(outcomes.map(JSONValue.init(outcome:))).serialized()
+    var budget = IDBudget()
+    return outcomesJSON(outcomes, budget: &budget)
+}
+
+/// `outcomesJSON` listing at most what is left of `budget` (a PushBatch reply's, shared by its entries).
+func outcomesJSON(_ outcomes: [PushOutcome], budget: inout IDBudget) -> String {
+    var values: [JSONValue] = []
+    values.reserveCapacity(outcomes.count)
+    for outcome in outcomes { values.append(JSONValue(outcome: outcome, budget: &budget)) }
+    return JSONValue.array(values).serialized()
 }
 
 /// `{"error": message}`, a rejected entry's answer in a `PushBatch`.
