@@ -42,7 +42,7 @@ let package = Package(
         // procfs reads; no bus (the daemon hands it bus-verified PIDs).
         .target(name: "ScheddApps", dependencies: ["ScheddSystem", "Scheduler"], path: "Sources/ScheddApps"),
         // UnifiedPush connector: RFC 8188/8291 decryption (libcrypto through ScheddCrypto), registrations.
-        .target(name: "ScheddPush", dependencies: ["ScheddCrypto", "SchedCalendar", "Scheduler", "ScheddBus", "CSchedBus"],
+        .target(name: "ScheddPush", dependencies: ["ScheddCrypto", "SchedCalendar", "Scheduler", "ScheddBus", "CSchedBus", "ScheddProtocol"],
                 path: "Sources/ScheddPush"),
         .target(name: "Scheduler", dependencies: ["SchedCalendar", "CSQLite", "ScheddCrypto", "ScheddSystem"], path: "Sources/Scheduler"),
         .target(name: "CSchedBus", dependencies: ["CSystemd"], path: "Sources/CSchedBus"),
@@ -75,6 +75,7 @@ let package = Package(
         // Skip-or-fail for missing test prerequisites (fail under SCHEDD_REQUIRE_REFERENCES=1, as in CI).
         .target(name: "TestPrerequisites", path: "Tests/TestPrerequisites"),
         .testTarget(name: "CalendarTests", dependencies: ["SchedCalendar", "SystemZones", "SeededRandomness", "TestPrerequisites"], path: "Tests/CalendarTests"),
+        .testTarget(name: "SystemZonesTests", dependencies: ["SystemZones", "SchedCalendar", "ScheddSystem"], path: "Tests/SystemZonesTests"),
         .testTarget(name: "ScheddSystemTests", dependencies: ["ScheddSystem"], path: "Tests/ScheddSystemTests"),
         .testTarget(name: "ScheddAppsTests", dependencies: ["ScheddApps"], path: "Tests/ScheddAppsTests"),
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "SystemZones", "ScheddCrypto", "SeededRandomness"],

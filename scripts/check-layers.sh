@@ -6,9 +6,17 @@
 #      target may declare an executable it runs without importing it);
 #   2. only the shims import the C libraries' modules (CSQLite, CSystemd, CSchedBus, CCrypto,
 #      CLinuxProcess): SQLiteShim.swift, the ScheddBus shims, CryptoShim.swift, ScheddSystem;
-#   3. the pure layers (SchedCalendar, Scheduler) read no environment, have no global zone
-#      database, and import no Glibc/Foundation;
-#   4. docs/architecture.md's target table lists every target with exactly its dependencies.
+#   3. the pure layers (SchedCalendar, Scheduler) read no environment (getenv, nor ScheddSystem's
+#      CurrentProcess.environment), no system clock (SystemTime), have no global zone database, and
+#      import no Glibc/Foundation;
+#   4. docs/architecture.md's target table lists every target with exactly its dependencies;
+#   5. no Swift file in Sources/ makes a system call outside the seam (Sources/ScheddSystem): no
+#      syscall by name (getuid, fstat, fcntl, clock_gettime, sigprocmask, socket, getenv, kill…), no
+#      `Glibc.`-qualified call (Glibc.read, Glibc.close…), no Foundation stand-in (ProcessInfo's
+#      environment, FileManager). The other libraries' own calls (sd-bus, sqlite3, libcrypto) go
+#      through their one shim each (rule 2);
+#   6. no script, doc or test starts a bus with `dbus-daemon --fork` (a forked bus outlives a killed
+#      run): buses run `--nofork`, tethered or killed by PID (docs/testing.md).
 # Run by scripts/test.sh; standalone: scripts/check-layers.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -73,8 +81,58 @@ for pure in ["Sources/Calendar", "Sources/Scheduler"]:
         for file in files:
             full = os.path.join(directory, file)
             for number, line in enumerate(open(full, encoding="utf-8"), 1):
-                if re.search(r"ZoneDatabase\.shared|getenv|^\s*import\s+(Glibc|Foundation|Darwin)\b", line):
+                if re.search(r"ZoneDatabase\.shared|getenv|CurrentProcess\.(set|unset)?[eE]nvironment|SystemTime\.|^\s*import\s+(Glibc|Foundation|Darwin)\b", line):
                     problems.append(f"{full}:{number}: the pure layers read no environment: {line.strip()}")
+# 5. System calls only in the seam. A name of this list called as a free function (not `.name(` nor
+# `func name(`) outside Sources/ScheddSystem is a syscall outside the seam; so is any call written
+# `Glibc.name(` (how Swift reaches read/write/close/open/poll, whose bare names are also methods).
+# Glibc constants and types (errno values, uid_t) stay allowed: they are values, not calls.
+syscalls = ("getuid geteuid getgid getegid getpid getppid getpgrp setsid setpgid getgroups getgrouplist "
+            "getpwnam getpwnam_r getpwuid getpwuid_r getgrnam getgrnam_r "
+            "openat creat stat fstat lstat fstatat statfs fstatfs fcntl ioctl dup dup2 dup3 pipe pipe2 "
+            "lseek pread pwrite readv writev fsync fdatasync ftruncate truncate mkdir mkdirat rmdir unlink "
+            "unlinkat rename renameat link symlink readlink readlinkat chmod fchmod chown fchown umask access "
+            "faccessat opendir fdopendir readdir closedir mkdtemp mkstemp realpath chdir getcwd "
+            "ppoll select epoll_create1 epoll_ctl epoll_wait eventfd timerfd_create timerfd_settime "
+            "inotify_init1 inotify_add_watch kill raise sigaction sigprocmask pthread_sigmask sigtimedwait "
+            "sigwaitinfo sigsuspend fork vfork execve execv execvp posix_spawn posix_spawnp waitpid waitid "
+            "pidfd_open pidfd_send_signal socket socketpair bind listen accept accept4 connect sendto sendmsg "
+            "recvfrom recvmsg shutdown getsockopt setsockopt clock_gettime clock_settime gettimeofday "
+            "nanosleep usleep sleep getenv secure_getenv setenv unsetenv putenv clearenv sysconf getrandom "
+            "mmap munmap isatty").split()
+call = re.compile(r"(?<![A-Za-z0-9_.])(" + "|".join(syscalls) + r")\s*\(")
+qualified = re.compile(r"\bGlibc\.(?!errno\b)[a-z_][A-Za-z0-9_]*\s*\(")
+foundation = re.compile(r"\bProcessInfo\.processInfo\.environment\b|\bFileManager\b")
+for directory, _, files in os.walk("Sources"):
+    for file in files:
+        full = os.path.join(directory, file)
+        if not file.endswith(".swift") or full.startswith("Sources/ScheddSystem/"):
+            continue
+        lines = open(full, encoding="utf-8").readlines()
+        # Only a file that imports the C library can call it (the names bind, select, stat… are also
+        # the store's and the bus's own methods elsewhere).
+        if not any(re.match(r"\s*import\s+(Glibc|Foundation|Darwin)\b", l) for l in lines):
+            continue
+        for number, line in enumerate(lines, 1):
+            code = re.sub(r'//.*$|"(?:[^"\\]|\\.)*"', '""', line)
+            if re.search(r"\bfunc\s+(" + "|".join(syscalls) + r")\b", code):
+                continue
+            m = call.search(code) or qualified.search(code) or foundation.search(code)
+            if m:
+                problems.append(f"{full}:{number}: a system call outside the seam (ScheddSystem): {m.group(0).strip()}")
+# 6. No forked bus anywhere a bus is started (BENCHMARKS.md keeps the history of what was measured).
+for root in ["scripts", "docs", "clients", "Tests", "README.md", ".ci"]:
+    paths = [root] if os.path.isfile(root) else [os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs]
+    for full in paths:
+        if "/__pycache__/" in full or full.endswith((".pyc", ".png")) or full == "scripts/check-layers.sh":
+            continue
+        try:
+            lines = open(full, encoding="utf-8").readlines()
+        except (UnicodeDecodeError, OSError):
+            continue
+        for number, line in enumerate(lines, 1):
+            if re.search(r"dbus-daemon\b.*(?<![-\w])--fork\b", line) or re.search(r"['\"]--fork['\"]", line):
+                problems.append(f"{full}:{number}: a bus started with --fork outlives a killed run (use --nofork, tethered): {line.strip()}")
 # docs/architecture.md's target table names every non-test target with exactly its dependencies.
 doc = open("docs/architecture.md", encoding="utf-8").read()
 documented = {}
@@ -98,5 +156,5 @@ for target in package["targets"]:
 if problems:
     print("\n".join(problems))
     sys.exit(1)
-print("layers: every target imports exactly what it declares (as docs/architecture.md says); C modules only in their shims")
+print("layers: every target imports exactly what it declares (as docs/architecture.md says); C modules only in their shims; system calls only in ScheddSystem")
 PY

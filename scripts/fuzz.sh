@@ -10,14 +10,27 @@
 # repository). Exits non-zero if any run finds a crash, hang (> 5 s per input), leak or OOM, and
 # prints the reproducer's path and the command that replays it.
 #
-# Environment: FUZZ_WORK (scratch dir, default /tmp/schedd-fuzz), FUZZ_BUILD (objects and
-# binaries, default .build-fuzz), FUZZ_RSS_MB (default 2048), FUZZ_ARGS (extra libFuzzer flags).
+# Environment: FUZZ_WORK (scratch dir; default a fresh `mktemp -d` directory, removed at exit unless a
+# run found something — then it is kept and named — while a FUZZ_WORK you give is kept, so later runs
+# continue from its corpus), FUZZ_BUILD (objects and binaries, default .build-fuzz), FUZZ_RSS_MB
+# (default 2048), FUZZ_ARGS (extra libFuzzer flags).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 TARGET=${1:-all}
 SECONDS_PER=${2:-60}
-WORK=${FUZZ_WORK:-/tmp/schedd-fuzz}
+if [[ -n "${FUZZ_WORK:-}" ]]; then
+    WORK=$FUZZ_WORK KEEP_WORK=1
+else
+    WORK=$(mktemp -d "${TMPDIR:-/tmp}/schedd-fuzz-XXXXXX") KEEP_WORK=0
+fi
+# A scratch directory of our own goes at exit (also on ^C or a failed build); one with a reproducer
+# or a failed run's log stays, and is named.
+cleanup() {
+    [[ $KEEP_WORK -eq 0 && -d "$WORK" ]] || return 0
+    if [[ ${status:-0} -eq 0 ]]; then rm -rf "$WORK"; else echo "fuzz: kept $WORK (reproducers and logs)"; fi
+}
+trap cleanup EXIT
 BUILD=${FUZZ_BUILD:-$ROOT/.build-fuzz}
 RSS_MB=${FUZZ_RSS_MB:-2048}
 

@@ -1,4 +1,5 @@
 import Glibc
+import ScheddSystem
 
 /// What the bus driver says of a connection (`org.freedesktop.DBus.GetConnectionCredentials`), asked
 /// asynchronously: the uid and pid the kernel reported when the peer connected (SO_PEERCRED), and the
@@ -34,7 +35,7 @@ extension BusConnection {
                     try Self.read(reply, into: &creds)
                     completion(.success(creds))
                 } catch {
-                    if let fd = creds.pidfd { Glibc.close(fd) }
+                    if let fd = creds.pidfd { FileDescriptor(rawValue: fd).close() }
                     completion(.failure(error))
                 }
             }

@@ -1,6 +1,7 @@
 // Every sd_bus_message_* and sd_bus_creds_* call lives in this file (connections: SDBusShim.swift).
 import CSystemd
 import Glibc
+import ScheddSystem
 
 /// A borrowed `sd_bus_message *`: read arguments in order, append arguments in order. Valid only while
 /// the callback or call that handed it out runs (keep a call with `deferReply()`).
@@ -78,9 +79,11 @@ public struct BusMessage {
     /// caller; the message's own copy closes with the message.
     public func readFileDescriptor() throws(BusError) -> Int32 {
         let fd: Int32 = try required("h", Int32(-1))
-        let copy = fcntl(fd, F_DUPFD_CLOEXEC, 3)
-        if copy < 0 { throw BusError(operation: "keep a descriptor passed with \(member)", errno: Glibc.errno) }
-        return copy
+        do throws(Errno) {
+            return try FileDescriptor(rawValue: fd).duplicateCloseOnExec().rawValue
+        } catch {
+            throw BusError(operation: "keep a descriptor passed with \(member)", errno: error.rawValue)
+        }
     }
 
     /// Enters a variant whose contents are `signature`.

@@ -1,6 +1,7 @@
 // Every sd_event_* call of schedd lives in this file (STYLE §2: one shim, one prefix).
 import CSystemd
 import Glibc
+import ScheddSystem
 
 /// A Swift closure handed to sd-event as userdata; kept alive by the `EventLoop` that owns it.
 final class EventCallback {
@@ -79,10 +80,7 @@ public final class EventLoop {
 
     /// Handles `signal` in the loop (blocks it for the process first, as sd-event requires).
     public func addSignal(_ signal: Int32, _ action: @escaping () -> Void) throws(BusError) {
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, signal)
-        sigprocmask(SIG_BLOCK, &set, nil)
+        Signals.block([signal])
         let callback = keep(action)
         var source: OpaquePointer?
         try check(sd_event_add_signal(handle, &source, signal,
@@ -134,9 +132,7 @@ public final class EventLoop {
     public func now(_ clock: EventClock) -> UInt64 {
         var now: UInt64 = 0
         if sd_event_now(handle, clock.id, &now) < 0 {
-            var spec = timespec()
-            clock_gettime(clock.id, &spec)
-            return UInt64(spec.tv_sec) * 1_000_000 + UInt64(spec.tv_nsec / 1000)
+            return UInt64(clock == .realtime ? SystemTime.realtimeMicroseconds : SystemTime.monotonicMicroseconds)
         }
         return now
     }

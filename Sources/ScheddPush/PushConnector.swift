@@ -1,6 +1,7 @@
 import CSchedBus
 import SchedCalendar
 import ScheddBus
+import ScheddProtocol
 import Scheduler
 
 /// schedd as a UnifiedPush connector (D-Bus spec DBUS_0.3.0) for every app that registers through it.
@@ -86,7 +87,7 @@ public final class PushConnector {
     public static let distributorPath = "/org/unifiedpush/Distributor"
     public static let distributor2 = "org.unifiedpush.Distributor2"
     /// schedd's interface for apps.
-    public static let interface = "org.schedd.UnifiedPush1"
+    public static let interface = UnifiedPushNames.interface
     /// How long an app's Register call waits for the endpoint before it is answered without one.
     static let endpointWaitMicroseconds: UInt64 = 10_000_000
     /// Bound of a Register/Unregister call to a distributor (KUnifiedPush answers Register only once

@@ -45,6 +45,8 @@ public final class Delivery {
     public var logLateFailure: (DueNotification, String) -> Void = { _, _ in }
     /// After each idle maintenance step (the daemon re-syncs its tzdata watches).
     public var afterMaintenance: () -> Void = {}
+    /// After every settle (the sliced-cancellation part goes on with a job under way).
+    public var afterSettle: () -> Void = {}
 
     public init(engine: @escaping () -> Engine, clock: ServiceClock, storage: StorageMonitor, log: ServiceLog) {
         self.engine = engine; self.clock = clock; self.storage = storage; self.log = log
@@ -63,6 +65,7 @@ public final class Delivery {
         guard mode == nil else { return }
         maintainWhenIdle(now: now)
         armTimer?(storage.wakeUp(nextDue: engine().nextDue))
+        afterSettle()
     }
 
     /// The due timer fired: time passed normally, so what is due fires on time (history `late` 0),

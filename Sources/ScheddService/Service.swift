@@ -27,9 +27,10 @@ public enum CallAnswer: Sendable, Equatable {
 
     /// The bounded answer for `ids` cancelled: at most `ReplyBounds.maxRows` ids and `maxBytes` bytes.
     /// O(ids listed).
-    public static func cancelled(_ ids: [String]) -> CallAnswer {
+    public static func cancelled(_ ids: [String], unlisted: Int = 0) -> CallAnswer {
         let listed = boundedPrefix(ids)
-        return .cancelled(count: UInt32(clamping: ids.count), ids: Array(ids.prefix(listed)), more: listed < ids.count)
+        return .cancelled(count: UInt32(clamping: ids.count + unlisted), ids: Array(ids.prefix(listed)),
+                          more: listed < ids.count || unlisted > 0)
     }
 }
 
@@ -126,7 +127,7 @@ public final class Service {
 
     static func decodePush(_ text: String, zones: any ZoneResolver) throws(ServiceFailure) -> Push {
         do {
-            return try PushDecoder.decode(Array(text.utf8), zones: zones)
+            return try PushDecoder.decode(text.utf8, zones: zones)  // the string's own bytes, not a copy
         } catch {
             throw ServiceFailure(.invalidPush, error.message)
         }
@@ -144,7 +145,7 @@ public final class Service {
                 byRun ? try engine().cancelReporting(run: name, app: app, now: now)
                     : try engine().cancelReporting(id: name, app: app, now: now)
             }
-            announcer.announceCancelled(result.cancelled, reason: byRun ? "run" : "cli", app: app)
+            announcer.announceCancelled(result.cancelled, unlisted: result.unlisted, reason: byRun ? "run" : "cli", app: app)
             return .string(JSONValue(cancel: result, name: name, byRun: byRun).serialized())
         case .list(let limit, let offset):
             return .string(try legacyList(app: try requireCaller(caller, method).app, limit: limit, offset: offset))
@@ -244,7 +245,9 @@ public final class Service {
             throw error
         }
         for outcome in outcomes {
-            if let ids = outcome.cancelled { announcer.announceCancelled(ids, reason: "push", app: app) }
+            if let ids = outcome.cancelled {
+                announcer.announceCancelled(ids, unlisted: outcome.cancelledUnlisted, reason: "push", app: app)
+            }
         }
         return outcomesJSON(outcomes)
     }

@@ -34,4 +34,12 @@ public struct LoopTriggerError: Error, Sendable, CustomStringConvertible {
 /// daemon's announcer logs one summary line and emits the signals (bounded: `Announcements`).
 public protocol CancelAnnouncer: AnyObject {
     func announceCancelled(_ ids: [String], reason: String, app: String)
+    /// `ids` were cancelled and `unlisted` more (a cancellation job's, cancelled in slices after the answer).
+    func announceCancelled(_ ids: [String], unlisted: Int, reason: String, app: String)
+}
+
+extension CancelAnnouncer {
+    public func announceCancelled(_ ids: [String], unlisted: Int, reason: String, app: String) {
+        announceCancelled(ids, reason: reason, app: app)
+    }
 }

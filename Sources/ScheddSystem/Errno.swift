@@ -21,6 +21,8 @@ public struct Errno: Error, Hashable, Sendable, RawRepresentable, CustomStringCo
     public static let interrupted = Errno(rawValue: EINTR)
     /// `EIO`.
     public static let ioError = Errno(rawValue: EIO)
+    /// `EBADF`.
+    public static let badFileDescriptor = Errno(rawValue: EBADF)
     /// `ECHILD`.
     public static let noChildProcess = Errno(rawValue: ECHILD)
     /// `EAGAIN` (= `EWOULDBLOCK`).

@@ -107,6 +107,12 @@ public struct FileDescriptor: Hashable, Sendable, RawRepresentable {
         _ = try retryingInterrupts { dup2(rawValue, target.rawValue) }
     }
 
+    /// `fcntl(F_DUPFD_CLOEXEC)`: a new descriptor (numbered 3 or above, close-on-exec) for this one's
+    /// file, owned by the caller.
+    public func duplicateCloseOnExec() throws(Errno) -> FileDescriptor {
+        FileDescriptor(rawValue: try valueOrErrno(fcntl(rawValue, F_DUPFD_CLOEXEC, 3)))
+    }
+
     /// `fsync(2)`.
     public func sync() throws(Errno) { _ = try retryingInterrupts { fsync(rawValue) } }
 

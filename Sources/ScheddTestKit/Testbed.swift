@@ -140,16 +140,16 @@ public final class Testbed: Sendable {
     // MARK: Processes
 
     private static func locateSchedd() throws(ScheddError) -> String {
-        if let path = ProcessInfo.processInfo.environment["SCHEDD_BINARY"], !path.isEmpty { return path }
+        if let path = CurrentProcess.environment("SCHEDD_BINARY"), !path.isEmpty { return path }
         for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
             let candidate = bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("schedd").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            if FileSystem.isExecutable(candidate) { return candidate }
         }
         let beside = Bundle.main.bundleURL.appendingPathComponent("schedd").path
-        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+        if FileSystem.isExecutable(beside) { return beside }
+        for directory in (CurrentProcess.environment("PATH") ?? "").split(separator: ":") {
             let candidate = "\(directory)/schedd"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            if FileSystem.isExecutable(candidate) { return candidate }
         }
         throw ScheddError(.unreachable, "schedd not found: set SCHEDD_BINARY or put schedd on PATH")
     }
@@ -180,8 +180,8 @@ public final class Testbed: Sendable {
     /// so it is watched in /proc (gone, or a zombie nobody reaped).
     private static func stopSupervisor(_ pid: Int32) {
         guard (try? CurrentProcess.signal(pid, SignalNumber.terminate)) != nil else { return }
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, isRunning(pid) { SystemTime.sleep(milliseconds: 2) }
+        let deadline = SystemTime.monotonicMilliseconds + 30_000
+        while SystemTime.monotonicMilliseconds < deadline, isRunning(pid) { SystemTime.sleep(milliseconds: 2) }
     }
 
     private static func isRunning(_ pid: Int32) -> Bool {

@@ -62,7 +62,11 @@ public final class Engine {
     /// app above it is rejected. ≥ 1.
     public var maxBytesPerApp = Engine.defaultMaxBytesPerApp
     var wheel: TimerWheel
-    var zoneCache: [String: TimeZoneRules] = [:]
+    var zoneCache: [String: TimeZoneRules] = [:] { didSet { zonesInUseGeneration &+= 1 } }
+    /// Changes whenever the zones in use (`zoneNamesInUse`) may have changed: a watcher that synced at one
+    /// generation needs no new sync until it differs (the daemon asks after every commit; building the
+    /// sorted name list each time cost ~15 µs per Push, BENCHMARKS.md §3b).
+    public private(set) var zonesInUseGeneration = 0
     var lastMaintenance: Instant
     /// Wheel changes of the open `storage` call, applied after its commit (see `storage`).
     var wheelLog: [(key: Int64, due: Instant?)] = []
@@ -82,9 +86,11 @@ public final class Engine {
     public var isAdvancing: Bool { sliceStart != nil }
     /// The earliest instant a snoozed notification is to be shown again (cached from the store).
     var snoozeDue: Instant?
+    /// What settling covered schedules (Engine_CancelJobs.swift) found possibly on screen, closed after the commit.
+    var settledCloses: [(app: String, id: String, reason: String)] = []
 
     /// The zone floating schedules currently follow.
-    public internal(set) var deviceZone: TimeZoneRules
+    public internal(set) var deviceZone: TimeZoneRules { didSet { zonesInUseGeneration &+= 1 } }
 
     /// Opens the engine over the database at `databasePath` (created 0600 when missing), restoring
     /// every pending schedule. `deviceZone` is the zone floating schedules are resolved in.
@@ -164,8 +170,9 @@ public final class Engine {
 
     /// Number of pending schedules of `app` (nil: of every app), from the store's kept counts: O(log apps)
     /// on SQLite, whatever the number of schedules (`PendingCount`, the `list` footer).
+    /// Schedules a cancellation job still covers are not counted (they are cancelled as far as callers see).
     public func pendingCount(app: String?) throws(EngineError) -> Int {
-        try storage { () throws(StoreError) in try store.pendingCount(app: app) }
+        try storage { () throws(StoreError) in try store.pendingCount(app: app) - store.coveredRemaining(app: app) }
     }
 
     /// Pending schedules of `app` by next due, paged; `app` nil lists every app's (`list --all-apps`).

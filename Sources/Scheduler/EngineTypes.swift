@@ -12,6 +12,8 @@ public struct PushOutcome: Sendable, Hashable {
     public var next: Instant?
     /// For a `bk.cancel`: the ids it cancelled.
     public var cancelled: [String]?
+    /// For a `bk.cancel` of a run: cancelled too but not in `cancelled` (a cancellation job's; CancelResult.unlisted).
+    public var cancelledUnlisted = 0
     /// For a `bk.cancel`: the ids whose notifications were on screen and were closed.
     public var closed: [String]?
     /// For a `bk.cancel` by run: `id` is the run id (answered as `"run"`).
@@ -29,6 +31,9 @@ public struct PushOutcome: Sendable, Hashable {
 public struct CancelResult: Sendable, Hashable {
     public var cancelled: [String]
     public var closed: [String]
+    /// Cancelled too, but not listed in `cancelled`: the schedules a cancellation job covers (cancelled in
+    /// slices after the answer; Engine_CancelJobs.swift). The count is `cancelled.count + unlisted`.
+    public var unlisted = 0
     public init(cancelled: [String], closed: [String]) { self.cancelled = cancelled; self.closed = closed }
 }
 
@@ -69,6 +74,9 @@ public struct HistoryRecord: Sendable, Hashable {
         /// A shown notification still on screen was closed because its schedule was cancelled;
         /// `reason` is the cancel's (`push`, `cli`, `run`, `event:NAME`).
         case closed
+        /// An id's own tombstone was lifted (`Unblock`, `schedd add --replace`): later pushes with the id
+        /// are judged as new again. `due` nil; `reason` `unblock`.
+        case unblocked
     }
     /// The app the schedule belongs to (CONTRACT §8).
     public var app: String

@@ -52,6 +52,7 @@ extension Engine {
                         while taken.count < batchLimit, let entry = queue.popFirst() {
                             taken.append(entry)
                             guard let s = try store.schedule(key: entry.key) else { continue }
+                            if store.cancelJobsMayExist, try settleCovered(s) { continue }  // cancelled, not fired
                             try wrap { () throws(EngineError) in
                                 try fire(s, start: start, now: now, mode: mode, queue: &queue, firings: &firings)
                             }
@@ -69,6 +70,7 @@ extension Engine {
                 throw error
             }
             delivered += try deliver(firings, now: now)
+            try closeSettled(now: now)
             // Between batches, at the instant reached so far: a long span keeps its history bounded as it goes.
             try maintainIfDue(now: mode == .wallClock ? now : min(now, firings.last?.notification.at ?? now))
         }

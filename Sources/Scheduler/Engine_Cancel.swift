@@ -27,33 +27,50 @@ extension Engine {
     /// `cancel(run:now:)`, also saying which notifications were on screen and were closed.
     public func cancelReporting(run: String, app: String = Engine.defaultApp, now: Instant) throws(EngineError) -> CancelResult {
         try Self.checkName(run, "run", maxBytes: PushDecoder.maxIdBytes)
-        return try cancelling(app: app, now: now, reason: "run") { (closes: inout [String]) throws(EngineError) in
-            try cancelSchedules(app: app, run: run, reason: "run", sparing: nil, now: now, closes: &closes)
+        var unlisted = 0
+        var result = try cancelling(app: app, now: now, reason: "run") { (closes: inout [String]) throws(EngineError) in
+            let (ids, rest) = try cancelSchedules(app: app, run: run, reason: "run", sparing: nil, now: now, closes: &closes)
+            unlisted = rest
+            return ids
         }
+        result.unlisted = unlisted
+        return result
     }
 
     /// `track NAME`: cancels every pending schedule whose cancelOn holds `event` exactly (history
-    /// `cancelled`, reason `event:NAME`, an id tombstone each) and returns their ids in due order.
-    ///
-    /// "Only schedules stored before the event" holds by construction: operations are serialized, so every
-    /// pending schedule was stored before this call, and no record of the event is kept to block schedules
-    /// pushed later. `dataJSON` (the event's `--data`) is not stored. `event` follows the rule of
-    /// `cancelOn` names (1–128 bytes, no control characters), else `.invalidArgument`.
-    /// Events are per app: `track` from app A cancels nothing of app B (CONTRACT §4, §8).
+    /// `cancelled`, reason `event:NAME`, an id tombstone each) and returns their ids in due order — at most
+    /// `cancelFirstSlice` of them: beyond that the rest is covered by a cancellation job (`trackReporting`).
     public func track(event: String, app: String = Engine.defaultApp, dataJSON: String?, now: Instant)
         throws(EngineError) -> [String] {
+        try trackReporting(event: event, app: app, dataJSON: dataJSON, now: now).cancelled
+    }
+
+    /// `track`, saying how many it cancelled: `cancelled` (the first `cancelFirstSlice` by due, cancelled
+    /// in this call's transaction) and `unlisted` (the rest, covered by a job recorded in the same
+    /// transaction and cancelled in slices: Engine_CancelJobs.swift).
+    ///
+    /// "Only schedules stored before the event" (CONTRACT §4): the job covers keys up to the largest one
+    /// stored at the call, and the store gives later schedules larger keys while the job exists; no record
+    /// of the event is kept to block later pushes. `dataJSON` (the event's `--data`) is not stored. `event`
+    /// follows the rule of `cancelOn` names (1–128 bytes, no control characters), else `.invalidArgument`.
+    /// Events are per app: `track` from app A cancels nothing of app B (CONTRACT §4, §8).
+    public func trackReporting(event: String, app: String = Engine.defaultApp, dataJSON: String?, now: Instant)
+        throws(EngineError) -> CancelResult {
         try Self.checkName(event, "event", maxBytes: PushDecoder.maxEventNameBytes)
-        return try cancelling(app: app, now: now, reason: "event:" + event) { (closes: inout [String]) throws(EngineError) in
+        let reason = "event:" + event
+        var unlisted = 0
+        var result = try cancelling(app: app, now: now, reason: reason) { (closes: inout [String]) throws(EngineError) in
             try storage { () throws(StoreError) -> [String] in
-                var ids: [String] = []
-                for s in try store.schedules(app: app, cancelOn: event) {
-                    try cancelPending(s, reason: "event:" + event, now: now, closes: &closes)
+                let (ids, rest) = try cancelCoverable(app: app, kind: .event, name: event, reason: reason, now: now,
+                                                      closes: &closes) { (s) throws(StoreError) in
                     try store.addTombstone(app: app, .id, s.id, at: now)
-                    ids.append(s.id)
                 }
+                unlisted = rest
                 return ids
             }
-        }.cancelled
+        }
+        result.unlisted = unlisted
+        return result
     }
 
     /// The frame of every cancellation: `body` runs in ONE store transaction (durable when this
@@ -108,9 +125,12 @@ extension Engine {
         try storage { () throws(StoreError) -> [String] in
             try store.addTombstone(app: app, .id, id, at: now)
             try store.purgeTombstones(createdBefore: now.adding(seconds: -Self.tombstoneRetentionSeconds))
+            var pending = try store.schedule(app: app, id: id)
+            // Covered by a cancellation job: cancelled by it (its reason and time), as if already done.
+            if let s = pending, try settleIfCovered(s, closes: &closes) { pending = nil }
             guard id != sparing else { return [] }
             var ids: [String] = []
-            if let s = try store.schedule(app: app, id: id) {
+            if let s = pending {
                 try cancelPending(s, reason: reason, now: now, closes: &closes)
                 ids.append(id)
             } else if let done = try store.finished(app: app, id: id), done.outcome == .fired {
@@ -122,16 +142,25 @@ extension Engine {
         }
     }
 
-    /// Within a transaction: tombstone `run` and cancel each of its pending schedules (in due order).
+    /// Within a transaction: tombstone `run` and cancel each of its pending schedules: the first
+    /// `cancelFirstSlice` in due order now (their ids returned), the rest by a cancellation job (`unlisted`).
+    /// With `sparing` (a push's own unchanged schedule, which a job could not leave out) all at once.
     func cancelSchedules(app: String, run: String, reason: String, sparing: String?, now: Instant,
-                         closes: inout [String]) throws(EngineError) -> [String] {
-        try storage { () throws(StoreError) -> [String] in
+                         closes: inout [String]) throws(EngineError) -> (ids: [String], unlisted: Int) {
+        try storage { () throws(StoreError) -> (ids: [String], unlisted: Int) in
             try store.addTombstone(app: app, .run, run, at: now)
             try store.purgeTombstones(createdBefore: now.adding(seconds: -Self.tombstoneRetentionSeconds))
-            var ids: [String] = []
-            for s in try store.schedules(app: app, run: run) where s.id != sparing {
-                try cancelPending(s, reason: reason, now: now, closes: &closes)
-                ids.append(s.id)
+            var ids: [String] = [], unlisted = 0
+            if let sparing {
+                for s in try store.schedules(app: app, run: run) where s.id != sparing {
+                    if try settleIfCovered(s, closes: &closes) { continue }
+                    try cancelPending(s, reason: reason, now: now, closes: &closes)
+                    ids.append(s.id)
+                }
+                _ = try settleIfCovered(app: app, id: sparing, closes: &closes)
+            } else {
+                (ids, unlisted) = try cancelCoverable(app: app, kind: .run, name: run, reason: reason, now: now,
+                                                      closes: &closes) { _ throws(StoreError) in }
             }
             let cancelled = Set(ids)  // O(1) membership: a run of N schedules is cancelled in O(N log N)
             for id in try store.finishedIDs(app: app, run: run) where id != sparing && !cancelled.contains(id) {
@@ -145,7 +174,7 @@ extension Engine {
                 _ = try store.removeSnoozed(app: app, id: id)
                 if closing.insert(id).inserted { closes.append(id) }
             }
-            return ids
+            return (ids, unlisted)
         }
     }
 

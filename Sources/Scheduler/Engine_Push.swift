@@ -100,7 +100,7 @@ extension Engine {
     /// schedule); the message names the bound (count or bytes). Key lookups of the store's kept totals:
     /// O(log apps).
     func checkQuota(app: String, adding bytes: Int, countingOne: Bool = true) throws(EngineError) {
-        let count = try storage { () throws(StoreError) in try store.pendingCount(app: app) }
+        let count = try storage { () throws(StoreError) in try store.pendingCount(app: app) - store.coveredRemaining(app: app) }
         if countingOne && count >= maxPendingPerApp {
             throw EngineError(.quotaExceeded, "app \(app) has \(count) pending schedules, the most allowed "
                 + "(max-pending-per-app \(maxPendingPerApp)); cancel some first")
@@ -128,9 +128,11 @@ extension Engine {
                 let ids = try cancelSchedules(app: app, id: id, reason: "push", sparing: spared, now: now, closes: &closes)
                 outcomes.append(PushOutcome(id: id, status: .cancelled, next: nil, cancelled: ids, closed: []))
             case .run(let run):
-                let ids = try cancelSchedules(app: app, run: run, reason: "run", sparing: spared, now: now, closes: &closes)
-                outcomes.append(PushOutcome(id: run, status: .cancelled, next: nil, cancelled: ids, closed: [],
-                                            isRun: true))
+                let (ids, unlisted) = try cancelSchedules(app: app, run: run, reason: "run", sparing: spared, now: now,
+                                                          closes: &closes)
+                var outcome = PushOutcome(id: run, status: .cancelled, next: nil, cancelled: ids, closed: [], isRun: true)
+                outcome.cancelledUnlisted = unlisted
+                outcomes.append(outcome)
             }
         }
         if let local = push.local {
@@ -144,6 +146,8 @@ extension Engine {
                        ownCancel: CancelRequest?, now: Instant) throws(EngineError) -> PushOutcome {
         try storage { () throws(StoreError) -> PushOutcome in
             let digest = local.digest
+            // A pending schedule a cancellation job covers is cancelled first: its tombstone then blocks this push.
+            if store.cancelJobsMayExist, let s = try store.schedule(app: app, id: local.id) { _ = try settleCovered(s) }
             let known = try store.pushLookup(app: app, id: local.id, run: local.runId)
             // The tombstone this push's own cancel names does not block it.
             if (known.idTombstoned && ownCancel != .id(local.id))

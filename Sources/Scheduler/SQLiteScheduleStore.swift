@@ -23,11 +23,17 @@ public final class SQLiteScheduleStore: ScheduleStore {
     var appNumbers: [String: Int64] = [:]
     var appNames: [Int64: String] = [:]
     var lastApp: (name: String, n: Int64)?
+    /// The highest bound of the cancellation jobs (nil: none exists; SQLiteScheduleStore_CancelJobs.swift).
+    var cancelJobFloor: Int64?
     /// History records kept per app (CONTRACT §5), enforced by `appendHistory` in the inserting transaction.
     public var historyLimitPerApp = HistoryRetention.standard.maxRecords
     /// Whether the previous run ended without closing the database (its write-ahead log was still there
     /// when this one opened): then the caller should run `integrityCheck` (off the critical path).
     public let openedAfterUncleanShutdown: Bool
+    /// The page size of a new database (bytes). 8 KiB, not SQLite's 4 KiB: fewer page headers, cell
+    /// pointers and half-empty B-tree pages per row (docs/store.md, "Page size": −4.8 B per schedule at 1M);
+    /// a random single-row commit writes 8 KiB WAL frames instead of 4 KiB.
+    public static let pageSize = 8192
 
     /// Opens (creating when missing) the database at `path`.
     public init(path: String) throws(StoreError) {
@@ -43,6 +49,13 @@ public final class SQLiteScheduleStore: ScheduleStore {
         try Self.check(db)
         do throws(SQLiteError) {
             try db.execute("PRAGMA busy_timeout = 5000")
+            // A new database (no page written yet) gets `pageSize` pages. Only now: SQLite cannot change the
+            // page size of a WAL database (not even by VACUUM), so an existing file keeps its own (4 KiB
+            // before this; docs/store.md, "Page size").
+            let pages = try db.statement("PRAGMA page_count")
+            let isNew = try pages.step() && pages.int64(0) == 0
+            pages.reset()
+            if isNew { try db.execute("PRAGMA page_size = \(Self.pageSize)") }
             let mode = try db.statement("PRAGMA journal_mode = WAL")
             let journal = try mode.step() ? mode.string(0) : ""
             mode.reset()
@@ -62,6 +75,7 @@ public final class SQLiteScheduleStore: ScheduleStore {
         }
         do {
             try StoreSchema.migrate(db)
+            try refreshCancelJobs()
         } catch {
             db.close()
             throw error
@@ -170,11 +184,17 @@ public final class SQLiteScheduleStore: ScheduleStore {
     public func insert(_ s: StoredSchedule) throws(StoreError) -> Int64 {
         try sql { () throws(SQLiteError) -> Int64 in
             let app = try internApp(s.app)
-            let st = try db.statement("""
+            // While a cancellation job exists, above its bound: a schedule stored after the call is not covered.
+            let explicitKey = try cancelJobFloor == nil ? nil : keyAboveCancelJobs()
+            let st = try db.statement(explicitKey == nil ? """
                 INSERT INTO schedules(app, id, next_due, kind, digest, title, body, data, zone, until_zone, detail) \
                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                """ : """
+                INSERT INTO schedules(app, id, next_due, kind, digest, title, body, data, zone, until_zone, detail, key) \
+                VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
                 """)
             StoreRowCoding.bind(s, app: app, detail: StoreRowCoding.detail(of: s), to: st)
+            if let explicitKey { st.bind(12, explicitKey) }
             try st.run()
             let key = db.lastInsertRowid
             if !s.cancelOn.isEmpty {

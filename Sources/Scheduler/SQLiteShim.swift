@@ -20,6 +20,12 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
 final class SQLiteConnection {
     private var handle: OpaquePointer?
     private var cache: [String: SQLiteStatement] = [:]
+    /// The same statements by the address of their SQL text's bytes: a literal's bytes never move, so a
+    /// call from the same source line finds its statement by one Int hash and an O(1) identity compare
+    /// instead of hashing the whole text (3.5% of the daemon's profile during a bulk push). Interpolated
+    /// texts live on the heap; an address reused by another text fails the equality check and falls
+    /// back to `cache`.
+    private var byAddress: [UInt: SQLiteStatement] = [:]
     let path: String
 
     /// Opens an existing database file read-write. Never creates one: the caller creates the file itself
@@ -44,6 +50,7 @@ final class SQLiteConnection {
     func close() {
         for statement in cache.values { statement.finalize() }
         cache.removeAll()
+        byAddress.removeAll()
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
     }
@@ -70,7 +77,15 @@ final class SQLiteConnection {
     /// The cached prepared statement for `sql`, reset and with no bindings; prepared on first use.
     /// Complexity: one dictionary lookup after the first call.
     func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        let address = Self.textAddress(sql)
+        if address != 0, let cached = byAddress[address], cached.sql == sql {
+            cached.reset()
+            return cached
+        }
         if let cached = cache[sql] {
+            // Interpolated texts bring new addresses: keep the map to a few per statement.
+            if byAddress.count > 4 * cache.count + 64 { byAddress.removeAll(keepingCapacity: true) }
+            if address != 0 { byAddress[address] = cached }
             cached.reset()
             return cached
         }
@@ -80,7 +95,15 @@ final class SQLiteConnection {
         guard rc == SQLITE_OK, let raw else { throw error(rc, "prepare " + Self.summary(sql)) }
         let statement = SQLiteStatement(raw, connection: self, sql: sql)
         cache[sql] = statement
+        if address != 0 { byAddress[address] = statement }
         return statement
+    }
+
+    /// The address of a large string's UTF-8 bytes (a literal's, or a heap buffer's); 0 for small strings
+    /// (kept inline, no stable address) and for texts without contiguous UTF-8.
+    private static func textAddress(_ sql: String) -> UInt {
+        guard sql.utf8.count > 15 else { return 0 }
+        return sql.utf8.withContiguousStorageIfAvailable { UInt(bitPattern: $0.baseAddress) } ?? 0
     }
 
     /// The rowid of the last successful INSERT on this connection.

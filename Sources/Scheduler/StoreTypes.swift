@@ -170,7 +170,7 @@ public struct PushLookup: Sendable, Hashable {
 /// Every method runs inside the current transaction when one is open, else in its own. Not thread-safe.
 /// Implementation: `SQLiteScheduleStore` (durable). There is deliberately one: a second (in-memory) store
 /// drifted from it with every schema step and was removed (docs/testing.md, "One store").
-public protocol ScheduleStore: AnyObject {
+public protocol ScheduleStore: CancelJobStore {
     /// Runs `body` in one transaction, committed durably before this returns; rolled back when it throws.
     /// Nested calls join the outermost transaction (group commit for batches).
     func transaction<R>(_ body: () throws(StoreError) -> R) throws(StoreError) -> R

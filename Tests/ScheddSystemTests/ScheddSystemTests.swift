@@ -54,6 +54,19 @@ final class ScheddSystemTests: XCTestCase {
         XCTAssertEqual(try reader.read(upTo: 16), Array("ping".utf8))
     }
 
+    func testDuplicateCloseOnExec_keepsTheFileOpenAfterTheOriginalCloses_andRefusesAClosedDescriptor() throws {
+        let (reader, writer) = try FileDescriptor.pipe()
+        let copy = try reader.duplicateCloseOnExec()
+        defer { copy.close(); writer.close() }
+        XCTAssertGreaterThanOrEqual(copy.rawValue, 3)
+        XCTAssertNotEqual(copy, reader)
+        XCTAssertEqual(fcntl(copy.rawValue, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC)
+        reader.close()
+        try writer.writeAll(Array("kept".utf8))
+        XCTAssertEqual(try copy.read(upTo: 16), Array("kept".utf8))
+        XCTAssertThrowsError(try reader.duplicateCloseOnExec()) { XCTAssertEqual($0 as? Errno, .badFileDescriptor) }
+    }
+
     func testSpawn_runsTheProgram_reapsItsExitStatus_andReportsAMissingProgram() throws {
         var request = SpawnRequest(arguments: ["sh", "-c", "exit 7"], environment: CurrentProcess.environment)
         request.grouping = .newSession

@@ -9,14 +9,14 @@ import XCTest
 final class AppsEndToEndTests: XCTestCase {
     static let app = "org.example.Reminders"
     static let t0 = "2026-03-08T05:00:00Z"
-    var apps: TemporaryDesktopFiles!
-    var h: ScheddHarness!
-    var server: PythonService!
+    var desktop: DesktopDaemon!
+    var apps: TemporaryDesktopFiles { desktop.apps }
+    var h: ScheddHarness { desktop.harness }
+    var server: PythonService { desktop.server }
     var services: [PythonService] = []
 
     override func setUpWithError() throws {
-        apps = try TemporaryDesktopFiles()
-        try apps.add(Self.app, """
+        desktop = try DesktopDaemon(fakeClock: Self.t0, app: Self.app, desktopFile: """
             [Desktop Entry]
             Type=Application
             Name=Reminders
@@ -24,18 +24,11 @@ final class AppsEndToEndTests: XCTestCase {
             Exec=reminders %U
             DBusActivatable=true
             """)
-        var env = apps.environment
-        env["DBUS_SESSION_BUS_ADDRESS"] = "$BUS"
-        h = try ScheddHarness(fakeClock: Self.t0, daemonEnvironment: env,
-                              notifierArguments: ["--notifier", "desktop", "--notify-bus", "$BUS"])
-        server = try PythonService.notificationServer(address: h.bus.address)
     }
 
     override func tearDown() {
         for s in services { s.stop() }
-        server?.stop()
-        h?.tearDown()
-        apps?.remove()
+        desktop?.tearDown()
     }
 
     func cliAs(flatpak app: String, _ args: [String], stdin: String? = nil) throws -> CommandResult {

@@ -11,16 +11,10 @@ final class AppsEnvelopeTests: XCTestCase {
     static let app = "com.example.Shop"
 
     func testSeedEnvelope_isScheduled_imageKeptNotFetched_messageIdEverywhere_opensWithActionThenActivate() throws {
-        let apps = try TemporaryDesktopFiles()
-        defer { apps.remove() }
-        try apps.add(Self.app, "[Desktop Entry]\nType=Application\nName=Shop\nExec=shop %U\nDBusActivatable=true\n")
-        var env = apps.environment
-        env["DBUS_SESSION_BUS_ADDRESS"] = "$BUS"
-        let h = try ScheddHarness(fakeClock: "2026-03-08T12:00:00Z", daemonEnvironment: env,
-                                  notifierArguments: ["--notifier", "desktop", "--notify-bus", "$BUS"])
-        defer { h.tearDown() }
-        let server = try PythonService.notificationServer(address: h.bus.address)
-        defer { server.stop() }
+        let desktop = try DesktopDaemon(fakeClock: "2026-03-08T12:00:00Z", app: Self.app,
+                                        desktopFile: "[Desktop Entry]\nType=Application\nName=Shop\nExec=shop %U\nDBusActivatable=true\n")
+        defer { desktop.tearDown() }
+        let h = desktop.harness, server = desktop.server
         let fake = try PythonService.fakeApp(Self.app, address: h.bus.address)
         defer { fake.stop() }
         // A listener standing in for an image host: any fetch of the second push's image would reach it.

@@ -6,9 +6,7 @@ import XCTest
 /// opened at the deep link with the token, hears its own NotificationOpened, cancels and tracks.
 final class AppsExampleTests: XCTestCase {
     func testTheDocumentedExampleApp_schedulesIsOpenedCancelsAndTracks() throws {
-        let apps = try TemporaryDesktopFiles()
-        defer { apps.remove() }
-        try apps.add("org.example.Reminders", """
+        let desktop = try DesktopDaemon(fakeClock: "2026-03-08T05:00:00Z", app: "org.example.Reminders", desktopFile: """
             [Desktop Entry]
             Type=Application
             Name=Reminders
@@ -16,13 +14,8 @@ final class AppsExampleTests: XCTestCase {
             Exec=reminders.py serve
             DBusActivatable=true
             """)
-        var env = apps.environment
-        env["DBUS_SESSION_BUS_ADDRESS"] = "$BUS"
-        let h = try ScheddHarness(fakeClock: "2026-03-08T05:00:00Z", daemonEnvironment: env,
-                                  notifierArguments: ["--notifier", "desktop", "--notify-bus", "$BUS"])
-        defer { h.tearDown() }
-        let server = try PythonService.notificationServer(address: h.bus.address)
-        defer { server.stop() }
+        defer { desktop.tearDown() }
+        let h = desktop.harness, server = desktop.server, apps = desktop.apps
         let example = DesktopHarness.repoRoot.appendingPathComponent("docs/examples/reminders.py").path
         let appOut = apps.directory + "/app.out"
         let app = try ChildProcess(DesktopHarness.python, [example, "--address", h.bus.address, "serve"], stdoutPath: appOut)

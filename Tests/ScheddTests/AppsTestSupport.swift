@@ -2,6 +2,47 @@ import Foundation
 import Glibc
 import XCTest
 
+/// An app's notifications end to end on real parts: apps' desktop files in a temporary XDG data dir,
+/// the real daemon (fake clock) with the desktop notifier on its private bus and those files in its
+/// environment, and the recording notification server on that bus. The one setup of AppsEnvelopeTests,
+/// AppsExampleTests, AppsEndToEndTests and IsolationLaunchTests; `tearDown()` stops all of it.
+final class DesktopDaemon {
+    let apps: TemporaryDesktopFiles
+    let harness: ScheddHarness
+    let server: PythonService
+
+    /// `desktopFiles` adds the apps' files (it gets the directory first, e.g. for a log path in it).
+    init(fakeClock: String, desktopFiles: (TemporaryDesktopFiles) throws -> Void) throws {
+        let apps = try TemporaryDesktopFiles()
+        var harness: ScheddHarness?
+        do {
+            try desktopFiles(apps)
+            var env = apps.environment
+            env["DBUS_SESSION_BUS_ADDRESS"] = "$BUS"
+            harness = try ScheddHarness(fakeClock: fakeClock, daemonEnvironment: env,
+                                        notifierArguments: ["--notifier", "desktop", "--notify-bus", "$BUS"])
+            server = try PythonService.notificationServer(address: harness!.bus.address)
+        } catch {
+            harness?.tearDown()
+            apps.remove()
+            throw error
+        }
+        self.apps = apps
+        self.harness = harness!
+    }
+
+    /// With one app's desktop file.
+    convenience init(fakeClock: String, app: String, desktopFile: String) throws {
+        try self.init(fakeClock: fakeClock) { try $0.add(app, desktopFile) }
+    }
+
+    func tearDown() {
+        server.stop()
+        harness.tearDown()
+        apps.remove()
+    }
+}
+
 /// A Python test service (the recording notification server, the fake app) on a bus, with its JSONL log.
 final class PythonService {
     let logPath: String

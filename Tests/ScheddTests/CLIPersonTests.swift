@@ -9,6 +9,21 @@ final class CLIPersonTests: XCTestCase {
     /// Tue 2026-12-01 18:52 in Berlin (17:52 UTC), as in the issue.
     private let start = "2026-12-01T17:52:00Z"
 
+    private var harnesses: [ScheddHarness] = []
+
+    /// The fixture of most tests here: a fake-clock daemon at `start` in Europe/Berlin, torn down after
+    /// the test.
+    private func berlinDaemon() throws -> ScheddHarness {
+        let h = try ScheddHarness(fakeClock: start, zone: "Europe/Berlin")
+        harnesses.append(h)
+        return h
+    }
+
+    override func tearDown() {
+        for h in harnesses { h.tearDown() }
+        harnesses = []
+    }
+
     private func run(_ h: ScheddHarness, _ arguments: [String], stdin: String? = nil, file: StaticString = #filePath,
                      line: UInt = #line, status: Int32, stdout: String = "", stderr: String = "") throws {
         let result = try h.cli(arguments, stdin: stdin)
@@ -20,8 +35,7 @@ final class CLIPersonTests: XCTestCase {
     /// Item 1: a time of day alone is its next occurrence (at(1)); past times, a past --until and a
     /// calendar with no elapse left are errors (exit 1) naming the problem and the fix.
     func testAdd_readsATimeOfDayAsItsNextOccurrence_andRefusesWhatWillNotHappen() throws {
-        let h = try ScheddHarness(fakeClock: start, zone: "Europe/Berlin")
-        defer { h.tearDown() }
+        let h = try berlinDaemon()
         try run(h, ["add", "Tea", "--at", "09:00", "--id", "tea"], status: 0,
                 stdout: "tea: scheduled, next Wed 2026-12-02 09:00:00 CET\n")
         try run(h, ["add", "Tea", "--at", "20:00", "--id", "tea2"], status: 0,
@@ -50,8 +64,7 @@ final class CLIPersonTests: XCTestCase {
     /// Item 1: `--id` of a tombstoned id is an error naming the cancel (when, why) and the way on;
     /// `--replace` lifts the tombstone; a push under it stays silently `cancelled`.
     func testAdd_withATombstonedID_namesTheCancel_andReplaceLiftsIt() throws {
-        let h = try ScheddHarness(fakeClock: start, zone: "Europe/Berlin")
-        defer { h.tearDown() }
+        let h = try berlinDaemon()
         let standup = ["add", "Standup", "--calendar", "Mon..Fri 09:30", "--cancel-on", "vacation", "--id", "standup"]
         try run(h, standup, status: 0, stdout: "standup: scheduled, next Wed 2026-12-02 09:30:00 CET\n")
         try run(h, ["track", "vacation"], status: 0, stdout: "vacation: cancelled standup\n")
@@ -68,6 +81,9 @@ final class CLIPersonTests: XCTestCase {
                     + "cancelled; add --replace to lift the block and schedule it, or choose another --id\n")
         // The same content again (its push was applied before): --replace forgets that too.
         try run(h, standup + ["--replace"], status: 0, stdout: "standup: scheduled, next Wed 2026-12-02 09:30:00 CET\n")
+        // Lifting the block is a state change, and history says so (CONTRACT §5).
+        XCTAssertEqual(try h.history().map { "\($0["id"] ?? "") \($0["event"] ?? "") \($0["reason"] ?? "")" },
+                       ["standup cancelled event:vacation", "standup unblocked unblock"])
         // A push is for machines: a tombstone blocks it silently.
         try run(h, ["cancel", "standup"], status: 0, stdout: "Cancelled standup.\n")
         try run(h, ["push", "-"], stdin: localPush(id: "standup", at: "2026-12-24T18:00"), status: 0,
@@ -82,10 +98,24 @@ final class CLIPersonTests: XCTestCase {
                 stderr: "schedd: --replace goes with --id (a new cli_… id is never blocked)\n")
     }
 
+    /// `add` never answers "done" for what will not happen, also when the time passes between the
+    /// clock add reads and the daemon's push: the push's own outcome `missed` is an error (exit 1). On
+    /// the real clock `--in 0s --grace 0` is always late by the call's round trip.
+    func testAdd_whoseTimePassesBeforeThePushArrives_isRefused() throws {
+        let h = try ScheddHarness(fakeClock: nil)
+        harnesses.append(h)
+        let refusal = "--in 0s: the time had passed by more than its --grace 0 when the daemon received it, so it "
+            + "would never be shown (history records it missed): give a later time, or a longer --grace"
+        try run(h, ["add", "Now", "--in", "0s", "--grace", "0", "--id", "now"], status: 1, stderr: "schedd: \(refusal)\n")
+        try run(h, ["add", "Now", "--in", "0s", "--grace", "0", "--id", "now2", "--json"], status: 1,
+                stdout: #"{"error":"\#(refusal)"}"# + "\n", stderr: "schedd: \(refusal)\n")
+        XCTAssertEqual(try h.history().map { "\($0["id"] ?? "") \($0["event"] ?? "")" }, ["now missed", "now2 missed"])
+        XCTAssertEqual(try h.list().count, 0)
+    }
+
     /// Item 2: option errors name the option in the person's terms.
     func testAdd_optionErrorsNameTheOption() throws {
-        let h = try ScheddHarness(fakeClock: start, zone: "Europe/Berlin")
-        defer { h.tearDown() }
+        let h = try berlinDaemon()
         try run(h, ["add", "Tea", "--calendar", "daily", "--tz", "Europe/Berln"], status: 1,
                 stderr: "schedd: --tz: unknown zone 'Europe/Berln' (did you mean Europe/Berlin?)\n")
         try run(h, ["add", "Tea", "--in", "5min", "--tz", "Europe/Berln"], status: 2,
@@ -107,8 +137,7 @@ final class CLIPersonTests: XCTestCase {
 
     /// Item 7: `add --snooze SPAN… --deep-link URL --icon NAME` reach the push.
     func testAdd_snoozeDeepLinkAndIcon() throws {
-        let h = try ScheddHarness(fakeClock: start, zone: "Europe/Berlin")
-        defer { h.tearDown() }
+        let h = try berlinDaemon()
         try run(h, ["add", "Tea", "--in", "5min", "--id", "tea", "--snooze", "10min", "--snooze", "1h",
                     "--deep-link", "myapp://item/42", "--icon", "dialog-information", "--json"], status: 0,
                 stdout: #"{"id":"tea","status":"scheduled","next":"2026-12-01T17:57:00Z"}"# + "\n")
@@ -122,8 +151,7 @@ final class CLIPersonTests: XCTestCase {
 
     /// Item 3: usage errors name what is missing and how to fix it.
     func testUsageErrors_nameWhatIsMissing() throws {
-        let h = try ScheddHarness(fakeClock: start, zone: "Europe/Berlin")
-        defer { h.tearDown() }
+        let h = try berlinDaemon()
         let usage = "usage: schedd add TITLE (--at WHEN | --in SPAN | --calendar SPEC)"
         try run(h, ["add", "--in", "5min"], status: 2, stderr: "schedd: missing TITLE; \(usage)\n")
         try run(h, ["add", "Tea", "--in", "5", "minutes"], status: 2,
@@ -178,8 +206,7 @@ final class CLIPersonTests: XCTestCase {
     /// Item 2: a push file is one JSON document unless its first line is a push of its own (NDJSON);
     /// a syntax error in a document is reported by line and column, a trailing comma at the comma.
     func testPushFile_oneDocumentOrNDJSON_errorsByLineAndColumn() throws {
-        let h = try ScheddHarness(fakeClock: start, zone: "Europe/Berlin")
-        defer { h.tearDown() }
+        let h = try berlinDaemon()
         let pretty = """
             {
               "bk": {
@@ -253,8 +280,7 @@ final class CLIPersonTests: XCTestCase {
 
     /// Item 4: `list` and `history` say when other apps' items are hidden; `history --all-apps`.
     func testListings_footerForOtherApps_andHistoryOfEveryApp() throws {
-        let h = try ScheddHarness(fakeClock: start, zone: "Europe/Berlin")
-        defer { h.tearDown() }
+        let h = try berlinDaemon()
         try run(h, ["add", "Tea", "--at", "20:00", "--id", "tea"], status: 0, stdout: "tea: scheduled, next Tue 2026-12-01 20:00:00 CET\n")
         try run(h, ["add", "Other", "--in", "1h", "--id", "o1", "--app", "org.example.Other"], status: 0,
                 stdout: "o1: scheduled, next Tue 2026-12-01 19:52:00 CET\n")

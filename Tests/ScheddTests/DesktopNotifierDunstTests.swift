@@ -83,7 +83,8 @@ final class DesktopNotifierDunstTests: XCTestCase {
     /// (ImageMagick `import`): how docs/dunst-notification.png is made.
     private func screenshotIfAsked() throws {
         guard let path = ProcessInfo.processInfo.environment["SCHEDD_DUNST_SCREENSHOT"] else { return }
-        usleep(300_000)  // let dunst finish drawing
+        XCTAssertTrue(waitForStillScreen(display, scratch: path + ".still.png"), "dunst kept redrawing")
+        defer { try? FileManager.default.removeItem(atPath: path + ".still.png") }
         let (status, _) = try DesktopHarness.run("/usr/bin/import",
             ["-display", display, "-window", "root", "-crop", "476x124+540+0", "+repage", path])
         XCTAssertEqual(status, 0, "import failed")

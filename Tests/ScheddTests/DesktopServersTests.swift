@@ -85,17 +85,21 @@ final class DesktopServersTests: XCTestCase {
         defer { bus.stop() }
         let work = try TemporaryDirectory()
         defer { work.remove() }
-        let (status, output) = try DesktopHarness.run("/bin/bash", [DesktopHarness.notifyDir.appendingPathComponent("start-server.sh").path,
-                                                                    bus.address, server, work.file("server.log")])
-        if output.contains("is not installed") { throw missingReference("\(server) (scripts/install-deps.sh)") }
-        let lines = output.split(separator: "\n").map(String.init)
-        guard status == 0, lines.count == 4, let xvfb = pid_t(lines[1]), let pid = pid_t(lines[2]) else {
-            throw DesktopHarnessError(message: "start-server.sh \(server) failed (\(status)): \(output)")
+        // Tethered: Xvfb and the server (in start-server.sh's process group) stop with the test process.
+        let started: TetheredProcess
+        do {
+            started = try TetheredProcess(["/bin/bash", DesktopHarness.notifyDir.appendingPathComponent("start-server.sh").path,
+                                           bus.address, server, work.file("server.log")],
+                                          lines: 4, stderrPath: work.file("start-server.err"))
+        } catch {
+            let complaint = (try? String(contentsOfFile: work.file("start-server.err"), encoding: .utf8)) ?? ""
+            if complaint.contains("is not installed") { throw missingReference("\(server) (scripts/install-deps.sh)") }
+            throw DesktopHarnessError(message: "start-server.sh \(server) failed: \(error): \(complaint)")
         }
-        let display = lines[0]
+        let display = started.lines[0]
         defer {
-            kill(pid, SIGTERM); kill(xvfb, SIGTERM)
-            try? FileManager.default.removeItem(atPath: lines[3])
+            started.stop()
+            try? FileManager.default.removeItem(atPath: started.lines[3])
         }
         // Line-buffered, so each message is in the file as soon as the bus passed it; ready once it saw a probe.
         let monitor = try ChildProcess("/usr/bin/stdbuf", ["-oL", "/usr/bin/busctl", "--address=\(bus.address)", "monitor",
@@ -139,7 +143,7 @@ final class DesktopServersTests: XCTestCase {
 
         XCTAssertTrue(waitUntil(5) { !self.blankScreen(display, work) }, "\(server) drew nothing on the X screen")
         if let dir = ProcessInfo.processInfo.environment["SCHEDD_SERVER_SCREENSHOTS"] {
-            usleep(700_000)  // fade-in animations
+            XCTAssertTrue(waitForStillScreen(display, scratch: work.file("still.png")), "\(server) kept redrawing")
             let (shot, _) = try DesktopHarness.run("/usr/bin/import", ["-display", display, "-window", "root", "-trim", "+repage",
                                                                       "\(dir)/\(server).png"])
             XCTAssertEqual(shot, 0, "import failed")
@@ -157,6 +161,8 @@ final class DesktopServersTests: XCTestCase {
         if removesTheBubbleOnClose {
             XCTAssertTrue(waitUntil(5) { self.blankScreen(display, work) }, "\(server) still shows something after the close")
         } else {
+            // A fixed wait on purpose: this proves that nothing happens (the bubble stays after the
+            // close), and the absence of an event has no signal to wait for.
             usleep(2_000_000)
             XCTAssertFalse(blankScreen(display, work), "\(server) now removes its bubble on close: update docs/desktop.md and this test")
         }

@@ -233,11 +233,30 @@ final class TemporaryDesktopFiles {
     func remove() { try? FileManager.default.removeItem(atPath: directory) }
 }
 
-/// Polls `condition` every 20 ms for up to `seconds`.
-func waitUntil(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+/// Waits (up to `seconds`) until the X screen `display` holds still: two screenshots in a row (ImageMagick
+/// `import`) with the same pixels (`convert -format %#`, a hash of the pixels alone, not of the PNG's
+/// time stamps). Then a drawing and its animations (a fade-in) are finished and a screenshot shows
+/// the notification as it stays. False when it kept changing, or `import` failed.
+func waitForStillScreen(_ display: String, scratch: String, seconds: Double = 10) -> Bool {
+    func pixels() -> String? {
+        guard let shot = try? DesktopHarness.run("/usr/bin/import", ["-display", display, "-window", "root", scratch]),
+              shot.0 == 0, let hash = try? runProcess("/usr/bin/convert", [scratch, "-format", "%#", "info:"]),
+              hash.status == 0 else { return nil }
+        return hash.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    var previous = pixels()
+    return waitUntil(seconds) {
+        let now = pixels()
+        defer { previous = now }
+        return now != nil && now == previous
+    }
+}
+
+/// Polls `condition` every 20 ms for up to `seconds`; a throwing condition ends the wait by throwing.
+func waitUntil(_ seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
-    while !condition() && Date() < deadline { usleep(20_000) }
-    return condition()
+    while try !condition() && Date() < deadline { usleep(20_000) }
+    return try condition()
 }
 
 /// Shows `note` and dispatches the notifier's bus until it reports the outcome: `.shown` once the server

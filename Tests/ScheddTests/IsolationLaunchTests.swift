@@ -12,29 +12,24 @@ import XCTest
 /// History `opened` says which way was used.
 final class IsolationLaunchTests: XCTestCase {
     static let app = "org.example.my-app"
-    var apps: TemporaryDesktopFiles!
-    var h: ScheddHarness!
-    var server: PythonService!
+    var desktop: DesktopDaemon!
+    var apps: TemporaryDesktopFiles { desktop.apps }
+    var h: ScheddHarness { desktop.harness }
+    var server: PythonService { desktop.server }
     var manager: ChildProcess?
     var launches = ""
 
     override func setUpWithError() throws {
-        apps = try TemporaryDesktopFiles()
-        launches = apps.directory + "/launches.jsonl"
-        let script = Build.supportFile("apps/record_launch.sh")
-        try apps.add(Self.app, "[Desktop Entry]\nType=Application\nName=My App\nExec=\(script) \(launches) --open %U\n")
-        var env = apps.environment
-        env["DBUS_SESSION_BUS_ADDRESS"] = "$BUS"
-        h = try ScheddHarness(fakeClock: "2026-03-08T05:00:00Z", daemonEnvironment: env,
-                              notifierArguments: ["--notifier", "desktop", "--notify-bus", "$BUS"])
-        server = try PythonService.notificationServer(address: h.bus.address)
+        desktop = try DesktopDaemon(fakeClock: "2026-03-08T05:00:00Z") { apps in
+            self.launches = apps.directory + "/launches.jsonl"
+            let script = Build.supportFile("apps/record_launch.sh")
+            try apps.add(Self.app, "[Desktop Entry]\nType=Application\nName=My App\nExec=\(script) \(self.launches) --open %U\n")
+        }
     }
 
     override func tearDown() {
         manager?.terminate()
-        server?.stop()
-        h?.tearDown()
-        apps?.remove()
+        desktop?.tearDown()
     }
 
     /// Pushes a notification of the app with a deep link, shows it, clicks it (with an activation
@@ -46,12 +41,12 @@ final class IsolationLaunchTests: XCTestCase {
         XCTAssertTrue(waitUntil { !self.server.calls("Notify").isEmpty })
         let sid = try XCTUnwrap(server.calls("Notify").first?["reply"] as? Int)
         try notifyControl(h.bus.address, ["EmitActivation", "uss", "\(sid)", "tok-7", "default"])
-        XCTAssertTrue(waitFor(seconds: 30) { (try? String(contentsOfFile: self.launches, encoding: .utf8))?.hasSuffix("\n") == true },
+        XCTAssertTrue(waitUntil(30) { (try? String(contentsOfFile: self.launches, encoding: .utf8))?.hasSuffix("\n") == true },
                       "the app was not launched; daemon: \(h.daemonStderr)")
         let line = try XCTUnwrap(try? String(contentsOfFile: launches, encoding: .utf8))
         let launched = try XCTUnwrap(parseObject(line.trimmingCharacters(in: .whitespacesAndNewlines)))
         var opened: [String: Any]?
-        XCTAssertTrue(waitFor(seconds: 30) {
+        XCTAssertTrue(waitUntil(30) {
             opened = (try? self.h.history(app: Self.app))?.first { $0["event"] as? String == "opened" }
             return opened != nil
         })
@@ -64,7 +59,7 @@ final class IsolationLaunchTests: XCTestCase {
         let log = JSONLog(h.directory.file("systemd.jsonl"))
         manager = try ChildProcess(DesktopHarness.python, [Build.supportFile("isolation/fake_systemd.py"), "--address", h.bus.address,
                                                            "--log", log.path], quiet: false)
-        XCTAssertTrue(waitFor(seconds: 30) { !log.events("ready").isEmpty }, log.text)
+        XCTAssertTrue(waitUntil(30) { !log.events("ready").isEmpty }, log.text)
         let (launched, opened) = try clickAndWaitForLaunch()
 
         let call = try XCTUnwrap(log.events("StartTransientUnit").first, log.text)

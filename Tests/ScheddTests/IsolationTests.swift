@@ -41,7 +41,7 @@ final class IsolationTests: XCTestCase {
         } else {
             children.append(try ChildProcess(DesktopHarness.python, args, quiet: false))
         }
-        XCTAssertTrue(waitFor(seconds: 30) { !log.events("ready").isEmpty }, "the listener did not start: \(log.text)")
+        XCTAssertTrue(waitUntil(30) { !log.events("ready").isEmpty }, "the listener did not start: \(log.text)")
         return log
     }
 
@@ -86,9 +86,9 @@ final class IsolationTests: XCTestCase {
         func received(_ log: JSONLog, _ member: String) -> [[String]] {
             log.events("signal").filter { $0["member"] as? String == member }.compactMap { $0["args"] as? [String] }
         }
-        XCTAssertTrue(waitFor(seconds: 30) { received(victimLog, "EndpointChanged").contains { $0.first == Self.victim } },
+        XCTAssertTrue(waitUntil(30) { received(victimLog, "EndpointChanged").contains { $0.first == Self.victim } },
                       victimLog.text)
-        XCTAssertTrue(waitFor(seconds: 30) { received(spyLog, "NotificationShown").contains { $0.first == "mine" } }, spyLog.text)
+        XCTAssertTrue(waitUntil(30) { received(spyLog, "NotificationShown").contains { $0.first == "mine" } }, spyLog.text)
         XCTAssertTrue(received(victimLog, "NotificationShown").contains { $0.first == "secret:1" }, victimLog.text)
         XCTAssertTrue(received(victimLog, "NotificationCancelled").contains { $0.first == "secret:2" }, victimLog.text)
         let endpointSignal = try XCTUnwrap(received(victimLog, "EndpointChanged").first { $0.first == Self.victim })
@@ -153,7 +153,7 @@ final class IsolationTests: XCTestCase {
         XCTAssertNotNil(ProcessInfoReader.root(of: impostor).map { $0 == "/" }, "the impostor is unsandboxed")
 
         _ = FileManager.default.createFile(atPath: go, contents: nil)
-        XCTAssertTrue(waitFor(seconds: 60) { stateLog.records().count >= 2 }, stateLog.text)
+        XCTAssertTrue(waitUntil(60) { stateLog.records().count >= 2 }, stateLog.text)
         let results = try XCTUnwrap(stateLog.records().last?["results"] as? [[String: Any]], stateLog.text)
         XCTAssertEqual(results.count, 2)
         for result in results {

@@ -43,6 +43,34 @@ final class PushStreamingTests: XCTestCase {
         XCTAssertEqual(try h.list().count, 2_501)
     }
 
+    /// Lines shaped alike skip the CLI's decode (PushCommand.swift `UnknownMemberCheck`): a line that
+    /// differs only by an unknown member, or by one hidden in a nested object, is still warned about,
+    /// with its line number, across batches and with two PushBatch calls in flight; `data` is free-form.
+    func testNDJSON_unknownMembers_warnedForEveryLineThatHasThem() throws {
+        let h = try ScheddHarness(fakeClock: "2026-04-01T08:00:00Z")
+        defer { h.tearDown() }
+        var lines = (0..<2_500).map { localPush(id: "u:\($0)", at: "2026-04-01T09:00:00Z", extra: "\"data\":{\"k\":\($0)}") }
+        lines[2] = localPush(id: "u:2", at: "2026-04-01T09:00:00Z", extra: "\"data\":{\"k\":2},\"colour\":\"red\"")
+        lines[1_200] = localPush(id: "u:1200", at: "2026-04-01T09:00:00Z", extra: "\"data\":{\"k\":1200,\"colour\":\"red\"}")
+        lines[2_401] = localPush(id: "u:2401", at: "2026-04-01T09:00:00Z",
+                                 extra: "\"data\":{\"k\":2401},\"actions\":[{\"id\":\"a\",\"title\":\"A\",\"hue\":1}]")
+        lines[2_402] = lines[2_402].replacingOccurrences(of: "{\"bk\":{", with: "{\"bk\":{\"shade\":\"x\",")
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.file("pushes.ndjson")
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let result = try h.cli(["push", path, "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.lines.compactMap(parseObject).count, 2_500)
+        let warnings = result.stderr.split(separator: "\n").filter { $0.contains("unknown member") }
+        XCTAssertEqual(warnings, [
+            "schedd: warning: line 3: bk.local.colour: unknown member, ignored",
+            "schedd: warning: line 2402: bk.local.actions[0].hue: unknown member, ignored",
+            "schedd: warning: line 2403: bk.shade: unknown member, ignored",
+        ], result.stderr)
+        XCTAssertEqual(try h.list().count, 2_500)
+    }
+
     func testOneValueOverSeveralLines_isOnePush_tooLargeOnceOverTheLimit() throws {
         let h = try ScheddHarness(fakeClock: "2026-04-01T08:00:00Z")
         defer { h.tearDown() }

@@ -44,7 +44,7 @@ final class StoreLimitsEndToEndTests: XCTestCase {
         _ = try h.push(localPush(id: "a", at: "2026-03-08T06:00:00Z"))
         h.killDaemon()
         try h.startDaemon(fakeClock: Self.t0)
-        XCTAssertTrue(waitFor(seconds: 30) { h.daemonStderr.contains("integrity check of \(h.databasePath): ok") },
+        XCTAssertTrue(waitUntil(30) { h.daemonStderr.contains("integrity check of \(h.databasePath): ok") },
                       h.daemonStderr)
         XCTAssertTrue(h.daemonStderr.contains("did not close"), h.daemonStderr)
         XCTAssertEqual(try h.list().compactMap { $0["id"] as? String }, ["a"])

@@ -29,7 +29,7 @@ final class UnifiedPushDistributorTests: XCTestCase {
         XCTAssertTrue(text.contains("no UnifiedPush distributor on the bus"), text)
         XCTAssertEqual(try harness!.pushRegistrations()["org.example.Reminders"]?["state"] as? String, "no-distributor")
         let distributor = try start("late")
-        XCTAssertTrue(waitFor(seconds: 30) {
+        XCTAssertTrue(waitUntil(30) {
             (try? self.harness!.pushRegistrations()["org.example.Reminders"]?["endpoint"] as? String) != nil
         }, "registered once a distributor appeared")
         XCTAssertEqual(distributor.registeredTokens().count, 1)
@@ -103,7 +103,7 @@ final class UnifiedPushDistributorTests: XCTestCase {
         let before = try harness!.registerForPushes("org.example.A")
         XCTAssertEqual(before["distributor"] as? String, "org.unifiedpush.Distributor.alpha")
         first.stop()
-        XCTAssertTrue(waitFor(seconds: 30) {
+        XCTAssertTrue(waitUntil(30) {
             (try? self.harness!.pushRegistrations()["org.example.A"]?["distributor"] as? String) == "org.unifiedpush.Distributor.beta"
                 && (try? self.harness!.pushRegistrations()["org.example.A"]?["endpoint"] as? String) != nil
         })
@@ -111,7 +111,7 @@ final class UnifiedPushDistributorTests: XCTestCase {
         let after = try XCTUnwrap(harness!.pushRegistrations()["org.example.A"])
         XCTAssertNotEqual(after["endpoint"] as? String, before["endpoint"] as? String)
         // The second distributor subscribes on its first Register, after the move: it hears the new endpoint.
-        XCTAssertTrue(waitFor(seconds: 30) { second.signals("EndpointChanged").count >= 1 })
+        XCTAssertTrue(waitUntil(30) { second.signals("EndpointChanged").count >= 1 })
         let answer = try second.send(localPush(id: "moved", at: "2026-03-01T10:05:00Z"), to: after, id: "m1")
         XCTAssertEqual((answer["reply"] as? [String: Any])?["id"] as? String, "m1")
         XCTAssertEqual(try harness!.list(app: "org.example.A").map { $0["id"] as? String }, ["moved"])
@@ -136,10 +136,10 @@ final class UnifiedPushDistributorTests: XCTestCase {
                                                         before["endpoint"] as? String ?? ""])
         let changed = try XCTUnwrap(busctlString(result.stdout), result.stderr)
         XCTAssertNotEqual(changed, before["endpoint"] as? String)
-        XCTAssertTrue(waitFor(seconds: 30) {
+        XCTAssertTrue(waitUntil(30) {
             (try? self.harness!.pushRegistrations()["org.example.A"]?["endpoint"] as? String) == changed
         })
-        XCTAssertTrue(waitFor(seconds: 30) { distributor.signals("EndpointChanged").count == 2 })
+        XCTAssertTrue(waitUntil(30) { distributor.signals("EndpointChanged").count == 2 })
         XCTAssertTrue(distributor.signals("EndpointChanged").last?.last?.contains(changed) == true)
     }
 
@@ -149,7 +149,7 @@ final class UnifiedPushDistributorTests: XCTestCase {
         let registration = try harness!.registerForPushes("org.example.A")
         XCTAssertEqual(registration["endpoint"] as? String, legacy.events("NewEndpoint").last?["endpoint"] as? String)
         _ = try legacy.send(localPush(id: "v1", at: "2026-03-01T10:05:00Z"), to: registration, id: "m1")
-        XCTAssertTrue(waitFor(seconds: 30) { ((try? self.harness!.list(app: "org.example.A")) ?? []).count == 1 }, "Connector1 has no reply: poll")
+        XCTAssertTrue(waitUntil(30) { ((try? self.harness!.list(app: "org.example.A")) ?? []).count == 1 }, "Connector1 has no reply: poll")
         XCTAssertEqual(try harness!.list(app: "org.example.A").map { $0["id"] as? String }, ["v1"])
     }
 

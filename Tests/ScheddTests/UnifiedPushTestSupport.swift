@@ -21,7 +21,7 @@ final class TestDistributor {
                                    [Self.script, "--address", address, "--log", logPath, "--name", name] + extra,
                                    quiet: false)
         // Generous: importing dbus, gi and cryptography takes seconds on a loaded 2-core machine.
-        guard waitFor(seconds: 30, { !self.events("ready").isEmpty }) else {
+        guard waitUntil(30, { !self.events("ready").isEmpty }) else {
             process.terminate()
             throw TestSetupError("the test distributor did not start (python3-dbus or python3-cryptography missing?)")
         }
@@ -89,15 +89,6 @@ func busctlString(_ output: String) -> String? {
     return data.first as? String
 }
 
-/// Polls `condition` every 10 ms for up to `seconds`.
-func waitFor(seconds: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(10_000)
-    }
-    return condition()
-}
 
 extension ScheddHarness {
     /// Calls org.schedd.UnifiedPush1 `member` with busctl; returns (status, the string answer or the error).

@@ -188,4 +188,26 @@ final class StoreCompactRowsTests: XCTestCase {
         fclose(f)
         XCTAssertFalse(SQLiteScheduleStore.integrityCheck(path: path).isEmpty)
     }
+
+    /// New databases get 8 KiB pages (fewer bytes per schedule, docs/store.md "Page size"); an existing
+    /// file keeps the page size it was written with (SQLite cannot change it in WAL mode), and works.
+    func testNewDatabase_gets8KiBPages_anExistingOneKeepsItsOwn() throws {
+        let store = try SQLiteScheduleStore(path: path)
+        try store.transaction { () throws(StoreError) in _ = try store.insert(oneShot("a", at: t0)) }
+        XCTAssertEqual(try scalar(store, "PRAGMA page_size"), 8192)
+        store.close()
+        let reopened = try SQLiteScheduleStore(path: path)
+        XCTAssertEqual(try scalar(reopened, "PRAGMA page_size"), 8192)
+        XCTAssertNotNil(try reopened.schedule(app: Engine.defaultApp, id: "a"))
+        reopened.close()
+
+        let old = directory + "/v1.db"
+        let bytes = try XCTUnwrap(FileManager.default.contents(atPath: StoreMigrationTests.fixture))
+        XCTAssertTrue(FileManager.default.createFile(atPath: old, contents: bytes))
+        let migrated = try SQLiteScheduleStore(path: old)
+        defer { migrated.close() }
+        XCTAssertEqual(try scalar(migrated, "PRAGMA page_size"), 4096, "the fixture's page size, kept")
+        try migrated.transaction { () throws(StoreError) in _ = try migrated.insert(oneShot("new-after-migration", at: t0)) }
+        XCTAssertNotNil(try migrated.schedule(app: Engine.defaultApp, id: "new-after-migration"))
+    }
 }

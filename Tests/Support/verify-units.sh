@@ -59,14 +59,15 @@ source "$root/Tests/Support/bus/private-bus.bash"
 if BUS_LOG="$tmp/bus.err" start_private_bus --config-file="$tmp/bus.conf"; then
   address="$BUS_ADDRESS"
   pids+=("$BUS_PID")
-  sleep 0.1
+  # The answer to a call comes after the bus has read its configuration and service directory, so
+  # whatever it had to say about them is in its log by then (no fixed wait).
+  dbus-send --bus="$address" --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+      org.freedesktop.DBus.ListActivatableNames 2>&1 | grep -q '"org\.schedd\.Scheduler1"' \
+    || fail "org.schedd.Scheduler1 is not activatable from $prefix/share/dbus-1/services"
   # In the foreground dbus-daemon also reports that it may not raise its fd limit (no CAP_SYS_RESOURCE,
   # e.g. root in a user namespace): about the machine, not the policy; --fork used to hide it.
   grep -v 'Failed to set fd limit' "$tmp/bus.err" > "$tmp/bus.complaints" || true
   [ -s "$tmp/bus.complaints" ] && { fail "dbus-daemon complained about the policy or activation file:"; cat "$tmp/bus.complaints" >&2; }
-  dbus-send --bus="$address" --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-      org.freedesktop.DBus.ListActivatableNames 2>&1 | grep -q '"org\.schedd\.Scheduler1"' \
-    || fail "org.schedd.Scheduler1 is not activatable from $prefix/share/dbus-1/services"
 else
   fail "dbus-daemon refused the config including the policy:"; cat "$tmp/bus.err" >&2
 fi

@@ -3,7 +3,8 @@
 # through the bulk path (NDJSON `schedd push FILE` → PushBatch of 1000 → Engine.pushBatch, one group
 # commit per batch). Then, on a restart: daemon start to READY=1 (own NOTIFY_SOCKET), VmRSS, and
 # `schedd list --limit 20` latency (whole CLI process, 50 runs; and the bare D-Bus call), and the cost of
-# a ListPage at depth 0, 500,000 and 999,980 against List with OFFSET (the baseline, same run).
+# a ListPage at depth 0, COUNT/2 and COUNT-20 (500,000 and 999,980 at 1M) against List with OFFSET (the
+# baseline, same run).
 # Usage: scripts/bench/million.sh [COUNT]     (SKIP_BUILD=1 to reuse the release build, KEEP=1 keeps files)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -53,7 +54,7 @@ sel=$(timed sqlite3 "$db" 'SELECT key, next_due FROM schedules INDEXED BY schedu
 echo "start-up parts (sqlite3 CLI): restore scan $sel s; PRAGMA quick_check(1) (not run at start) $qc s"
 
 # The daemon's side of List (one D-Bus round trip from an already connected client, no CLI start-up).
-"$PY" - "$BUS_ADDR" <<'PYEOF'
+"$PY" - "$BUS_ADDR" "$((count / 2))" "$((count - 20))" <<'PYEOF'
 import sys, time, dbus
 conn = dbus.bus.BusConnection(sys.argv[1])
 def call(limit, offset):
@@ -61,7 +62,7 @@ def call(limit, offset):
     conn.call_blocking("org.schedd.Scheduler1", "/org/schedd/Scheduler1", "org.schedd.Scheduler1", "List", "uu",
                        [limit, offset], timeout=60)
     return (time.monotonic() - t) * 1000
-for limit, offset in ((20, 0), (20, 500000), (20, 999980)):
+for limit, offset in ((20, 0), (20, int(sys.argv[2])), (20, int(sys.argv[3]))):
     ms = sorted(call(limit, offset) for _ in range(50))
     print("D-Bus List(limit %d, offset %d): p50 %.3f ms, max %.3f ms (50 calls)" % (limit, offset, ms[25], ms[-1]))
 PYEOF
@@ -69,9 +70,11 @@ PYEOF
 # Keyset paging (ListPage) at the same depths, against the OFFSET-based List above as the baseline in
 # this run. The cursors are those a client holds after reading 500,000 and 999,980 rows: the (next_due,
 # key) of the row before that depth, read with the sqlite3 CLI (the daemon's own cursor text, v1:NEXT:KEY).
-c500=$(sqlite3 "$db" 'SELECT next_due || ":" || key FROM schedules ORDER BY next_due, key LIMIT 1 OFFSET 499999')
-c999=$(sqlite3 "$db" 'SELECT next_due || ":" || key FROM schedules ORDER BY next_due, key LIMIT 1 OFFSET 999979')
-"$PY" - "$BUS_ADDR" "v1:$c500" "v1:$c999" > "$BENCH_DIR/paging.out" <<'PYEOF'
+# (Depths half and 20 before the end of COUNT: 500,000 and 999,980 at 1M.)
+mid=$((count / 2)); last=$((count - 20))
+c500=$(sqlite3 "$db" "SELECT next_due || ':' || key FROM schedules ORDER BY next_due, key LIMIT 1 OFFSET $((mid - 1))")
+c999=$(sqlite3 "$db" "SELECT next_due || ':' || key FROM schedules ORDER BY next_due, key LIMIT 1 OFFSET $((last - 1))")
+"$PY" - "$BUS_ADDR" "v1:$c500" "v1:$c999" "$mid" "$last" > "$BENCH_DIR/paging.out" <<'PYEOF'
 import sys, time, dbus
 conn = dbus.bus.BusConnection(sys.argv[1])
 def timed(method, sig, args):
@@ -79,7 +82,8 @@ def timed(method, sig, args):
     reply = conn.call_blocking("org.schedd.Scheduler1", "/org/schedd/Scheduler1", "org.schedd.Scheduler1", method,
                                sig, args, timeout=60)
     return (time.monotonic() - t) * 1000, reply
-for depth, cursor, offset in ((0, "", 0), (500000, sys.argv[2], 500000), (999980, sys.argv[3], 999980)):
+mid, last = int(sys.argv[4]), int(sys.argv[5])
+for depth, cursor, offset in ((0, "", 0), (mid, sys.argv[2], mid), (last, sys.argv[3], last)):
     page = sorted(timed("ListPage", "su", [cursor, 20])[0] for _ in range(50))
     base = sorted(timed("List", "uu", [20, offset])[0] for _ in range(50))
     # The same rows either way: the page at the cursor is the OFFSET page.
@@ -100,12 +104,12 @@ done
 read -r lp50 lp99 lmax _ < <(percentiles "$BENCH_DIR/list.ms")
 : > "$BENCH_DIR/listj.ms"
 for i in $(seq 20); do
-    echo "scale=3; $(timed "$SCHEDD" list --limit 20 --offset 500000 --json --bus "$BUS_ADDR") * 1000 / 1" | bc >> "$BENCH_DIR/listj.ms"
+    echo "scale=3; $(timed "$SCHEDD" list --limit 20 --offset "$mid" --json --bus "$BUS_ADDR") * 1000 / 1" | bc >> "$BENCH_DIR/listj.ms"
 done
 read -r jp50 _ jmax _ < <(percentiles "$BENCH_DIR/listj.ms")
 help_ms=$(echo "scale=3; $(timed "$SCHEDD" --help) * 1000 / 1" | bc)
 echo "list --limit 20: p50 $lp50 ms, p99 $lp99 ms, max $lmax ms (50 runs, whole CLI process; 'schedd --help' alone: $help_ms ms)"
-echo "list --limit 20 --offset 500000 --json: p50 $jp50 ms, max $jmax ms (the CLI reads and skips 500 pages of 1,000)"
+echo "list --limit 20 --offset $mid --json: p50 $jp50 ms, max $jmax ms (the CLI reads and skips $((mid / 1000)) pages of 1,000)"
 rss=$(rss_kb "$DAEMON_PID")
 echo "VmRSS after the list calls: $rss kB"
 best_ready=$(printf '%s\n' "${ready[@]}" | sort -g | head -1)

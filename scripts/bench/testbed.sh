@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # How long a test suite waits for schedd (issue 13): one `schedd testbed -- true` as a whole process
 # (bus + daemon + READY + COMMAND + teardown), p50 of RUNS, against the baseline an app developer had
-# before it — the README's hand-made recipe (dbus-daemon --fork, schedd run, poll `schedd clock show`
-# until it answers, kill both) — in the same run; and one pytest test of a full push → advance →
+# before it — the README's hand-made recipe (a dbus-daemon, schedd run, poll `schedd clock show`
+# until it answers, kill both) — in the same run; the recipe's bus is `dbus-daemon --nofork`, this
+# shell's child (Tests/Support/bus/private-bus.bash), stopped by PID when its subshell exits, even
+# on failure, so no bus outlives the script (docs/testing.md); and one pytest test of a full push → advance →
 # assert cycle (fixture start and stop included), in-process p50 of RUNS and as a whole pytest run.
 # Usage: scripts/bench/testbed.sh [RUNS=20]      (SKIP_BUILD=1 to use the built release binary)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=common.sh
 source "$here/common.sh"
+# shellcheck source=../../Tests/Support/bus/private-bus.bash
+source "$here/../../Tests/Support/bus/private-bus.bash"
 RUNS="${1:-20}"
 bench_build
 bench_machine
@@ -28,8 +32,10 @@ for _ in $(seq "$RUNS"); do
     t0=$(now_ns)
     (
         d=$(mktemp -d "$work/run-XXXXXX")
-        { read -r address; read -r bus_pid; } < <(dbus-daemon --config-file="$ROOT/Tests/Support/bus/test-bus.conf" --fork --nopidfile \
-            --print-address=1 --print-pid=1)
+        daemon=""
+        trap 'if [ -n "$daemon" ]; then kill "$daemon" 2>/dev/null || true; wait "$daemon" 2>/dev/null || true; fi; stop_private_bus' EXIT
+        start_private_bus --config-file="$ROOT/Tests/Support/bus/test-bus.conf"
+        address="$BUS_ADDRESS"
         "$SCHEDD" run --bus "$address" --db "$d/db" --notifier stdout --fake-clock 2026-01-01T00:00:00Z \
             >"$d/shown" 2>"$d/log" &
         daemon=$!
@@ -40,7 +46,8 @@ for _ in $(seq "$RUNS"); do
         done
         true
         kill "$daemon"; wait "$daemon" 2>/dev/null || true
-        kill "$bus_pid"
+        daemon=""
+        stop_private_bus
         rm -rf "$d"
     )
     t1=$(now_ns)

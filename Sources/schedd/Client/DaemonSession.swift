@@ -55,6 +55,17 @@ struct DaemonSession {
         }
     }
 
+    /// Sends a method answering an array of strings without waiting (`ScheddBlockingClient.sendStrings`).
+    func sendStrings(_ member: String, timeoutMicroseconds: UInt64,
+                     _ build: (BusMessage) throws(BusError) -> Void) throws(CommandFailure) -> ScheddBlockingClient.PendingStrings {
+        try mapped { () throws(ScheddError) in try client.sendStrings(member, timeoutMicroseconds: timeoutMicroseconds, build) }
+    }
+
+    /// The answer of a call sent by `sendStrings`.
+    func wait(for pending: ScheddBlockingClient.PendingStrings) throws(CommandFailure) -> [String] {
+        try mapped { () throws(ScheddError) in try client.wait(for: pending) }
+    }
+
     /// Calls Track, Cancel or CancelRun: `(u count, as ids, b more)`, the ids bounded by the daemon.
     func cancelled(_ member: String, _ build: (BusMessage) throws(BusError) -> Void)
         throws(CommandFailure) -> (count: UInt32, ids: [String], more: Bool) {

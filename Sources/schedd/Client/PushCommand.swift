@@ -56,6 +56,7 @@ func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode 
         }
     }
     var batch = PushBatch(client: session, args: args, zone: clock?.wait()?.zone)
+    var check = UnknownMemberCheck()
     var any = false
     while let line = try input.nextLine() {
         any = true
@@ -64,9 +65,9 @@ func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode 
             batch.add(.rejected(PushDecoder.tooLarge.message), line: number)
         case .push(let number, let bytes, let indent):
             if let text = String(validating: bytes, as: UTF8.self) {
-                warnAboutUnknownMembers(text, line: number)
+                let warnings = check.warnings(text, bytes: bytes, line: number)
                 if !batch.fits(text) { try batch.send() }
-                batch.add(.text(text, indent: indent), line: number)
+                batch.add(.text(text, indent: indent), line: number, warnings: warnings)
             } else {
                 batch.add(.rejected(invalidUTF8Message(bytes)), line: number)
             }
@@ -75,6 +76,7 @@ func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode 
     }
     if !any { throw .rejected("push: \(input.name) holds no push") }
     try batch.send()
+    try batch.finish()
     return batch.rejected ? .rejected : .success
 }
 
@@ -126,12 +128,19 @@ private func invalidUTF8Message(_ bytes: [UInt8]) -> String {
 }
 
 /// NDJSON lines collected for one PushBatch call, with those rejected before sending, in input order.
+///
+/// Two calls in flight: `send` sends the collected pushes and returns once the call before it is answered
+/// and printed, so the next lines are read and checked while the daemon decodes and commits (each answer
+/// still comes only after its commit, and answers are printed in input order).
 private struct PushBatch {
     enum Entry { case text(String, indent: Int), rejected(String) }
+    typealias Line = (entry: Entry, line: Int, warnings: [String])
     let client: DaemonSession
     let args: ParsedArguments
     let zone: TimeZoneRules?
-    private var entries: [(entry: Entry, line: Int)] = []
+    private var entries: [Line] = []
+    /// Batches sent (or, without a push to send, only collected) and not yet printed, oldest first.
+    private var inFlight: [(lines: [Line], pending: ScheddBlockingClient.PendingStrings?, count: Int)] = []
     /// Whether any push so far was rejected.
     private(set) var rejected = false
 
@@ -151,24 +160,42 @@ private struct PushBatch {
     /// a push is at most 64 KiB).
     func fits(_ text: String) -> Bool { bytes == 0 || bytes + text.utf8.count + Self.messageOverhead <= batchBytes }
 
-    mutating func add(_ entry: Entry, line: Int) {
+    mutating func add(_ entry: Entry, line: Int, warnings: [String] = []) {
         if case .text(let text, _) = entry { bytes += text.utf8.count + Self.messageOverhead }
-        entries.append((entry, line))
+        entries.append((entry, line, warnings))
     }
 
-    /// Sends the collected pushes in one call and prints every answer in input order.
+    /// Sends the collected pushes in one call, then waits for the call sent before it (if any) and prints
+    /// its answers: at most two calls in flight.
     mutating func send() throws(CommandFailure) {
         let texts = entries.compactMap { if case .text(let t, _) = $0.entry { t } else { nil } }
-        var answers: [String] = []
+        var pending: ScheddBlockingClient.PendingStrings?
         if !texts.isEmpty {
-            answers = try client.strings("PushBatch", timeoutMicroseconds: 600_000_000,
-                                         { m throws(BusError) in try m.append(texts) })
+            pending = try client.sendStrings("PushBatch", timeoutMicroseconds: 600_000_000,
+                                             { m throws(BusError) in try m.append(texts) })
         }
-        guard answers.count == texts.count else {
-            throw .failure("unexpected reply to PushBatch: \(answers.count) answers for \(texts.count) pushes")
+        inFlight.append((entries, pending, texts.count))
+        entries = []
+        bytes = 0
+        if inFlight.count > 1 { try printOldest() }
+    }
+
+    /// Waits for every call sent and prints their answers.
+    mutating func finish() throws(CommandFailure) {
+        while !inFlight.isEmpty { try printOldest() }
+    }
+
+    /// Waits for the oldest call in flight and prints every answer of its lines in input order (with the
+    /// warnings of each line before its answer).
+    private mutating func printOldest() throws(CommandFailure) {
+        let (lines, pending, count) = inFlight.removeFirst()
+        let answers = try pending.map { p throws(CommandFailure) in try client.wait(for: p) } ?? []
+        guard answers.count == count else {
+            throw .failure("unexpected reply to PushBatch: \(answers.count) answers for \(count) pushes")
         }
         var next = answers.makeIterator()
-        for (entry, line) in entries {
+        for (entry, line, warnings) in lines {
+            for warning in warnings { Console.err(warning) }
             let value: JSONValue
             switch entry {
             case .text(let text, let indent):
@@ -189,17 +216,71 @@ private struct PushBatch {
                 printOutcomes(value, args: args, zone: zone)
             }
         }
-        entries.removeAll(keepingCapacity: true)
-        bytes = 0
     }
 }
 
 /// Warns on stderr about members schedd ignores (CONTRACT §1: forward compatibility).
 private func warnAboutUnknownMembers(_ text: String, line: Int?) {
-    guard let push = try? PushDecoder.decode(Array(text.utf8), zones: ZoneDatabase.shared) else { return }
-    for member in push.unknownMembers {
-        Console.err("schedd: warning: \(line.map { "line \($0): " } ?? "")\(member): unknown member, ignored")
+    for warning in unknownMemberWarnings(text, line: line) { Console.err(warning) }
+}
+
+/// The unknown-member warnings of NDJSON lines, without decoding a line shaped like the last one found
+/// to have none: a bulk load's lines differ in values, not in members, and the decode (the daemon
+/// decodes each line anyway) was half of the CLI's CPU time (BENCHMARKS.md §1b).
+///
+/// Which members are unknown depends only on the objects' keys and how they nest (`PushObject` checks
+/// each key against the known names of its path), so two lines with the same `shape` — the same keys
+/// in the same order and nesting, the same kinds of values — have the same unknown members, or both
+/// fail to decode (then the daemon rejects them and no warning is due either).
+struct UnknownMemberCheck {
+    private var quietShape: [UInt8]?
+
+    mutating func warnings(_ text: String, bytes: [UInt8], line: Int?) -> [String] {
+        let shape = Self.shape(bytes)
+        if let shape, shape == quietShape { return [] }
+        let warnings = unknownMemberWarnings(text, line: line)
+        if warnings.isEmpty, let shape { quietShape = shape }
+        return warnings
     }
+
+    /// The keys (raw, with their quotes) and the structure of a JSON text: `{ } [ ] , :` as they come,
+    /// `s` for a string value and `n` for any other scalar; values themselves are dropped. nil when a
+    /// string does not end (the decoder reports that line).
+    static func shape(_ bytes: [UInt8]) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count / 2)
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let b = bytes[i]
+            switch b {
+            case 0x22:  // a string: a key when ':' follows
+                var j = i + 1
+                while j < n && bytes[j] != 0x22 { j += bytes[j] == 0x5C ? 2 : 1 }
+                guard j < n else { return nil }
+                var k = j + 1
+                while k < n, bytes[k] == 0x20 || bytes[k] == 0x09 || bytes[k] == 0x0D || bytes[k] == 0x0A { k += 1 }
+                if k < n && bytes[k] == 0x3A { out.append(contentsOf: bytes[i...j]) } else { out.append(0x73) }
+                i = j + 1
+            case 0x7B, 0x7D, 0x5B, 0x5D, 0x2C, 0x3A:
+                out.append(b)
+                i += 1
+            case 0x20, 0x09, 0x0D, 0x0A:
+                i += 1
+            default:  // a number or a literal: one `n`
+                out.append(0x6E)
+                while i < n, ![0x7B, 0x7D, 0x5B, 0x5D, 0x2C, 0x3A, 0x22, 0x20, 0x09, 0x0D, 0x0A].contains(bytes[i]) { i += 1 }
+            }
+        }
+        return out
+    }
+}
+
+/// The warnings about members schedd ignores in one push (none for a push the daemon will reject).
+private func unknownMemberWarnings(_ text: String, line: Int?) -> [String] {
+    guard let push = try? PushDecoder.decode(Array(text.utf8), zones: ZoneDatabase.shared) else { return [] }
+    let at = line.map { "line \($0): " } ?? ""
+    return push.unknownMembers.map { member in "schedd: warning: \(at)\(member): unknown member, ignored" }
 }
 
 private func printRejection(_ message: String, line: Int?, args: ParsedArguments) {

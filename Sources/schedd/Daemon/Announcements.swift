@@ -20,13 +20,19 @@ final class Announcements: CancelAnnouncer {
     }
 
     func announceCancelled(_ ids: [String], reason: String, app: String) {
+        announceCancelled(ids, unlisted: 0, reason: reason, app: app)
+    }
+
+    /// `unlisted`: cancelled by a cancellation job in slices after this (counted in the line, not signalled).
+    func announceCancelled(_ ids: [String], unlisted: Int, reason: String, app: String) {
         guard let first = ids.first else { return }
-        if ids.count == 1 {
+        if ids.count == 1 && unlisted == 0 {
             logger.info("cancelled (\(reason)) [\(app)]", id: first, run: runId(of: first))
         } else {
-            let unsignalled = max(0, ids.count - Self.maxSignalsPerCall)
-            logger.info("cancelled \(ids.count) schedules (\(reason)) [\(app)], first \(first)"
-                        + (unsignalled > 0 ? "; signalled the first \(Self.maxSignalsPerCall), not \(unsignalled) more" : ""))
+            let unsignalled = max(0, ids.count - Self.maxSignalsPerCall) + unlisted
+            logger.info("cancelled \(ids.count + unlisted) schedules (\(reason)) [\(app)], first \(first)"
+                        + (unsignalled > 0 ? "; signalled the first \(min(ids.count, Self.maxSignalsPerCall)), not \(unsignalled) more" : "")
+                        + (unlisted > 0 ? "; \(unlisted) of them are cancelled in slices after this answer" : ""))
         }
         for id in ids.prefix(Self.maxSignalsPerCall) {
             bus.emitSchedulerSignal("NotificationCancelled", strings: [id, reason, app], app: app, to: subscriptions,

@@ -38,6 +38,7 @@ final class Daemon {
     let clock: ServiceClock
     let storage: StorageMonitor
     let delivery: Delivery
+    let cancelSlicing: CancelSlicing
     let groupCommit: GroupCommit
     let service: Service
     let identity: Identity
@@ -96,6 +97,7 @@ final class Daemon {
             if let notify = report.notify { ServiceManager.notify(notify) }
         })
         delivery = Delivery(engine: engine, clock: clock, storage: storage, log: logger)
+        cancelSlicing = CancelSlicing(engine: engine, clock: clock, storage: storage, log: logger)
         clock.delivery = delivery
         let announcements = Announcements(bus: bus, logger: logger, subscriptions: subscriptions)
         groupCommit = GroupCommit(engine: engine, clock: clock, storage: storage, announcer: announcements, log: logger)
@@ -125,7 +127,7 @@ final class Daemon {
         let code = loop.run()
         desktop?.detach()
         ServiceManager.notify("STOPPING=1")
-        logger.info("stopping")
+        logger.info("stopping; group commit: \(groupCommit.statistics.summary)")
         bus.flush()
         return code == 0 ? .success : .failure
     }
@@ -156,6 +158,9 @@ final class Daemon {
             groupCommit.afterCommit = { [unowned self] in delivery.settle() }
             delivery.failureTrigger = try trigger(priority: 15) { [unowned self] in delivery.recordLateFailures() }
             delivery.continueTrigger = try trigger(priority: 20) { [unowned self] in delivery.continueDelivery() }
+            // Below the delivery: a cancellation job's slices never delay a due notification.
+            cancelSlicing.trigger = try trigger(priority: 25) { [unowned self] in cancelSlicing.continueSlicing() }
+            delivery.afterSettle = { [unowned self] in cancelSlicing.kick() }
             delivery.fatal = { [unowned self] reason in fatal(reason) }
             delivery.logLateFailure = { [unowned self] notification, reason in announcer.logFailure(notification, reason) }
             delivery.afterMaintenance = { [unowned self] in watches.syncTzdata() }

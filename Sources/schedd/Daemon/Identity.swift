@@ -3,6 +3,7 @@ import ScheddApps
 import ScheddBus
 import ScheddPush
 import ScheddService
+import ScheddSystem
 import Scheduler
 
 /// The identity part (CONTRACT §8; docs/apps.md "Identity"): the ONE place where a bus connection
@@ -216,7 +217,7 @@ final class Identity {
         do {
             let known = try caller(of: call)
             let app = try app(of: call, declaring: declared.isEmpty ? nil : declared)
-            return PushConnector.PushCaller(app: app.id.rawValue, seesEveryApp: !app.sandboxed && known.uid == geteuid())
+            return PushConnector.PushCaller(app: app.id.rawValue, seesEveryApp: !app.sandboxed && known.uid == CurrentProcess.effectiveUserID)
         } catch {
             switch error.kind {
             case .invalidAppID: throw PushConnectorError(.invalidArgument, "app: \(error.message)")

@@ -1,6 +1,7 @@
 // sd_notify and sd_journal calls of schedd.
 import CSystemd
 import Glibc
+import ScheddSystem
 
 /// Tells the service manager about the daemon's state (`sd_notify`); a no-op without NOTIFY_SOCKET.
 enum ServiceManager {
@@ -12,9 +13,8 @@ func stderrIsJournal() -> Bool {
     guard let value = environment("JOURNAL_STREAM") else { return false }
     let parts = value.split(separator: ":")
     guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
-    var info = stat()
-    guard fstat(2, &info) == 0 else { return false }
-    return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
+    guard let info = try? FileDescriptor.standardError.status() else { return false }
+    return info.device == device && info.inode == inode
 }
 
 /// Sends one structured journal entry (`sd_journal_sendv`): `fields` are `NAME=value` strings.

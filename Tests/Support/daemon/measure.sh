@@ -20,6 +20,12 @@ pids+=("$BUS_PID")
 wait_ready() { for _ in $(seq 200); do "$bin" clock show --bus "$address" >/dev/null 2>&1 && return; sleep 0.05; done; exit 3; }
 switches() { awk '/^voluntary_ctxt_switches|^nonvoluntary_ctxt_switches/ {s += $2} END {print s}' "/proc/$1/status"; }
 now_ms() { date +%s%3N; }
+# Waits (at most 10 s) until the daemon has finished what the last call left it to do: no context
+# switch in 200 ms. Instead of a fixed second, which a loaded machine may not give it.
+wait_quiet() {
+  local a
+  for _ in $(seq 50); do a=$(switches "$1"); sleep 0.2; [ "$(switches "$1")" = "$a" ] && return; done
+}
 
 # 1. Idle with 10,000 pending.
 TZ=UTC "$bin" run --bus "$address" --db "$work/idle.db" --notifier none 2>/dev/null &
@@ -30,9 +36,9 @@ for i in $(seq 0 9999); do
 done > "$work/idle.ndjson"
 "$bin" push "$work/idle.ndjson" --bus "$address" > /dev/null
 pending=$("$bin" list --json --bus "$address" | grep -o '"id"' | wc -l)
-sleep 1
+wait_quiet "$daemon"
 before=$(switches "$daemon")
-sleep "$idle"
+sleep "$idle"  # the measured idle window itself (a fixed span on purpose)
 after=$(switches "$daemon")
 echo "IDLE pending=$pending seconds=$idle context_switches=$((after - before))"
 kill "$daemon"; wait "$daemon" 2>/dev/null || true

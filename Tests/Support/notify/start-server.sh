@@ -2,7 +2,8 @@
 # Starts a headless X server (Xvfb) and a real notification server on the D-Bus bus ADDRESS.
 # SERVER: dunst (with Tests/Support/notify/dunstrc), xfce4-notifyd, notification-daemon (GNOME's) or
 # mate-notification-daemon — each from its Debian package (scripts/install-deps.sh).
-# Prints three lines: the X display (":N"), the Xvfb pid, the server pid. Stop both with `kill`.
+# Prints four lines: the X display (":N"), the Xvfb pid, the server pid, its home. Run it under
+# Tests/Support/tether.sh (TetheredProcess), which stops both with the test process.
 # Waits until the server owns org.freedesktop.Notifications (at most ~10 s; exit 1 otherwise).
 # Each server gets a HOME and XDG dirs of its own under a fresh temporary directory (its settings
 # and caches never touch the person's), removed by the caller with the directory printed on line 4.

@@ -204,6 +204,7 @@ class Run:
                         while p.poll() is None and os.path.getsize(self.notes) < before + grown:
                             time.sleep(0.0005)
                     else:
+                        # A fixed delay on purpose: the kill lands at a random point of the call.
                         time.sleep(fraction * self.mean_duration(op[0]))
                     self.daemon.kill9()
                     out, err = p.communicate(timeout=300)
@@ -245,7 +246,7 @@ class Run:
         if index in self.kill_restart:
             # Kill the restarted daemon again before it answers: during its start-up catch-up.
             self.daemon.spawn(self.clock)
-            time.sleep(self.rng.uniform(0.0, 0.3))
+            time.sleep(self.rng.uniform(0.0, 0.3))  # on purpose: a random point of its start-up
             self.daemon.kill9()
             self.counts['kills'] += 1
             self.counts['kills during a restart'] += 1

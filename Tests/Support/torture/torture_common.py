@@ -73,6 +73,8 @@ class Schedd:
             if time.monotonic() >= deadline or self.start_retries > 20:
                 raise Failure('schedd exited at start with %d; log %s' % (self.proc.returncode, self.log))
             self.start_retries += 1
+            # A back-off between attempts (bounded by the deadline above), not a wait for a condition:
+            # the bus frees the killed predecessor's name on its own schedule, the next start tells.
             time.sleep(0.1)
 
     def spawn(self, clock, extra_env=None):

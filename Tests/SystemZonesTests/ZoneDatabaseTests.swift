@@ -1,7 +1,7 @@
-import SystemZones
 import Foundation
+import SchedCalendar
+import SystemZones
 import XCTest
-@testable import SchedCalendar
 
 /// Zone lookup by name, the parse-once cache, and device-zone discovery (TZ, /etc/localtime).
 final class ZoneDatabaseTests: XCTestCase {
@@ -13,7 +13,9 @@ final class ZoneDatabaseTests: XCTestCase {
         try FileManager.default.createDirectory(at: temp.appendingPathComponent("zoneinfo/Test"),
                                                 withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: temp.appendingPathComponent("etc"), withIntermediateDirectories: true)
-        try Data(TZifFixture.newYorkLike.bytes()).write(to: temp.appendingPathComponent("zoneinfo/Test/Zone"))
+        // A real zone file under another name (the system's America/New_York).
+        try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/America/New_York",
+                                         toPath: temp.appendingPathComponent("zoneinfo/Test/Zone").path)
         try Data("not a zone file at all, long enough for a header........".utf8)
             .write(to: temp.appendingPathComponent("zoneinfo/Test/Corrupt"))
     }

@@ -1,0 +1,127 @@
+import SchedCalendar
+
+// Sliced cancellation (docs/daemon-parts.md "Sliced cancellation"; issue 20 item 3): a Track or CancelRun
+// over more than `cancelFirstSlice` schedules cancels the first slice and records a job (CancelJob) in ONE
+// transaction, answers with the exact count, and the daemon cancels the rest `cancelSliceSize` at a time
+// between other calls (`cancelSlice`). Until then every covered schedule behaves as cancelled: firing,
+// pushing, replacing or cancelling one settles it first (`settleIfCovered`); listings leave it out and
+// counts subtract the job's `remaining`.
+extension Engine {
+    /// Schedules cancelled by the answering transaction: as many as one reply lists (ReplyBounds.maxRows).
+    public static let cancelFirstSlice = 1000
+    /// Schedules per later slice: about 20 ms each in a release build (BENCHMARKS.md).
+    public static let cancelSliceSize = 250
+
+    /// What one slice did.
+    public struct CancelSliceReport: Sendable, Hashable {
+        public var app: String
+        public var reason: String
+        /// Schedules this slice cancelled.
+        public var cancelled: Int
+        /// Notifications that were on screen and were closed.
+        public var closed: [String]
+        /// The job is done (its row is gone).
+        public var finished: Bool
+    }
+
+    /// Whether a cancellation job may be under way (the daemon then runs `cancelSlice` until it is false).
+    public var hasCancelJobs: Bool { store.cancelJobsMayExist }
+
+    /// The jobs under way, oldest first (tests, status). O(jobs).
+    public func cancelJobs() throws(EngineError) -> [CancelJob] {
+        try storage { () throws(StoreError) in try store.cancelJobs() }
+    }
+
+    /// Cancels the next `limit` schedules of the oldest job in ONE transaction (history `cancelled` with
+    /// the job's reason and time, an id tombstone each for an event), and removes the job when it covers no
+    /// more; nil when no job exists. Closes what was on screen after the commit.
+    public func cancelSlice(limit: Int = Engine.cancelSliceSize, now: Instant) throws(EngineError) -> CancelSliceReport? {
+        try closeSettled(now: now)
+        guard store.cancelJobsMayExist else { return nil }
+        var closes: [String] = []
+        let report = try storage { () throws(StoreError) -> CancelSliceReport? in
+            try store.transaction { () throws(StoreError) -> CancelSliceReport? in
+                guard let job = try store.cancelJobs().first else { return nil }
+                let rows = try store.nextCovered(job, limit: limit)
+                for s in rows { try cancelCovered(s, by: job, closes: &closes) }
+                let finished = rows.count < limit
+                if finished { try store.deleteCancelJob(job.n) } else { try store.cancelJobProgress(job.n, cancelled: rows.count) }
+                return CancelSliceReport(app: job.app, reason: job.reason, cancelled: rows.count, closed: [], finished: finished)
+            }
+        }
+        if report?.finished ?? true { try storage { () throws(StoreError) in try store.refreshCancelJobs() } }
+        guard var report else { return nil }
+        refreshSnoozeDue()
+        report.closed = try closeShown(closes, app: report.app, reason: report.reason, now: now)
+        return report
+    }
+
+    /// Within a transaction: when a job covers `s`, cancels it as that job does (and counts it done);
+    /// true when it did. One lookup per job when jobs exist, nothing otherwise.
+    func settleIfCovered(_ s: StoredSchedule, closes: inout [String]) throws(StoreError) -> Bool {
+        try settlingJob(s, closes: &closes) != nil
+    }
+
+    /// `settleIfCovered`, returning the job that covered `s`.
+    private func settlingJob(_ s: StoredSchedule, closes: inout [String]) throws(StoreError) -> CancelJob? {
+        guard store.cancelJobsMayExist, let job = try store.coveringJob(app: s.app, id: s.id, key: s.key) else { return nil }
+        try cancelCovered(s, by: job, closes: &closes)
+        try store.cancelJobProgress(job.n, cancelled: 1)
+        return job
+    }
+
+    /// `settleIfCovered` for the pending schedule `id` of `app`, if any.
+    func settleIfCovered(app: String, id: String, closes: inout [String]) throws(StoreError) -> Bool {
+        guard store.cancelJobsMayExist, let s = try store.schedule(app: app, id: id) else { return false }
+        return try settleIfCovered(s, closes: &closes)
+    }
+
+    /// `settleIfCovered` outside a cancel call (firing, pushing): what may be on screen is closed by
+    /// `closeSettled` after the commit.
+    func settleCovered(_ s: StoredSchedule) throws(StoreError) -> Bool {
+        var closes: [String] = []
+        guard let job = try settlingJob(s, closes: &closes) else { return false }
+        settledCloses += closes.map { (s.app, $0, job.reason) }
+        return true
+    }
+
+    /// Cancels `s` as `job` does: at the job's instant, with its reason (an id tombstone for an event job; a
+    /// run job's tombstone was left by its call).
+    private func cancelCovered(_ s: StoredSchedule, by job: CancelJob, closes: inout [String]) throws(StoreError) {
+        try cancelPending(s, reason: job.reason, now: job.at, closes: &closes)
+        if job.kind == .event { try store.addTombstone(app: s.app, .id, s.id, at: job.at) }
+    }
+
+    /// Within a transaction: cancels the schedules of `app` that (`kind`, `name`) covers now (none an older
+    /// job covers), returning the ids of the first `cancelFirstSlice` in due order and how many more a job
+    /// now covers. `perRow` runs for each one cancelled at once (the event's id tombstone).
+    func cancelCoverable(app: String, kind: CancelJob.Kind, name: String, reason: String, now: Instant,
+                         closes: inout [String], perRow: (StoredSchedule) throws(StoreError) -> Void)
+        throws(StoreError) -> (ids: [String], unlisted: Int) {
+        let bound = try store.cancelBound()
+        let count = try store.countCoverable(app: app, kind: kind, name: name, bound: bound)
+        guard count > 0 else { return ([], 0) }
+        let first = try store.firstCoverable(app: app, kind: kind, name: name, bound: bound, limit: Self.cancelFirstSlice)
+        for s in first {
+            try cancelPending(s, reason: reason, now: now, closes: &closes)
+            try perRow(s)
+        }
+        let rest = count - first.count
+        if rest > 0 {
+            _ = try store.addCancelJob(CancelJob(n: 0, app: app, kind: kind, name: name, reason: reason, at: now,
+                                                 bound: bound, remaining: rest))
+        }
+        return (first.map(\.id), rest)
+    }
+
+    /// Closes what settling covered schedules outside a cancel call (firing, pushing) found on screen.
+    func closeSettled(now: Instant) throws(EngineError) {
+        guard !settledCloses.isEmpty else { return }
+        let closes = settledCloses
+        settledCloses.removeAll()
+        for (app, ids) in Dictionary(grouping: closes, by: \.app) {
+            _ = try closeShown(ids.map(\.id), app: app, reason: ids.first?.reason ?? "cancelled", now: now)
+        }
+    }
+}
+

@@ -1,0 +1,277 @@
+import SchedCalendar
+
+/// A cancellation under way (schema step 7, docs/daemon-parts.md "Sliced cancellation"): a Track or
+/// CancelRun answered with its count and first slice, whose other covered schedules are cancelled in
+/// later slices. Covered: `app`'s schedules with key ≤ `bound` (stored before the call) whose cancelOn
+/// holds `name` (`.event`) or that belong to run `name` (`.run`), and that no older job covers.
+public struct CancelJob: Sendable, Hashable {
+    public enum Kind: Int64, Sendable, Hashable { case event = 0, run = 1 }
+    public var n: Int64
+    public var app: String
+    public var kind: Kind
+    public var name: String
+    /// History reason of the schedules it cancels (`event:NAME`, `run`).
+    public var reason: String
+    /// The call's instant: history `at` of the schedules it cancels.
+    public var at: Instant
+    public var bound: Int64
+    /// Covered schedules still pending.
+    public var remaining: Int
+}
+
+/// The store's side of sliced cancellation. Every query is bounded by its `limit` or by an index range;
+/// none scans the schedules.
+public protocol CancelJobStore: AnyObject {
+    /// False only when no job exists (true may be stale after a rollback: `refreshCancelJobs`).
+    var cancelJobsMayExist: Bool { get }
+    /// Re-reads whether any job exists (outside a transaction, after the commit that removed one).
+    func refreshCancelJobs() throws(StoreError)
+    /// Every job, oldest first. O(jobs).
+    func cancelJobs() throws(StoreError) -> [CancelJob]
+    /// The bound of a job made now: no schedule stored later gets a key at or below it. O(log n).
+    func cancelBound() throws(StoreError) -> Int64
+    /// How many schedules a job (`kind`, `name`, `bound`) of `app` made now would cover (none an older
+    /// job covers). A count over an index range; with an older job of `app`, one lookup per match.
+    func countCoverable(app: String, kind: CancelJob.Kind, name: String, bound: Int64) throws(StoreError) -> Int
+    /// The first `limit` of those, by (next due, key).
+    func firstCoverable(app: String, kind: CancelJob.Kind, name: String, bound: Int64, limit: Int)
+        throws(StoreError) -> [StoredSchedule]
+    func addCancelJob(_ job: CancelJob) throws(StoreError) -> Int64
+    /// At most `limit` schedules `job` still covers, by key (the slice to cancel next; older jobs done).
+    func nextCovered(_ job: CancelJob, limit: Int) throws(StoreError) -> [StoredSchedule]
+    /// The oldest job covering the pending schedule (`app`, `id`, `key`), if any.
+    func coveringJob(app: String, id: String, key: Int64) throws(StoreError) -> CancelJob?
+    /// `remaining` of job `n` goes down by `count`.
+    func cancelJobProgress(_ n: Int64, cancelled count: Int) throws(StoreError)
+    func deleteCancelJob(_ n: Int64) throws(StoreError)
+    /// Covered schedules still pending, of `app` (nil: of every app): what PendingCount subtracts.
+    func coveredRemaining(app: String?) throws(StoreError) -> Int
+}
+
+extension SQLiteScheduleStore: CancelJobStore {
+    public var cancelJobsMayExist: Bool { cancelJobFloor != nil }
+
+    public func refreshCancelJobs() throws(StoreError) {
+        cancelJobFloor = try sql { () throws(SQLiteError) -> Int64? in
+            let st = try db.statement("SELECT max(bound) FROM cancel_jobs")
+            defer { st.reset() }
+            return try st.step() ? st.optionalInt64(0) : nil
+        }
+    }
+
+    public func cancelJobs() throws(StoreError) -> [CancelJob] {
+        guard cancelJobsMayExist else { return [] }
+        return try sql { () throws(SQLiteError) -> [CancelJob] in
+            let st = try db.statement("SELECT n, app, kind, name, reason, at, bound, remaining FROM cancel_jobs ORDER BY n")
+            defer { st.reset() }
+            var jobs: [CancelJob] = []
+            while try st.step() {
+                jobs.append(CancelJob(n: st.int64(0), app: try appName(st.int64(1)), kind: CancelJob.Kind(rawValue: st.int64(2)) ?? .event,
+                                      name: st.string(3), reason: st.string(4), at: Instant(microseconds: st.int64(5)),
+                                      bound: st.int64(6), remaining: Int(st.int64(7))))
+            }
+            return jobs
+        }
+    }
+
+    public func cancelBound() throws(StoreError) -> Int64 {
+        try sql { () throws(SQLiteError) -> Int64 in try maxKeyOrFloor() }
+    }
+
+    private func maxKeyOrFloor() throws(SQLiteError) -> Int64 {
+        let st = try db.statement("SELECT coalesce(max(key), 0) FROM schedules")
+        defer { st.reset() }
+        return max(try st.step() ? st.int64(0) : 0, cancelJobFloor ?? 0)
+    }
+
+    /// The key the next insert takes while jobs exist (above every job's bound), or nil (SQLite's choice).
+    func keyAboveCancelJobs() throws(SQLiteError) -> Int64? {
+        guard cancelJobFloor != nil else { return nil }
+        return try maxKeyOrFloor() + 1
+    }
+
+    /// `NOT EXISTS` an older job covering the row `s` (columns s.app, s.key, s.id); "" when no job exists.
+    private var uncoveredSQL: String {
+        guard cancelJobsMayExist else { return "" }
+        return """
+             AND NOT EXISTS(SELECT 1 FROM cancel_jobs AS j WHERE j.app = s.app AND s.key <= j.bound AND (
+                (j.kind = 0 AND EXISTS(SELECT 1 FROM schedule_events AS e WHERE e.app = j.app AND e.event = j.name AND e.key = s.key))
+                OR (j.kind = 1 AND (s.id = j.name OR (s.id >= j.name || ':' AND s.id < j.name || ';')))))
+            """
+    }
+
+    /// The filter of listings while jobs exist: " AND NOT (covered)" on alias `s`, or "".
+    var uncoveredFilter: String { uncoveredSQL }
+
+    /// Rows matching (`kind`, `name`) of app number ?1 with key ≤ ?3: the WHERE of a SELECT over `schedules AS s`
+    /// (?2 the event or run, ?4/?5 the run's id range).
+    private func matchSQL(_ kind: CancelJob.Kind) -> String {
+        switch kind {
+        case .event: "s.key IN (SELECT key FROM schedule_events WHERE app = ?1 AND event = ?2 AND key <= ?3)"
+        case .run: "s.app = ?1 AND (s.id = ?2 OR (s.id >= ?4 AND s.id < ?5)) AND s.key <= ?3"
+        }
+    }
+
+    private func bindMatch(_ st: SQLiteStatement, app: Int64, kind: CancelJob.Kind, name: String, bound: Int64) {
+        st.bind(1, app)
+        st.bind(2, name)
+        st.bind(3, bound)
+        if kind == .run {
+            st.bind(4, name + ":")
+            st.bind(5, name + ";")
+        }
+    }
+
+    private func hasJob(ofApp app: String) throws(StoreError) -> Bool {
+        try cancelJobs().contains { $0.app == app }
+    }
+
+    public func countCoverable(app: String, kind: CancelJob.Kind, name: String, bound: Int64) throws(StoreError) -> Int {
+        if kind == .run && name.contains(":") { return 0 }
+        let older = try hasJob(ofApp: app)
+        return try sql { () throws(SQLiteError) -> Int in
+            let n = try lookupApp(app)
+            let text: String
+            switch (kind, older) {
+            case (.event, false): text = "SELECT count(*) FROM schedule_events WHERE app = ?1 AND event = ?2 AND key <= ?3"
+            case (.run, false):
+                text = "SELECT count(*) FROM schedules AS s WHERE s.app = ?1 AND (s.id = ?2 OR (s.id >= ?4 AND s.id < ?5))"
+            case (_, true): text = "SELECT count(*) FROM schedules AS s WHERE \(matchSQL(kind))\(uncoveredSQL)"
+            }
+            let st = try db.statement(text)
+            defer { st.reset() }
+            bindMatch(st, app: n, kind: kind, name: name, bound: bound)
+            return try st.step() ? Int(st.int64(0)) : 0
+        }
+    }
+
+    public func firstCoverable(app: String, kind: CancelJob.Kind, name: String, bound: Int64, limit: Int)
+        throws(StoreError) -> [StoredSchedule] {
+        if kind == .run && name.contains(":") { return [] }
+        let older = try hasJob(ofApp: app)
+        let n = try sql { () throws(SQLiteError) in try lookupApp(app) }
+        if kind == .event && !older {
+            // Walk the app's due order (schedules_by_app_next) checking each key's event: the first `limit`
+            // matches cost about limit × pending / covered steps. Bounded by `covered` steps (the cost of
+            // the sort below); when the walk stops short, the sort decides.
+            let covered = try countCoverable(app: app, kind: kind, name: name, bound: bound)
+            let pending = try pendingCount(app: app)
+            let walk = min(pending, max(covered, 4 * limit))
+            let keys = try sql { () throws(SQLiteError) -> [Int64] in
+                let st = try db.statement("""
+                    SELECT w.key FROM (SELECT key FROM schedules WHERE app = ?1 ORDER BY next_due, key LIMIT ?5) AS w
+                    WHERE w.key <= ?3 AND EXISTS(SELECT 1 FROM schedule_events AS e WHERE e.app = ?1 AND e.event = ?2 AND e.key = w.key)
+                    LIMIT ?4
+                    """)
+                defer { st.reset() }
+                st.bind(1, n)
+                st.bind(2, name)
+                st.bind(3, bound)
+                st.bind(4, Int64(limit))
+                st.bind(5, Int64(walk))
+                var keys: [Int64] = []
+                while try st.step() { keys.append(st.int64(0)) }
+                return keys
+            }
+            if keys.count == limit || walk >= pending || keys.count == covered {
+                var rows: [StoredSchedule] = []
+                rows.reserveCapacity(keys.count)
+                for key in keys { if let s = try schedule(key: key) { rows.append(s) } }
+                return rows.sorted { ($0.next, $0.key) < ($1.next, $1.key) }
+            }
+        }
+        return try sql { () throws(SQLiteError) -> [StoredSchedule] in
+            let st = try db.statement("""
+                SELECT \(StoreRowCoding.columns) FROM schedules AS s WHERE \(matchSQL(kind))\(uncoveredSQL)
+                ORDER BY next_due, key LIMIT ?6
+                """)
+            defer { st.reset() }
+            bindMatch(st, app: n, kind: kind, name: name, bound: bound)
+            st.bind(6, Int64(limit))
+            return try readAll(st)
+        }
+    }
+
+    public func addCancelJob(_ job: CancelJob) throws(StoreError) -> Int64 {
+        try sql { () throws(SQLiteError) -> Int64 in
+            let st = try db.statement("""
+                INSERT INTO cancel_jobs(app, kind, name, reason, at, bound, remaining) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                """)
+            st.bind(1, try internApp(job.app))
+            st.bind(2, job.kind.rawValue)
+            st.bind(3, job.name)
+            st.bind(4, job.reason)
+            st.bind(5, job.at.microseconds)
+            st.bind(6, job.bound)
+            st.bind(7, Int64(job.remaining))
+            try st.run()
+            cancelJobFloor = max(cancelJobFloor ?? 0, job.bound)
+            return db.lastInsertRowid
+        }
+    }
+
+    public func nextCovered(_ job: CancelJob, limit: Int) throws(StoreError) -> [StoredSchedule] {
+        try sql { () throws(SQLiteError) -> [StoredSchedule] in
+            let text = switch job.kind {
+            case .event:
+                "SELECT \(StoreRowCoding.columns) FROM schedules WHERE key IN (SELECT key FROM schedule_events "
+                    + "WHERE app = ?1 AND event = ?2 AND key <= ?3 ORDER BY key LIMIT ?6) ORDER BY key"
+            case .run:
+                "SELECT \(StoreRowCoding.columns) FROM schedules AS s WHERE \(matchSQL(.run)) LIMIT ?6"
+            }
+            let st = try db.statement(text)
+            defer { st.reset() }
+            bindMatch(st, app: try lookupApp(job.app), kind: job.kind, name: job.name, bound: job.bound)
+            st.bind(6, Int64(limit))
+            return try readAll(st)
+        }
+    }
+
+    public func coveringJob(app: String, id: String, key: Int64) throws(StoreError) -> CancelJob? {
+        for job in try cancelJobs() where job.app == app && key <= job.bound {
+            switch job.kind {
+            case .run:
+                if id == job.name || id.hasPrefix(job.name + ":") { return job }
+            case .event:
+                let hit = try sql { () throws(SQLiteError) -> Bool in
+                    let st = try db.statement("SELECT 1 FROM schedule_events WHERE app = ?1 AND event = ?2 AND key = ?3")
+                    defer { st.reset() }
+                    st.bind(1, try lookupApp(app))
+                    st.bind(2, job.name)
+                    st.bind(3, key)
+                    return try st.step()
+                }
+                if hit { return job }
+            }
+        }
+        return nil
+    }
+
+    public func cancelJobProgress(_ n: Int64, cancelled count: Int) throws(StoreError) {
+        try sql { () throws(SQLiteError) in
+            let st = try db.statement("UPDATE cancel_jobs SET remaining = max(0, remaining - ?2) WHERE n = ?1")
+            st.bind(1, n)
+            st.bind(2, Int64(count))
+            try st.run()
+        }
+    }
+
+    public func deleteCancelJob(_ n: Int64) throws(StoreError) {
+        try sql { () throws(SQLiteError) in
+            let st = try db.statement("DELETE FROM cancel_jobs WHERE n = ?1")
+            st.bind(1, n)
+            try st.run()
+        }
+    }
+
+    public func coveredRemaining(app: String?) throws(StoreError) -> Int {
+        guard cancelJobsMayExist else { return 0 }
+        return try sql { () throws(SQLiteError) -> Int in
+            let st = try db.statement(app == nil ? "SELECT coalesce(sum(remaining), 0) FROM cancel_jobs"
+                                      : "SELECT coalesce(sum(remaining), 0) FROM cancel_jobs WHERE app = ?1")
+            defer { st.reset() }
+            if let app { st.bind(1, try lookupApp(app)) }
+            return try st.step() ? Int(st.int64(0)) : 0
+        }
+    }
+}
