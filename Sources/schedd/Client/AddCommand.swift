@@ -57,18 +57,46 @@ func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
         if let until { local.append(JSONMember("until", .string(until.time.pushText))) }
     }
     let id = args.value("id") ?? generatedID()
-    if args.value("id") != nil { try checkTombstone(id, session: session, clock: clock, replace: args.has("replace")) }
     local.insert(contentsOf: [JSONMember("id", .string(id)), JSONMember("title", .string(title))], at: 0)
     bk.insert(JSONMember("local", .object(local)), at: 0)
     let push = JSONValue.object([JSONMember("bk", .object(bk))]).serialized()
+    // The push's own outcome decides (one call, no window between a check and the push): `cancelled`
+    // is a tombstone, explained afterwards (or lifted, with --replace, and pushed once more); `missed`
+    // is a time that passed before the daemon got the push. Either way exit 1, never "done".
+    var outcomes = try addPush(push, session: session)
+    if pushStatus(outcomes) == "cancelled" {
+        try explainTombstone(id, session: session, clock: clock, replace: args.has("replace"))
+        outcomes = try addPush(push, session: session)
+        if pushStatus(outcomes) == "cancelled" {
+            throw .rejected("--id \(id): cancelled again while add lifted its block (another cancel came in between); "
+                            + "nothing was scheduled: run add again, or choose another --id")
+        }
+    }
+    if pushStatus(outcomes) == "missed" {
+        let grace = args.value("grace").map { "its --grace \($0)" } ?? "the default grace"
+        let trigger = triggers[0]
+        throw .rejected("--\(trigger) \(args.value(trigger) ?? ""): the time had passed by more than \(grace) when the "
+                        + "daemon received it, so it would never be shown (history records it missed): give a later "
+                        + "time, or a longer --grace")
+    }
+    printOutcomes(outcomes, args: args, zone: clock.zone)
+    return .success
+}
+
+/// Sends add's push and reads its outcomes; the daemon's rejections in the options' terms.
+private func addPush(_ push: String, session: DaemonSession) throws(CommandFailure) -> JSONValue {
     let answer: String
     do {
         answer = try session.string("Push", { m throws(BusError) in try m.append(push) })
     } catch where error.code == .rejected {
         throw .rejected(inOptionTerms(error.message))
     }
-    printOutcomes(try DaemonSession.json(answer, "Push"), args: args, zone: clock.zone)
-    return .success
+    return try DaemonSession.json(answer, "Push")
+}
+
+/// The status of add's one `bk.local` outcome.
+private func pushStatus(_ outcomes: JSONValue) -> String? {
+    outcomes.arrayValue?.last?[member: "status"]?.stringValue
 }
 
 /// The members that only shape the notification: body, cancelOn, urgency, grace, actions, snoozes,
