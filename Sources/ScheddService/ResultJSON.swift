@@ -30,6 +30,22 @@ extension JSONValue {
         self = .object(members)
     }
 
+    /// `JSONValue(outcome:budget:)` serialized compactly, appended to `out`. The usual outcome (no
+    /// cancel lists, so nothing taken from `budget`) is written without building the value: a Push
+    /// answers one per call.
+    public static func writeOutcome(_ outcome: PushOutcome, budget: inout IDBudget, into out: inout [UInt8]) {
+        guard outcome.cancelled == nil && outcome.closed == nil else {
+            return JSONValue(outcome: outcome, budget: &budget).write(into: &out, sortedKeys: false)
+        }
+        out.append(contentsOf: (outcome.isRun ? #"{"run":"# : #"{"id":"#).utf8)
+        writeString(outcome.id, into: &out)
+        out.append(contentsOf: #","status":"#.utf8)
+        writeString(outcome.status.rawValue, into: &out)
+        out.append(contentsOf: #","next":"#.utf8)
+        if let next = outcome.next { writeString(next.rfc3339, into: &out) } else { out.append(contentsOf: "null".utf8) }
+        out.append(UInt8(ascii: "}"))
+    }
+
     /// A cancel's answer: `{"id"|"run", "cancelled":[ids], "closed":[ids]}` (`closed`: the notifications
     /// that were on screen and were closed).
     /// Bounded (CONTRACT §9): each list holds at most `ReplyBounds.maxRows` ids and `maxBytes` bytes;

@@ -95,6 +95,11 @@ final class ServicePartsTests: XCTestCase {
             XCTAssertTrue(text.contains("scheduled"), text)
         }
         XCTAssertEqual(p.group.waitingCount, 0)
+        _ = serve(p, push("run_2:a"))
+        p.group.flush()
+        p.group.flush()  // nothing waiting: no commit
+        XCTAssertEqual(p.group.statistics.commits, 2)
+        XCTAssertEqual(p.group.statistics.summary, "4 calls in 2 commits (2.0 calls per commit, largest 3; by size 1:1 3:1)")
     }
 
     func testService_flushesWaitingWritesBeforeAnyOtherCall_andRejectsABadPushAtOnce() throws {
