@@ -48,7 +48,7 @@ public struct PendingSchedule: Sendable, Equatable, Decodable {
 
 /// One history record (`HistoryPage` row): what happened to a schedule and why.
 public struct HistoryRecord: Sendable, Equatable, Decodable {
-    /// fired, missed, cancelled, replaced, expired, closed, unconfirmed, opened, dismissed, snoozed, failed, …
+    /// fired, missed, cancelled, replaced, expired, closed, unconfirmed, opened, dismissed, snoozed, failed, unblocked, …
     public var event: String
     public var id: String
     public var at: Date

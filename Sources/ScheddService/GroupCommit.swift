@@ -59,6 +59,30 @@ public final class GroupCommit {
     /// How many calls wait for the commit.
     public var waitingCount: Int { waiting.count }
 
+    /// How the calls shared their commits since start: `commits` transactions held `calls` calls, the
+    /// largest `largest`; `sizes[k]` commits held k + 1 calls (the last entry counts every larger group).
+    public struct Statistics: Sendable, Equatable {
+        public var commits = 0
+        public var calls = 0
+        public var largest = 0
+        public var sizes = [Int](repeating: 0, count: 16)
+
+        mutating func record(_ size: Int) {
+            commits += 1; calls += size; largest = max(largest, size)
+            sizes[min(size, sizes.count) - 1] += 1
+        }
+
+        /// `1234 calls in 456 commits (2.71 calls per commit, largest 4; by size 1:100 2:50 …)`.
+        public var summary: String {
+            let mean = commits == 0 ? 0 : Double(calls) / Double(commits)
+            let bySize = sizes.indices.filter { sizes[$0] > 0 }
+                .map { "\($0 + 1)\($0 == sizes.count - 1 ? "+" : ""):\(sizes[$0])" }.joined(separator: " ")
+            return "\(calls) calls in \(commits) commits (\((mean * 100).rounded() / 100) calls per commit, largest \(largest)"
+                + (bySize.isEmpty ? ")" : "; by size \(bySize))")
+        }
+    }
+    public private(set) var statistics = Statistics()
+
     /// Queues a write of `app` (method `member`), answered through `reply` after the commit.
     public func enqueue(_ operation: Operation, app: String, member: String, reply: @escaping CallReply) {
         waiting.append(Waiting(operation: operation, app: app, member: member, reply: reply))
@@ -77,6 +101,7 @@ public final class GroupCommit {
         guard !waiting.isEmpty else { return }
         let writes = waiting
         waiting.removeAll(keepingCapacity: true)
+        statistics.record(writes.count)
         var results: [Result<Applied, ServiceFailure>] = []
         results.reserveCapacity(writes.count)
         let engine = engine()
@@ -141,11 +166,12 @@ public final class GroupCommit {
         case .pushBatch(let valid, var answers):
             // Each push on its own: one the engine rejects (over the quota) changes nothing, the others apply.
             var applied: [PushOutcome] = []
+            var budget = IDBudget()  // the ids listed across the whole reply, not per entry (CONTRACT §9)
             for (item, result) in zip(valid, try engine.pushEach(valid.map(\.push), app: app, now: now)) {
                 switch result {
                 case .success(let outcomes):
                     applied += outcomes
-                    answers[item.index] = outcomesJSON(outcomes)
+                    answers[item.index] = outcomesJSON(outcomes, budget: &budget)
                 case .failure(let error):
                     answers[item.index] = errorJSON(error.message)
                 }
@@ -186,9 +212,24 @@ public final class GroupCommit {
     }
 }
 
-/// A push's outcomes as the JSON array a `Push` answers.
+/// A push's outcomes as the JSON array a `Push` answers: `JSONValue(outcome:)` of each, serialized
+/// (written straight into bytes: `JSONValue.writeOutcome`).
 public func outcomesJSON(_ outcomes: [PushOutcome]) -> String {
-    JSONValue.array(outcomes.map(JSONValue.init(outcome:))).serialized()
+    var budget = IDBudget()
+    return outcomesJSON(outcomes, budget: &budget)
+}
+
+/// `outcomesJSON` listing at most what is left of `budget` (a PushBatch reply's, shared by its entries).
+func outcomesJSON(_ outcomes: [PushOutcome], budget: inout IDBudget) -> String {
+    var out: [UInt8] = []
+    out.reserveCapacity(96 * outcomes.count + 2)
+    out.append(UInt8(ascii: "["))
+    for (i, outcome) in outcomes.enumerated() {
+        if i > 0 { out.append(UInt8(ascii: ",")) }
+        JSONValue.writeOutcome(outcome, budget: &budget, into: &out)
+    }
+    out.append(UInt8(ascii: "]"))
+    return String(decoding: out, as: UTF8.self)
 }
 
 /// `{"error": message}`, a rejected entry's answer in a `PushBatch`.

@@ -15,13 +15,35 @@ extension JSONValue {
     /// `{"id","status","next"}`; a `bk.cancel` line is `{"id"|"run","status":"cancelled","next":null,
     /// "cancelled":[ids],"closed":[ids]}` (CONTRACT §7: `run` for a run cancel).
     public init(outcome: PushOutcome) {
+        var budget = IDBudget()
+        self.init(outcome: outcome, budget: &budget)
+    }
+
+    /// `init(outcome:)` listing at most what is left of `budget` (shared by every outcome of one reply).
+    public init(outcome: PushOutcome, budget: inout IDBudget) {
         var members = [JSONMember(outcome.isRun ? "run" : "id", .string(outcome.id)),
                        JSONMember("status", .string(outcome.status.rawValue)), JSONMember("next", .instant(outcome.next))]
         if let cancelled = outcome.cancelled {
-            members += Self.boundedIDs("cancelled", cancelled, more: "more", unlisted: outcome.cancelledUnlisted)
+            members += Self.boundedIDs("cancelled", cancelled, more: "more", unlisted: outcome.cancelledUnlisted, budget: &budget)
         }
-        if let closed = outcome.closed { members += Self.boundedIDs("closed", closed, more: "closedMore") }
+        if let closed = outcome.closed { members += Self.boundedIDs("closed", closed, more: "closedMore", budget: &budget) }
         self = .object(members)
+    }
+
+    /// `JSONValue(outcome:budget:)` serialized compactly, appended to `out`. The usual outcome (no
+    /// cancel lists, so nothing taken from `budget`) is written without building the value: a Push
+    /// answers one per call.
+    public static func writeOutcome(_ outcome: PushOutcome, budget: inout IDBudget, into out: inout [UInt8]) {
+        guard outcome.cancelled == nil && outcome.closed == nil else {
+            return JSONValue(outcome: outcome, budget: &budget).write(into: &out, sortedKeys: false)
+        }
+        out.append(contentsOf: (outcome.isRun ? #"{"run":"# : #"{"id":"#).utf8)
+        writeString(outcome.id, into: &out)
+        out.append(contentsOf: #","status":"#.utf8)
+        writeString(outcome.status.rawValue, into: &out)
+        out.append(contentsOf: #","next":"#.utf8)
+        if let next = outcome.next { writeString(next.rfc3339, into: &out) } else { out.append(contentsOf: "null".utf8) }
+        out.append(UInt8(ascii: "}"))
     }
 
     /// A cancel's answer: `{"id"|"run", "cancelled":[ids], "closed":[ids]}` (`closed`: the notifications
@@ -37,9 +59,17 @@ extension JSONValue {
 
     /// `key: [ids]` with at most one reply's worth of ids, and `more: N` when N were left out.
     /// `unlisted`: more ids left out beyond `ids` (a cancellation job's), counted in `more`.
+    public static func boundedIDs(_ key: String, _ ids: [String], more: String, unlisted: Int = 0) -> [JSONMember] {
+        var budget = IDBudget()
+        return boundedIDs(key, ids, more: more, unlisted: unlisted, budget: &budget)
+    }
+
+    /// `boundedIDs` listing at most what is left of `budget`, and taking it.
     public static func boundedIDs(_ key: String, _ ids: [String], more: String, unlisted: Int = 0,
-                                  maxRows: Int = ReplyBounds.maxRows) -> [JSONMember] {
-        let listed = boundedPrefix(ids, maxRows: maxRows)
+                                  budget: inout IDBudget) -> [JSONMember] {
+        let listed = boundedPrefix(ids, maxRows: budget.rows, maxBytes: budget.bytes)
+        budget.rows -= listed
+        budget.bytes -= ids.prefix(listed).reduce(0) { $0 + $1.utf8.count + 1 }
         var members = [JSONMember(key, .array(ids.prefix(listed).map(JSONValue.string)))]
         let left = ids.count - listed + unlisted
         if left > 0 { members.append(JSONMember(more, .number(String(left)))) }
@@ -104,4 +134,12 @@ extension JSONValue {
         }
         self = .object(members)
     }
+}
+
+/// The ids one reply may still list (CONTRACT §9: `ReplyBounds`), shared by every list of the reply: a
+/// PushBatch whose entries each cancel a large run lists at most one page's worth of ids in all.
+public struct IDBudget: Sendable {
+    public var rows = ReplyBounds.maxRows
+    public var bytes = ReplyBounds.maxBytes
+    public init() {}
 }

@@ -127,7 +127,7 @@ public final class Service {
 
     static func decodePush(_ text: String, zones: any ZoneResolver) throws(ServiceFailure) -> Push {
         do {
-            return try PushDecoder.decode(Array(text.utf8), zones: zones)
+            return try PushDecoder.decode(text.utf8, zones: zones)  // the string's own bytes, not a copy
         } catch {
             throw ServiceFailure(.invalidPush, error.message)
         }

@@ -21,7 +21,7 @@ extension Service {
     /// `Unblock(s id) → s`: `{"id","unblocked":true|false}`; lifts `id`'s own tombstone and forgets its
     /// earlier pushes (Engine.unblock). Durable before the reply.
     func unblockJSON(app: String, id: String) throws(ServiceFailure) -> String {
-        let lifted = try engineCall { _ throws(EngineError) in try engine().unblock(id: id, app: app) }
+        let lifted = try engineCall { now throws(EngineError) in try engine().unblock(id: id, app: app, now: now) }
         return JSONValue.object([JSONMember("id", .string(id)), JSONMember("unblocked", .bool(lifted))]).serialized()
     }
 }

@@ -62,7 +62,11 @@ public final class Engine {
     /// app above it is rejected. ≥ 1.
     public var maxBytesPerApp = Engine.defaultMaxBytesPerApp
     var wheel: TimerWheel
-    var zoneCache: [String: TimeZoneRules] = [:]
+    var zoneCache: [String: TimeZoneRules] = [:] { didSet { zonesInUseGeneration &+= 1 } }
+    /// Changes whenever the zones in use (`zoneNamesInUse`) may have changed: a watcher that synced at one
+    /// generation needs no new sync until it differs (the daemon asks after every commit; building the
+    /// sorted name list each time cost ~15 µs per Push, BENCHMARKS.md §3b).
+    public private(set) var zonesInUseGeneration = 0
     var lastMaintenance: Instant
     /// Wheel changes of the open `storage` call, applied after its commit (see `storage`).
     var wheelLog: [(key: Int64, due: Instant?)] = []
@@ -86,7 +90,7 @@ public final class Engine {
     var settledCloses: [(app: String, id: String, reason: String)] = []
 
     /// The zone floating schedules currently follow.
-    public internal(set) var deviceZone: TimeZoneRules
+    public internal(set) var deviceZone: TimeZoneRules { didSet { zonesInUseGeneration &+= 1 } }
 
     /// Opens the engine over the database at `databasePath` (created 0600 when missing), restoring
     /// every pending schedule. `deviceZone` is the zone floating schedules are resolved in.

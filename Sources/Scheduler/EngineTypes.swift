@@ -74,6 +74,9 @@ public struct HistoryRecord: Sendable, Hashable {
         /// A shown notification still on screen was closed because its schedule was cancelled;
         /// `reason` is the cancel's (`push`, `cli`, `run`, `event:NAME`).
         case closed
+        /// An id's own tombstone was lifted (`Unblock`, `schedd add --replace`): later pushes with the id
+        /// are judged as new again. `due` nil; `reason` `unblock`.
+        case unblocked
     }
     /// The app the schedule belongs to (CONTRACT §8).
     public var app: String

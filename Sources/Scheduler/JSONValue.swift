@@ -40,53 +40,107 @@ extension JSONValue {
     /// key sort when `sortedKeys`.
     public func serialized(sortedKeys: Bool = false) -> String {
         var out: [UInt8] = []
+        out.reserveCapacity(256)
         write(into: &out, sortedKeys: sortedKeys)
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Work still to do while serializing: a value, punctuation, or an object key with its colon.
-    private enum Pending {
-        case value(JSONValue)
-        case byte(UInt8)
-        case key(String)
+    /// An array or object being written: its elements, and the next one to write (for an object in
+    /// sorted-key order, `order` holds the member indices sorted).
+    private struct WriteFrame {
+        var items: [JSONValue] = []
+        var members: [JSONMember] = []
+        var order: [Int] = []
+        var isObject: Bool
+        var next = 1
+        var count: Int { isObject ? members.count : items.count }
     }
 
-    /// Appends the compact serialization to `out` as UTF-8.
-    func write(into out: inout [UInt8], sortedKeys: Bool) {
-        // Containers push their closing bracket, then their elements in reverse, so elements pop in order.
-        var stack: [Pending] = [.value(self)]
-        while let next = stack.popLast() {
-            switch next {
-            case .byte(let b): out.append(b)
-            case .key(let k):
-                JSONValue.writeString(k, into: &out)
-                out.append(UInt8(ascii: ":"))
-            case .value(.null): out.append(contentsOf: "null".utf8)
-            case .value(.bool(let b)): out.append(contentsOf: (b ? "true" : "false").utf8)
-            case .value(.number(let n)): out.append(contentsOf: n.utf8)
-            case .value(.string(let s)): JSONValue.writeString(s, into: &out)
-            case .value(.array(let items)):
+    /// Appends the compact serialization to `out` as UTF-8 (`serialized` without the `String`).
+    public func write(into out: inout [UInt8], sortedKeys: Bool) {
+        // One frame per open container (not one stack entry per pending value): writing a value never
+        // copies the values after it.
+        var stack: [WriteFrame] = []
+        var value = self
+        while true {
+            switch value {
+            case .null: out.append(contentsOf: "null".utf8)
+            case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+            case .number(let n): out.append(contentsOf: n.utf8)
+            case .string(let s): JSONValue.writeString(s, into: &out)
+            case .array(let items):
                 out.append(UInt8(ascii: "["))
-                stack.append(.byte(UInt8(ascii: "]")))
-                for i in items.indices.reversed() {
-                    stack.append(.value(items[i]))
-                    if i > items.startIndex { stack.append(.byte(UInt8(ascii: ","))) }
-                }
-            case .value(.object(let members)):
+                guard let first = items.first else { out.append(UInt8(ascii: "]")); break }
+                stack.append(WriteFrame(items: items, isObject: false))
+                value = first
+                continue
+            case .object(let members):
                 out.append(UInt8(ascii: "{"))
-                stack.append(.byte(UInt8(ascii: "}")))
-                let ordered = sortedKeys ? members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) } : members
-                for i in ordered.indices.reversed() {
-                    stack.append(.value(ordered[i].value))
-                    stack.append(.key(ordered[i].key))
-                    if i > ordered.startIndex { stack.append(.byte(UInt8(ascii: ","))) }
+                guard !members.isEmpty else { out.append(UInt8(ascii: "}")); break }
+                let order = sortedKeys ? JSONValue.sortedOrder(members) : []
+                let first = order.first ?? 0
+                JSONValue.writeString(members[first].key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                value = members[first].value
+                stack.append(WriteFrame(members: members, order: order, isObject: true))
+                continue
+            }
+            // The value is written: go on with the next element of the innermost open container.
+            while let top = stack.indices.last {
+                let i = stack[top].next
+                guard i < stack[top].count else {
+                    out.append(UInt8(ascii: stack[top].isObject ? "}" : "]"))
+                    stack.removeLast()
+                    continue
                 }
+                stack[top].next = i + 1
+                out.append(UInt8(ascii: ","))
+                if stack[top].isObject {
+                    let m = stack[top].order.isEmpty ? i : stack[top].order[i]
+                    JSONValue.writeString(stack[top].members[m].key, into: &out)
+                    out.append(UInt8(ascii: ":"))
+                    value = stack[top].members[m].value
+                } else {
+                    value = stack[top].items[i]
+                }
+                break
+            }
+            if stack.isEmpty { return }
+        }
+    }
+
+    /// The indices of `members` ordered by their keys' UTF-8 bytes; equal keys keep document order
+    /// (insertion sort for the few members objects usually have, a stable sort beyond).
+    static func sortedOrder(_ members: [JSONMember]) -> [Int] {
+        if members.count > 16 {
+            return members.indices.sorted { utf8Precedes(members[$0].key, members[$1].key) }
+        }
+        var order = Array(members.indices)
+        for i in order.indices.dropFirst() {
+            let moving = order[i]
+            var j = i
+            while j > 0 && utf8Precedes(members[moving].key, members[order[j - 1]].key) {
+                order[j] = order[j - 1]
+                j -= 1
+            }
+            order[j] = moving
+        }
+        return order
+    }
+
+    /// Whether `a`'s UTF-8 bytes sort before `b`'s (bytewise, a prefix first).
+    static func utf8Precedes(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { pa in
+            b.withUTF8 { pb in
+                for i in 0..<min(pa.count, pb.count) where pa[i] != pb[i] { return pa[i] < pb[i] }
+                return pa.count < pb.count
             }
         }
     }
 
     /// Appends `s` as a JSON string literal, quotes included.
-    static func writeString(_ s: String, into out: inout [UInt8]) {
+    public static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { utf8 in

@@ -57,6 +57,9 @@ public enum PushDecoder {
     /// 100 Julian years. Keeps `due + grace` in microseconds far inside `Int64`.
     public static let maxGraceSeconds: Int64 = 3_155_760_000
 
+    static let bkKnown = ["local", "cancel", "messageId", "deepLink", "action", "image"]
+    static let cancelMembers = ["id", "run"]
+
     /// The error for a push over `maxPushBytes` (`push: larger than 65536 bytes`), for readers that
     /// reject it before holding all of it.
     public static let tooLarge = PushError("push", "larger than \(maxPushBytes) bytes")
@@ -89,8 +92,7 @@ public enum PushDecoder {
         guard case .object(let bkMembers) = bkValue else { throw PushError("bk", "must be an object") }
 
         var push = Push()
-        let bk = try PushObject(bkMembers, path: "bk", known: ["local", "cancel", "messageId", "deepLink", "action", "image"],
-                                unknown: &push.unknownMembers)
+        let bk = try PushObject(bkMembers, path: "bk", known: bkKnown, unknown: &push.unknownMembers)
         guard bk.has("local") || bk.has("cancel") else {
             throw PushError("bk", "one of \"local\" and \"cancel\" is required")
         }
@@ -110,7 +112,7 @@ public enum PushDecoder {
 
     /// `bk.cancel`: `{"id": …}` xor `{"run": …}`, each following the id rule.
     static func decodeCancel(_ members: [JSONMember], unknown: inout [String]) throws(PushError) -> CancelRequest {
-        let cancel = try PushObject(members, path: "bk.cancel", known: ["id", "run"], unknown: &unknown)
+        let cancel = try PushObject(members, path: "bk.cancel", known: cancelMembers, unknown: &unknown)
         switch (try cancel.string("id"), try cancel.string("run")) {
         case (let id?, nil):
             try PushRules.identifier(id, cancel.path("id"), maxBytes: maxIdBytes)

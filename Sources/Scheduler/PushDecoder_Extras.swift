@@ -1,4 +1,6 @@
 extension PushDecoder {
+    static let appActionMembers = ["name", "data"]
+
     /// `bk.deepLink`, `bk.action`, `bk.image` (CONTRACT §1, the rest of the envelope).
     ///
     /// Rules (the contract gives the members; the limits are schedd's, in docs/apps.md):
@@ -20,7 +22,7 @@ extension PushDecoder {
             extras.deepLink = link
         }
         if let members = try bk.object("action") {
-            let action = try PushObject(members, path: bk.path("action"), known: ["name", "data"], unknown: &unknown)
+            let action = try PushObject(members, path: bk.path("action"), known: appActionMembers, unknown: &unknown)
             let name = try action.requiredString("name")
             try PushRules.identifier(name, action.path("name"), maxBytes: maxAppActionNameBytes)
             var dataJSON: String?

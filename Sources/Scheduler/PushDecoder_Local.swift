@@ -1,10 +1,11 @@
 import SchedCalendar
 
 extension PushDecoder {
-    static let localMembers: Set<String> = [
+    static let localMembers: [String] = [
         "id", "at", "calendar", "timeZone", "until", "title", "body", "data", "cancelOn", "graceSeconds",
         "urgency", "icon", "category", "actions", "snoozeSeconds",
     ]
+    static let actionMembers = ["id", "title"]
 
     /// `bk.local`, rule by rule in the order of CONTRACT §1's table.
     static func decodeLocal(_ members: [JSONMember], zones: any ZoneResolver,
@@ -130,7 +131,7 @@ extension PushDecoder {
         for (i, item) in items.enumerated() {
             let path = member() + "[\(i)]"
             guard case .object(let members) = item else { throw PushError(path, "must be an object") }
-            let action = try PushObject(members, path: path, known: ["id", "title"], unknown: &unknown)
+            let action = try PushObject(members, path: path, known: actionMembers, unknown: &unknown)
             let id = try action.requiredString("id")
             try PushRules.identifier(id, action.path("id"), maxBytes: maxActionIdBytes)
             if actions.contains(where: { $0.id == id }) {

@@ -3,32 +3,48 @@
 ///
 /// Construction rejects duplicate names (`bk.local: duplicate member "title"`): a push with two
 /// titles has no single meaning, and the fingerprint must not depend on which one a reader keeps.
+/// Names are compared as Swift strings (canonical equivalence), as a dictionary keyed by them would.
 /// Names not in `known` are appended to `unknown` as dotted paths, in document order.
-/// O(n) in the number of members.
+///
+/// Cost: the members are kept as parsed and searched linearly (a push's objects have a handful of
+/// members, and hashing every name cost more than the scans: BENCHMARKS.md §3b); the duplicate check
+/// compares pairs up to `linearLimit` members and hashes the names beyond, so it stays O(n).
 struct PushObject {
     let path: String
-    private var values: [String: JSONValue]
+    private let members: [JSONMember]
+    /// Up to this many members, duplicates are found by comparing every pair.
+    static let linearLimit = 16
 
-    init(_ members: [JSONMember], path: String, known: Set<String>, unknown: inout [String]) throws(PushError) {
+    init(_ members: [JSONMember], path: String, known: [String], unknown: inout [String]) throws(PushError) {
         self.path = path
-        values = Dictionary(minimumCapacity: members.count)
-        for m in members {
-            guard values.updateValue(m.value, forKey: m.key) == nil else {
+        self.members = members
+        if members.count <= Self.linearLimit {
+            for i in members.indices {
+                for j in members.startIndex..<i where members[j].key == members[i].key {
+                    throw PushError(path, "duplicate member \(PushError.quoted(members[i].key))")
+                }
+            }
+        } else {
+            var seen = Set<String>(minimumCapacity: members.count)
+            for m in members where !seen.insert(m.key).inserted {
                 throw PushError(path, "duplicate member \(PushError.quoted(m.key))")
             }
-            if !known.contains(m.key) { unknown.append(path + "." + m.key) }
         }
+        for m in members where !known.contains(m.key) { unknown.append(path + "." + m.key) }
     }
 
-    func has(_ key: String) -> Bool { values[key] != nil }
+    func has(_ key: String) -> Bool { value(key) != nil }
 
     func path(_ key: String) -> String { path + "." + key }
 
-    func value(_ key: String) -> JSONValue? { values[key] }
+    func value(_ key: String) -> JSONValue? {
+        for m in members where m.key == key { return m.value }
+        return nil
+    }
 
     /// A string member, nil when absent; another JSON type (null included) is an error.
     func string(_ key: String) throws(PushError) -> String? {
-        switch values[key] {
+        switch value(key) {
         case nil: return nil
         case .string(let s)?: return s
         default: throw PushError(path(key), "must be a string")
@@ -42,7 +58,7 @@ struct PushObject {
     }
 
     func array(_ key: String) throws(PushError) -> [JSONValue]? {
-        switch values[key] {
+        switch value(key) {
         case nil: return nil
         case .array(let items)?: return items
         default: throw PushError(path(key), "must be an array")
@@ -50,7 +66,7 @@ struct PushObject {
     }
 
     func object(_ key: String) throws(PushError) -> [JSONMember]? {
-        switch values[key] {
+        switch value(key) {
         case nil: return nil
         case .object(let members)?: return members
         default: throw PushError(path(key), "must be an object")

@@ -60,4 +60,21 @@ final class InstantArithmeticTests: XCTestCase {
         // Far outside 1–9999 a wall time saturates instead of trapping.
         XCTAssertEqual(CivilDateTime(year: 300_000, month: 1, day: 1).instant(offsetSeconds: 0), Instant(microseconds: Int64.max))
     }
+
+    /// The text of `iso8601`, written byte by byte since the Push reply path was profiled: zero-padded
+    /// fields, a negative year signed, a year past 9999 unpadded, the fraction without trailing zeros,
+    /// `Z` or the offset (its seconds only when not zero).
+    func testISO8601Text() {
+        func text(_ y: Int, _ mo: Int, _ d: Int, _ h: Int, _ mi: Int, _ s: Int, _ us: Int, _ off: Int?, z: Bool = false) -> String {
+            CivilDateTime(year: y, month: mo, day: d, hour: h, minute: mi, second: s, microsecond: us)
+                .iso8601(withOffset: off, utcDesignator: z)
+        }
+        XCTAssertEqual(text(2026, 3, 8, 5, 1, 0, 0, 0, z: true), "2026-03-08T05:01:00Z")
+        XCTAssertEqual(text(2026, 3, 8, 5, 1, 0, 0, 0), "2026-03-08T05:01:00+00:00")
+        XCTAssertEqual(text(2026, 12, 31, 23, 59, 59, 500_000, nil), "2026-12-31T23:59:59.5")
+        XCTAssertEqual(text(1, 1, 1, 0, 0, 0, 1, 3_600), "0001-01-01T00:00:00.000001+01:00")
+        XCTAssertEqual(text(987, 10, 9, 8, 7, 6, 120_300, -34_262), "0987-10-09T08:07:06.1203-09:31:02")
+        XCTAssertEqual(text(-5, 1, 2, 3, 4, 5, 0, -60, z: true), "-0005-01-02T03:04:05-00:01")
+        XCTAssertEqual(text(12_345, 6, 7, 8, 9, 10, 999_999, 93_599), "12345-06-07T08:09:10.999999+25:59:59")
+    }
 }

@@ -76,14 +76,129 @@ final class BoundedCallsTests: XCTestCase {
                                   { m throws(BusError) in try m.append("big"); try m.append("") },
                                   read: { m throws(BusError) in (try m.readUInt32(), try m.readStrings(), try m.readBool()) })
         XCTAssertEqual(answer.0, 30_000, "every schedule naming the event was cancelled")
-        XCTAssertEqual(answer.1.count, 1_000, "at most ReplyBounds.maxRows ids are listed")
+        XCTAssertEqual(answer.1.count, 250, "the first slice is listed (at most ReplyBounds.maxRows ids)")
         XCTAssertTrue(answer.2, "more says the list is not all of them")
-        XCTAssertEqual(Set(answer.1).count, 1_000)
+        XCTAssertEqual(Set(answer.1).count, 250)
         XCTAssertEqual(try pendingCount(bus), 0)
         let none = try bus.call(method("Cancel"), { m throws(BusError) in try m.append("run_0:0") },
                                 read: { m throws(BusError) in (try m.readUInt32(), try m.readStrings(), try m.readBool()) })
         XCTAssertEqual(none.0, 0)
         XCTAssertEqual(none.1, [])
         XCTAssertFalse(none.2)
+    }
+
+    private func track(_ bus: BusConnection, _ event: String) throws(BusError) -> (UInt32, [String], Bool) {
+        try bus.call(method("Track"), timeoutMicroseconds: 300_000_000,
+                     { m throws(BusError) in try m.append(event); try m.append("") },
+                     read: { m throws(BusError) in (try m.readUInt32(), try m.readStrings(), try m.readBool()) })
+    }
+
+    /// A page of history records, newest first, and the `before` of the next older page (0: none).
+    private func historyPage(_ bus: BusConnection, before: UInt64) throws -> ([[String: Any]], UInt64) {
+        let (text, next) = try bus.call(method("HistoryPage"), { m throws(BusError) in try m.append(before); try m.append(UInt32(1000)) },
+                                        read: { m throws(BusError) in (try m.readString(), try m.readUInt64()) })
+        let rows = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]] ?? []
+        return (rows.reversed(), next)
+    }
+
+    /// The id of the newest history record.
+    private func newestHistoryID(_ bus: BusConnection) throws -> String? {
+        try historyPage(bus, before: 0).0.first?["id"] as? String
+    }
+
+    /// Every history record's (id, event, reason), newest first.
+    private func allHistory(_ bus: BusConnection) throws -> [(id: String, event: String, reason: String?)] {
+        var records: [(id: String, event: String, reason: String?)] = [], before: UInt64 = 0
+        repeat {
+            let (rows, next) = try historyPage(bus, before: before)
+            records += rows.map { ($0["id"] as? String ?? "", $0["event"] as? String ?? "", $0["reason"] as? String) }
+            before = next
+        } while before != 0
+        return records
+    }
+
+    /// Polls until the cancellation job has cancelled `last` (the schedule it reaches last), or fails.
+    private func waitForJob(_ bus: BusConnection, last: String) throws {
+        let deadline = Date().addingTimeInterval(600)
+        while try newestHistoryID(bus) != last {
+            guard Date() < deadline else { return XCTFail("the cancellation job never reached \(last)") }
+            usleep(50_000)
+        }
+    }
+
+    /// 20,000 schedules naming `big`, all due at one instant (so the job's key order ends at run_1:9999).
+    private func loadBig(_ bus: BusConnection) throws {
+        for page in 0..<2 { _ = try pushBatch(bus, (0..<10_000).map { push("run_\(page):\($0)") }) }
+    }
+
+    /// The history holds exactly one `cancelled` record (reason event:big) for each of the 20,000.
+    private func assertCompleteHistory(_ bus: BusConnection, file: StaticString = #filePath, line: UInt = #line) throws {
+        let cancelled = try allHistory(bus).filter { $0.event == "cancelled" }
+        XCTAssertEqual(cancelled.count, 20_000, "one record per cancelled schedule", file: file, line: line)
+        XCTAssertEqual(Set(cancelled.map(\.id)).count, 20_000, "no schedule cancelled twice", file: file, line: line)
+        XCTAssertTrue(cancelled.allSatisfy { $0.reason == "event:big" }, file: file, line: line)
+    }
+
+    /// The Track is answered with the exact count while most of it is still to cancel; another client's
+    /// ClockShow is answered while the job is still under way (ORDER, not time: after that answer, the
+    /// job's last schedule is not yet in the history); a push after the Track is not cancelled; nothing
+    /// covered fires once due.
+    func testTrackOverManySchedules_isSliced_anotherClientIsServedMeanwhile_andThePushAfterItIsKept() throws {
+        let h = try ScheddHarness(fakeClock: "2026-03-08T05:00:00Z")
+        defer { h.tearDown() }
+        let bus = try BusConnection.open(.address(h.bus.address)), other = try BusConnection.open(.address(h.bus.address))
+        try loadBig(bus)
+        let answer = try track(bus, "big")
+        XCTAssertEqual(answer.0, 20_000, "the exact count, though most are cancelled after the answer")
+        XCTAssertEqual(answer.1, (0..<250).map { "run_0:\($0)" }, "the first slice, in due order")
+        XCTAssertTrue(answer.2)
+        let clock = try other.call(method("ClockShow"), { _ throws(BusError) in }, read: { m throws(BusError) in try m.readString() })
+        XCTAssertTrue(clock.contains("\"fake\":true"), clock)
+        XCTAssertNotEqual(try newestHistoryID(bus), "run_1:9999", "the job was done before another client was answered")
+        XCTAssertEqual(try pendingCount(bus), 0, "covered schedules are not counted from the answer on")
+        let after = try pushBatch(bus, [push("after")])
+        XCTAssertTrue(after.first?.contains("\"scheduled\"") ?? false, "\(after)")
+        try waitForJob(bus, last: "run_1:9999")
+        try assertCompleteHistory(bus)
+        XCTAssertEqual(try pendingCount(bus), 1)
+        try h.advance("2d")
+        XCTAssertEqual(h.shown.compactMap { $0["id"] as? String }, ["after"], "only the push after the Track fired")
+    }
+
+    /// kill -9 while the job runs: the restarted daemon resumes it and the history ends complete, once each.
+    func testKillDuringTheJob_restartCompletesIt_historyCompleteWithoutDuplicates() throws {
+        let h = try ScheddHarness(fakeClock: "2026-03-08T05:00:00Z")
+        defer { h.tearDown() }
+        var bus = try BusConnection.open(.address(h.bus.address))
+        try loadBig(bus)
+        XCTAssertEqual(try track(bus, "big").0, 20_000)
+        XCTAssertNotEqual(try newestHistoryID(bus), "run_1:9999")
+        h.killDaemon()
+        try h.startDaemon(fakeClock: "2026-03-08T05:00:00Z")
+        bus = try BusConnection.open(.address(h.bus.address))
+        XCTAssertEqual(try pendingCount(bus), 0, "the job survived the kill")
+        try waitForJob(bus, last: "run_1:9999")
+        XCTAssertTrue(h.daemonStderr.contains("cancellation (event:big) [org.schedd.Default] done"), h.daemonStderr)
+        try assertCompleteHistory(bus)
+        try h.advance("2d")
+        XCTAssertEqual(h.shown.count, 0, "nothing covered fired")
+    }
+
+    /// A PushBatch whose entries each cancel a run lists at most one reply's worth of ids IN ALL (CONTRACT
+    /// §9), each entry's `more` counting what it left out.
+    func testPushBatchOfRunCancels_listsAtMostOneReplysWorthOfIdsInAll() throws {
+        let h = try ScheddHarness(fakeClock: "2026-03-08T05:00:00Z")
+        defer { h.tearDown() }
+        let bus = try BusConnection.open(.address(h.bus.address))
+        // Runs of 240: each cancelled at once (under one slice), so each entry alone would list all 240.
+        _ = try pushBatch(bus, (0..<5).flatMap { run in (0..<240).map { push("run_\(run):\($0)") } })
+        let answers = try pushBatch(bus, (0..<5).map { #"{"bk":{"cancel":{"run":"run_\#($0)"}}}"# })
+        let entries = answers.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [[String: Any]] }
+        XCTAssertEqual(entries.count, 5)
+        let listed = entries.map { ($0.first?["cancelled"] as? [String])?.count ?? -1 }
+        let more = entries.map { ($0.first?["more"] as? Int) ?? 0 }
+        XCTAssertEqual(listed.reduce(0, +), 1_000, "ids listed across the reply: \(listed)")
+        XCTAssertEqual(zip(listed, more).map { $0 + $1 }, [240, 240, 240, 240, 240], "each entry still counts all it cancelled")
+        XCTAssertEqual(try pendingCount(bus), 0)
     }
 }

@@ -81,6 +81,9 @@ final class CLIPersonTests: XCTestCase {
                     + "cancelled; add --replace to lift the block and schedule it, or choose another --id\n")
         // The same content again (its push was applied before): --replace forgets that too.
         try run(h, standup + ["--replace"], status: 0, stdout: "standup: scheduled, next Wed 2026-12-02 09:30:00 CET\n")
+        // Lifting the block is a state change, and history says so (CONTRACT §5).
+        XCTAssertEqual(try h.history().map { "\($0["id"] ?? "") \($0["event"] ?? "") \($0["reason"] ?? "")" },
+                       ["standup cancelled event:vacation", "standup unblocked unblock"])
         // A push is for machines: a tombstone blocks it silently.
         try run(h, ["cancel", "standup"], status: 0, stdout: "Cancelled standup.\n")
         try run(h, ["push", "-"], stdin: localPush(id: "standup", at: "2026-12-24T18:00"), status: 0,
@@ -93,6 +96,41 @@ final class CLIPersonTests: XCTestCase {
                     + "its pushes stay cancelled; choose an id outside run 'run_7' (--replace lifts only an id's own block)\n")
         try run(h, ["add", "Step", "--in", "5min", "--replace"], status: 2,
                 stderr: "schedd: --replace goes with --id (a new cli_… id is never blocked)\n")
+    }
+
+    /// `add` never answers "done" for what will not happen, also when the time passes between the
+    /// clock add reads and the daemon's push: the push's own outcome `missed` is an error (exit 1). On
+    /// the real clock `--in 0s --grace 0` is always late by the call's round trip.
+    func testAdd_whoseTimePassesBeforeThePushArrives_isRefused() throws {
+        let h = try ScheddHarness(fakeClock: nil)
+        harnesses.append(h)
+        let refusal = "--in 0s: the time had passed by more than its --grace 0 when the daemon received it, so it "
+            + "would never be shown (history records it missed): give a later time, or a longer --grace"
+        try run(h, ["add", "Now", "--in", "0s", "--grace", "0", "--id", "now"], status: 1, stderr: "schedd: \(refusal)\n")
+        try run(h, ["add", "Now", "--in", "0s", "--grace", "0", "--id", "now2", "--json"], status: 1,
+                stdout: #"{"error":"\#(refusal)"}"# + "\n", stderr: "schedd: \(refusal)\n")
+        XCTAssertEqual(try h.history().map { "\($0["id"] ?? "") \($0["event"] ?? "")" }, ["now missed", "now2 missed"])
+        XCTAssertEqual(try h.list().count, 0)
+    }
+
+    /// `add` of a push that was applied before and replaced since answers no "duplicate" (exit 0) for a
+    /// time that will not come: it is an error saying so, and --replace schedules it; the same add of
+    /// what is pending stays `duplicate` (it will happen).
+    func testAdd_ofASupersededPush_isRefused_andReplaceSchedulesIt() throws {
+        let h = try berlinDaemon()
+        try run(h, ["add", "Tea", "--at", "09:00", "--id", "tea"], status: 0,
+                stdout: "tea: scheduled, next Wed 2026-12-02 09:00:00 CET\n")
+        try run(h, ["add", "Tea", "--at", "10:00", "--id", "tea"], status: 0,
+                stdout: "tea: replaced, next Wed 2026-12-02 10:00:00 CET\n")
+        try run(h, ["add", "Tea", "--at", "09:00", "--id", "tea"], status: 1,
+                stderr: "schedd: --id tea: this very push was applied before and replaced since (pending for Wed "
+                    + "2026-12-02 10:00:00 CET): pushes are idempotent, so sending it again changes nothing; add "
+                    + "--replace to schedule it again\n")
+        try run(h, ["add", "Tea", "--at", "09:00", "--id", "tea", "--replace"], status: 0,
+                stdout: "tea: replaced, next Wed 2026-12-02 09:00:00 CET\n")
+        try run(h, ["add", "Tea", "--at", "09:00", "--id", "tea"], status: 0,
+                stdout: "tea: duplicate, next Wed 2026-12-02 09:00:00 CET\n")
+        XCTAssertEqual(try h.list().compactMap { $0["next"] as? String }, ["2026-12-02T08:00:00Z"])
     }
 
     /// Item 2: option errors name the option in the person's terms.

@@ -30,15 +30,7 @@ final class DaemonTzdataUpdateTests: XCTestCase {
         return next
     }
 
-    /// Waits (bounded, 10 s) until `condition` holds; the daemon notices the rename through inotify.
-    func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
-        for _ in 0..<200 {
-            if try condition() { return true }
-            usleep(50_000)
-        }
-        return try condition()
-    }
-
+    /// The daemon notices the rename through inotify: waitUntil polls (bounded, 10 s) for the move.
     func testZoneFilesReplacedWhileRunning_pendingSchedulesMove() throws {
         let h = try makeHarness()
         defer { h.tearDown() }
@@ -47,7 +39,7 @@ final class DaemonTzdataUpdateTests: XCTestCase {
         XCTAssertEqual(try nextDue(h), ["floating": "2026-03-10T18:00:00Z", "pinned": "2026-03-10T10:00:00Z"])
         try Self.install("Etc/GMT-2", as: "Europe/Berlin", in: h.directory.path)
         try Self.install("Etc/GMT-10", as: "Asia/Tokyo", in: h.directory.path)
-        let moved = try eventually {
+        let moved = try waitUntil {
             try nextDue(h) == ["floating": "2026-03-10T17:00:00Z", "pinned": "2026-03-10T09:00:00Z"]
         }
         let now = try nextDue(h)

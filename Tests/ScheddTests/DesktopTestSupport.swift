@@ -252,11 +252,11 @@ func waitForStillScreen(_ display: String, scratch: String, seconds: Double = 10
     }
 }
 
-/// Polls `condition` every 20 ms for up to `seconds`.
-func waitUntil(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+/// Polls `condition` every 20 ms for up to `seconds`; a throwing condition ends the wait by throwing.
+func waitUntil(_ seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
-    while !condition() && Date() < deadline { usleep(20_000) }
-    return condition()
+    while try !condition() && Date() < deadline { usleep(20_000) }
+    return try condition()
 }
 
 /// Shows `note` and dispatches the notifier's bus until it reports the outcome: `.shown` once the server

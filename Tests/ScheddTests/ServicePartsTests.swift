@@ -21,9 +21,12 @@ final class ServicePartsTests: XCTestCase {
 
     final class Recorder: ServiceLog, CancelAnnouncer {
         var lines: [String] = []
-        var announced: [(ids: [String], reason: String)] = []
+        var announced: [(ids: [String], reason: String, unlisted: Int)] = []
         func write(_ level: ServiceLogLevel, _ message: String, id: String?, run: String?) { lines.append(message) }
-        func announceCancelled(_ ids: [String], reason: String, app: String) { announced.append((ids, reason)) }
+        func announceCancelled(_ ids: [String], reason: String, app: String) { announced.append((ids, reason, 0)) }
+        func announceCancelled(_ ids: [String], unlisted: Int, reason: String, app: String) {
+            announced.append((ids, reason, unlisted))
+        }
     }
 
     struct Parts {
@@ -92,6 +95,11 @@ final class ServicePartsTests: XCTestCase {
             XCTAssertTrue(text.contains("scheduled"), text)
         }
         XCTAssertEqual(p.group.waitingCount, 0)
+        _ = serve(p, push("run_2:a"))
+        p.group.flush()
+        p.group.flush()  // nothing waiting: no commit
+        XCTAssertEqual(p.group.statistics.commits, 2)
+        XCTAssertEqual(p.group.statistics.summary, "4 calls in 2 commits (2.0 calls per commit, largest 3; by size 1:1 3:1)")
     }
 
     func testService_flushesWaitingWritesBeforeAnyOtherCall_andRejectsABadPushAtOnce() throws {
@@ -161,10 +169,13 @@ final class ServicePartsTests: XCTestCase {
         let answer = serve(p, .track(event: "big", data: nil))
         guard case .success(.cancelled(let count, let ids, let more))? = answer().first else { return XCTFail("\(answer())") }
         XCTAssertEqual(Int(count), n)
-        XCTAssertEqual(ids.count, ReplyBounds.maxRows)
+        XCTAssertEqual(ids.count, Engine.cancelFirstSlice, "the first slice is listed")
         XCTAssertTrue(more)
-        XCTAssertEqual(p.recorder.announced.last?.ids.count, n, "the announcer hears every id; it bounds what it sends")
+        XCTAssertEqual(p.recorder.announced.last?.ids.count, Engine.cancelFirstSlice, "the ids cancelled at once")
+        XCTAssertEqual(p.recorder.announced.last?.unlisted, n - Engine.cancelFirstSlice, "and how many the job covers")
         XCTAssertEqual(p.recorder.announced.last?.reason, "event:big")
-        XCTAssertEqual(p.engine.pendingCount, 0)
+        XCTAssertEqual(try p.engine.pendingCount(app: nil), 0)
+        while try p.engine.cancelSlice(now: p.clock.now) != nil {}
+        XCTAssertEqual(p.engine.pendingCount, 0, "the job cancelled the rest")
     }
 }

@@ -44,6 +44,44 @@ final class JSONRoundTripTests: XCTestCase {
         }
     }
 
+    /// The writer (one frame per open container, insertion-sorted keys) against a plain recursive
+    /// reference of the same rules: keys by UTF-8 bytes, equal keys in document order, compact. Objects of
+    /// up to 20 members, so both sort paths run; duplicate keys included. The canonical sorted form is what
+    /// push digests are computed from, so it must never change.
+    func testWriterMatchesARecursiveReference() throws {
+        func reference(_ v: JSONValue, sorted: Bool) -> String {
+            switch v {
+            case .null: return "null"
+            case .bool(let b): return b ? "true" : "false"
+            case .number(let n): return n
+            case .string(let s): return JSONValue.string(s).serialized()
+            case .array(let items): return "[" + items.map { reference($0, sorted: sorted) }.joined(separator: ",") + "]"
+            case .object(let members):
+                var ordered = Array(members.enumerated())
+                if sorted {
+                    ordered.sort { a, b in
+                        a.element.key.utf8.elementsEqual(b.element.key.utf8)
+                            ? a.offset < b.offset : a.element.key.utf8.lexicographicallyPrecedes(b.element.key.utf8)
+                    }
+                }
+                return "{" + ordered.map { JSONValue.string($0.element.key).serialized() + ":" + reference($0.element.value, sorted: sorted) }
+                    .joined(separator: ",") + "}"
+            }
+        }
+        var rng = SplitMix64(seed: 0x5EED_0002)
+        for _ in 0..<2_000 {
+            var value = randomValue(&rng, depth: 0)
+            if Bool.random(using: &rng) {
+                let keys = ["b", "a", "é", "ﬀ", "𝄞", "A", "", "ab"]
+                value = .object((0..<Int.random(in: 0...20, using: &rng)).map { _ in
+                    JSONMember(keys.randomElement(using: &rng)!, randomValue(&rng, depth: 3))
+                })
+            }
+            XCTAssertEqual(value.serialized(), reference(value, sorted: false))
+            XCTAssertEqual(value.serialized(sortedKeys: true), reference(value, sorted: true))
+        }
+    }
+
     func testCorpusDocumentsAreFixedPointsAfterOneRoundTrip() throws {
         let corpus = [
             "{ \"b\" : [1, 2.50, -0, 1E+2] , \"a\" : {\"x\":\"\\u00e9\\ud83d\\ude00\\/\"} }",

@@ -186,6 +186,17 @@ final class PushDecoderGoodPayloadTests: XCTestCase {
         XCTAssertEqual(withMessage.fingerprint, a.fingerprint)
     }
 
+    /// The stored digests of existing databases are SHA-256 of this exact canonical text (keys sorted by
+    /// their UTF-8 bytes at every level — `ﬀ` U+FB00 before `𝄞` U+1D11E, which UTF-16 order would swap —
+    /// compact, the shortest escapes, numbers as written): a faster fingerprint must give the same bytes.
+    /// Expected values from Python: json.dumps(local, separators=(",",":"), sort_keys=True,
+    /// ensure_ascii=False) and hashlib.sha256.
+    func testFingerprintAndDigestAreTheStoredCanonicalForm() throws {
+        let s = try local(#"{"bk": {"local": {"id": "run_7:a", "at": "2026-03-01T10:00", "title": "Tee \u00e9\n", "body": "b\u0001", "data": {"z": 1, "Z": [true, null, 2.5], "\u00e9": "x", "a": {"\ufb00": 0, "\ud834\udd1e": 1, "b": "\\\"/"}}, "cancelOn": ["e1"], "urgency": "low", "x-extra": {"k": "v"}}}}"#)
+        XCTAssertEqual(s.fingerprint, #"{"at":"2026-03-01T10:00","body":"b\u0001","cancelOn":["e1"],"data":{"Z":[true,null,2.5],"a":{"b":"\\\"/","ﬀ":0,"𝄞":1},"z":1,"é":"x"},"id":"run_7:a","title":"Tee é\n","urgency":"low","x-extra":{"k":"v"}}"#)
+        XCTAssertEqual(s.digest, "1de4c0b32d9e4f8b9fa0bc30c973084a7a52ae6b122ced2876fd6ce1e8e73af1")
+    }
+
     func testFingerprintIsItselfAValidLocalThatDecodesToTheSameSchedule() throws {
         let pushes = [
             localPush("\"data\":{\"q\":1,\"p\":[\"\\b\\f\\u0001\u{7F}\"]},\"cancelOn\":[\"e\"],\"urgency\":\"low\""),

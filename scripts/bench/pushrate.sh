@@ -62,6 +62,8 @@ dbus_rate=$(echo "scale=1; $pcalls / $psec" | bc)
 show_rate=$(echo "scale=1; $ccalls / $csec" | bc)
 echo "dbus: $pcalls Push calls from $nclients clients in $psec s = $dbus_rate/s (all scheduled: $pok; rows stored: $pending)"
 echo "dbus: $ccalls ClockShow calls (no write) from the same $nclients clients: $show_rate/s"
+# How the Push calls shared commits (the daemon logs its group-commit statistics when it stops).
+grep -o 'group commit: .*' "$BENCH_DIR/d1.err" | sed 's/^/dbus: /' || true
 
 bench_start_daemon "$BENCH_DIR/batch.db" /dev/null "$BENCH_DIR/d2.err" --notifier none --tz UTC
 bsec=$(timed "$SCHEDD" push "$BENCH_DIR/rows.ndjson" --bus "$BUS_ADDR")

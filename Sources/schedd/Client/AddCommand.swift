@@ -32,9 +32,11 @@ func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
     let session = try DaemonSession(args)
     let clock = try DaemonClock.read(session)
     let fix = "give a later time (e.g. --at 'tomorrow 09:00'), or --in SPAN"
+    var requested: Instant?  // a one-shot's instant, to tell a pending duplicate from a superseded one
     if let when = args.value("at") {
         let time = try readWhen(when, option: "--at", clock: clock, pin: pin, nextOccurrence: true)
         try rejectPast(time, option: "--at", written: when, clock: clock, fix: fix)
+        requested = time.instant
         local.append(JSONMember("at", .string(time.pushText)))
         if let pin { local.append(JSONMember("timeZone", .string(pin.name))) }
     } else if let span = args.value("in") {
@@ -46,6 +48,7 @@ func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
             throw .rejected("--in: \(span) from now is past the end of the supported range \(Instant.supportedRangeDescription)")
         }
         local.append(JSONMember("at", .string(at.rfc3339)))
+        requested = at
     } else if let spec = args.value("calendar") {
         var until: (time: AddTime, written: String)?
         if let text = args.value("until") {
@@ -57,18 +60,63 @@ func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
         if let until { local.append(JSONMember("until", .string(until.time.pushText))) }
     }
     let id = args.value("id") ?? generatedID()
-    if args.value("id") != nil { try checkTombstone(id, session: session, clock: clock, replace: args.has("replace")) }
     local.insert(contentsOf: [JSONMember("id", .string(id)), JSONMember("title", .string(title))], at: 0)
     bk.insert(JSONMember("local", .object(local)), at: 0)
     let push = JSONValue.object([JSONMember("bk", .object(bk))]).serialized()
+    // The push's own outcome decides (one call, no window between a check and the push): `cancelled`
+    // is a tombstone, explained afterwards (or lifted, with --replace, and pushed once more); `missed`
+    // is a time that passed before the daemon got the push. Either way exit 1, never "done".
+    var outcomes = try addPush(push, session: session)
+    if pushStatus(outcomes) == "cancelled" {
+        try explainTombstone(id, session: session, clock: clock, replace: args.has("replace"))
+        outcomes = try addPush(push, session: session)
+        if pushStatus(outcomes) == "cancelled" {
+            throw .rejected("--id \(id): cancelled again while add lifted its block (another cancel came in between); "
+                            + "nothing was scheduled: run add again, or choose another --id")
+        }
+    }
+    if pushStatus(outcomes) == "missed" {
+        let grace = args.value("grace").map { "its --grace \($0)" } ?? "the default grace"
+        let trigger = triggers[0]
+        throw .rejected("--\(trigger) \(args.value(trigger) ?? ""): the time had passed by more than \(grace) when the "
+                        + "daemon received it, so it would never be shown (history records it missed): give a later "
+                        + "time, or a longer --grace")
+    }
+    // `duplicate` of a one-shot that is pending for another time: this very push was applied before
+    // and replaced since (an older version, CONTRACT §1), so it changes nothing. --replace forgets the
+    // earlier pushes (`Unblock`) and pushes once more.
+    if pushStatus(outcomes) == "duplicate", let requested, let next = pushNext(outcomes), next != requested {
+        guard args.has("replace") else {
+            throw .rejected("--id \(id): this very push was applied before and replaced since (pending for "
+                            + "\(clock.local(next))): pushes are idempotent, so sending it again changes nothing; "
+                            + "add --replace to schedule it again")
+        }
+        _ = try session.string("Unblock", { m throws(BusError) in try m.append(id) })
+        outcomes = try addPush(push, session: session)
+    }
+    printOutcomes(outcomes, args: args, zone: clock.zone)
+    return .success
+}
+
+/// The `next` of add's one `bk.local` outcome; nil when null.
+private func pushNext(_ outcomes: JSONValue) -> Instant? {
+    outcomes.arrayValue?.last?[member: "next"]?.stringValue.flatMap { instant(fromTimeText: $0, in: .utc) }
+}
+
+/// Sends add's push and reads its outcomes; the daemon's rejections in the options' terms.
+private func addPush(_ push: String, session: DaemonSession) throws(CommandFailure) -> JSONValue {
     let answer: String
     do {
         answer = try session.string("Push", { m throws(BusError) in try m.append(push) })
     } catch where error.code == .rejected {
         throw .rejected(inOptionTerms(error.message))
     }
-    printOutcomes(try DaemonSession.json(answer, "Push"), args: args, zone: clock.zone)
-    return .success
+    return try DaemonSession.json(answer, "Push")
+}
+
+/// The status of add's one `bk.local` outcome.
+private func pushStatus(_ outcomes: JSONValue) -> String? {
+    outcomes.arrayValue?.last?[member: "status"]?.stringValue
 }
 
 /// The members that only shape the notification: body, cancelOn, urgency, grace, actions, snoozes,

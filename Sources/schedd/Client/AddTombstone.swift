@@ -3,15 +3,17 @@ import SchedCalendar
 import ScheddService
 import Scheduler
 
-/// `add --id ID` checks the id against the daemon's tombstones first (`Tombstone`), because a push
-/// under a cancelled id is silently `cancelled` (CONTRACT §1, right for machines, wrong for a person):
-/// blocked, `add` exits 1 naming the cancel — when and why — and how to proceed; with `--replace` it
-/// lifts the id's tombstone (`Unblock`: the id is new again, its old pushes forgotten) and schedules.
+/// `add` whose push came back `cancelled` (a tombstone blocked it: silently, CONTRACT §1, right for
+/// machines, wrong for a person) asks the daemon which tombstone (`Tombstone`): `add` exits 1 naming
+/// the cancel — when and why — and how to proceed; with `--replace` this lifts the id's own tombstone
+/// (`Unblock`: the id is new again, its old pushes forgotten) and returns, and add pushes once more.
 /// A run's tombstone is not lifted: it guards every id of the run.
-func checkTombstone(_ id: String, session: DaemonSession, clock: DaemonClock, replace: Bool) throws(CommandFailure) {
+func explainTombstone(_ id: String, session: DaemonSession, clock: DaemonClock, replace: Bool) throws(CommandFailure) {
     let text = try session.string("Tombstone", { m throws(BusError) in try m.append(id) })
     let value = try DaemonSession.json(text, "Tombstone")
-    guard value[member: "blocked"] == .bool(true) else { return }
+    guard value[member: "blocked"] == .bool(true) else {
+        throw .rejected("--id \(id): blocked by a cancel's tombstone that has expired since; nothing was scheduled: run add again")
+    }
     let kind = value[member: "kind"]?.stringValue ?? "id"
     let name = value[member: "name"]?.stringValue ?? id
     let when = value[member: "at"]?.stringValue.flatMap { instant(fromTimeText: $0, in: .utc) }.map(clock.local) ?? "?"

@@ -17,6 +17,8 @@ final class ChangeWatches {
     private var clockWatch: ClockChangeWatch?
     private var zoneWatch: ZoneChangeWatch?
     private var tzdataWatch: TzdataWatch?
+    /// `Engine.zonesInUseGeneration` at the last successful tzdata sync (nil: never synced).
+    private var syncedGeneration: Int?
 
     init(engine: @escaping () -> Engine, clock: ServiceClock, delivery: Delivery, storage: StorageMonitor, logger: Logger) {
         self.engine = engine; self.clock = clock; self.delivery = delivery; self.storage = storage; self.logger = logger
@@ -65,8 +67,12 @@ final class ChangeWatches {
 
     /// Watches zones that came into use since the last call (after each maintenance step).
     func syncTzdata() {
+        guard let tzdataWatch else { return }
+        let generation = engine().zonesInUseGeneration
+        guard generation != syncedGeneration else { return }  // no zone came into use since the last sync
         do {
-            try tzdataWatch?.sync(engine().zoneNamesInUse)
+            try tzdataWatch.sync(engine().zoneNamesInUse)
+            syncedGeneration = generation
         } catch {
             logger.warning("cannot watch a zone file in use for tzdata updates: \(error)")
         }

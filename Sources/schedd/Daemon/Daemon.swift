@@ -127,7 +127,7 @@ final class Daemon {
         let code = loop.run()
         desktop?.detach()
         ServiceManager.notify("STOPPING=1")
-        logger.info("stopping")
+        logger.info("stopping; group commit: \(groupCommit.statistics.summary)")
         bus.flush()
         return code == 0 ? .success : .failure
     }

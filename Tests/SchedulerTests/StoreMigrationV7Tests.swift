@@ -1,0 +1,59 @@
+import SchedCalendar
+import XCTest
+@testable import Scheduler
+
+/// Schema step 7 (cancellation jobs) on the real schema-v1 fixture: the table arrives empty, the store
+/// opens with no job under way (so no listing or insert pays for one), a job written survives a reopen,
+/// and the job's queries read index ranges (EXPLAIN QUERY PLAN), never a scan of the schedules.
+final class StoreMigrationV7Tests: XCTestCase {
+    var directory = ""
+    var path: String { directory + "/schedd.db" }
+
+    override func setUp() {
+        directory = makeTemporaryDirectory()
+        let bytes = FileManager.default.contents(atPath: StoreMigrationTests.fixture) ?? Data()
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: bytes))
+    }
+    override func tearDown() { removeTree(directory) }
+
+    private func plan(_ db: SQLiteConnection, _ sql: String) throws -> String {
+        let st = try db.statement("EXPLAIN QUERY PLAN " + sql)
+        defer { st.reset() }
+        var lines: [String] = []
+        while try st.step() { lines.append(st.string(3)) }
+        return lines.joined(separator: "; ")
+    }
+
+    func testV1Fixture_throughStep7_hasNoJob_andAJobSurvivesAReopen() throws {
+        let raw = try SQLiteConnection(openingExisting: path)
+        try StoreSchema.migrate(raw, steps: Array(StoreSchema.steps.prefix(6)))
+        XCTAssertEqual(try StoreSchema.currentVersion(raw), 6)
+        raw.close()
+
+        var store: SQLiteScheduleStore? = try SQLiteScheduleStore(path: path)
+        XCTAssertEqual(try StoreSchema.currentVersion(store!.db), 7)
+        XCTAssertFalse(store!.cancelJobsMayExist)
+        XCTAssertEqual(try store!.cancelJobs(), [])
+        let bound = try store!.cancelBound()
+        _ = try store!.transaction { () throws(StoreError) in
+            try store!.addCancelJob(CancelJob(n: 0, app: Engine.defaultApp, kind: .event, name: "e", reason: "event:e",
+                                              at: Instant(seconds: 1), bound: bound, remaining: 7))
+        }
+        store!.close()
+        store = try SQLiteScheduleStore(path: path)
+        defer { store?.close() }
+        XCTAssertTrue(store!.cancelJobsMayExist, "found at open from the small jobs table")
+        XCTAssertEqual(try store!.cancelJobs().map(\.remaining), [7])
+        XCTAssertEqual(try store!.coveredRemaining(app: nil), 7)
+        XCTAssertEqual(try store!.cancelBound(), bound)
+
+        let db = store!.db
+        let count = try plan(db, "SELECT count(*) FROM schedule_events WHERE app = 1 AND event = 'e' AND key <= 5")
+        XCTAssertTrue(count.contains("PRIMARY KEY") || count.contains("COVERING INDEX"), count)
+        let slice = try plan(db, "SELECT key FROM schedules WHERE key IN (SELECT key FROM schedule_events "
+                             + "WHERE app = 1 AND event = 'e' AND key <= 5 ORDER BY key LIMIT 250) ORDER BY key")
+        XCTAssertFalse(slice.contains("SCAN schedules"), slice)
+        let run = try plan(db, "SELECT count(*) FROM schedules AS s WHERE s.app = 1 AND (s.id = 'r' OR (s.id >= 'r:' AND s.id < 'r;'))")
+        XCTAssertTrue(run.contains("schedules_by_id"), run)
+    }
+}
