@@ -97,15 +97,17 @@ extension Engine {
     }
 
     /// `.quotaExceeded` unless `app` may hold `bytes` more stored bytes (and, `countingOne`, one more pending
-    /// schedule); the message names the bound (count or bytes). Key lookups of the store's kept totals:
-    /// O(log apps).
+    /// schedule); the message names the bound (count or bytes). One key lookup of the store's kept totals
+    /// (count and bytes at once): O(log apps).
     func checkQuota(app: String, adding bytes: Int, countingOne: Bool = true) throws(EngineError) {
-        let count = try storage { () throws(StoreError) in try store.pendingCount(app: app) - store.coveredRemaining(app: app) }
+        let (count, stored) = try storage { () throws(StoreError) -> (Int, Int) in
+            let totals = try store.pendingTotals(app: app), covered = try store.coveredRemaining(app: app)
+            return (totals.count - covered, totals.bytes)
+        }
         if countingOne && count >= maxPendingPerApp {
             throw EngineError(.quotaExceeded, "app \(app) has \(count) pending schedules, the most allowed "
                 + "(max-pending-per-app \(maxPendingPerApp)); cancel some first")
         }
-        let stored = try storage { () throws(StoreError) in try store.pendingBytes(app: app) }
         if bytes > 0 && stored + bytes > maxBytesPerApp {
             throw EngineError(.quotaExceeded, "app \(app) has \(stored) bytes in pending schedules; this one "
                 + "(\(bytes) bytes) would exceed the most allowed (max-bytes-per-app \(maxBytesPerApp)); cancel some first")
@@ -148,7 +150,7 @@ extension Engine {
             let digest = local.digest
             // A pending schedule a cancellation job covers is cancelled first: its tombstone then blocks this push.
             if store.cancelJobsMayExist, let s = try store.schedule(app: app, id: local.id) { _ = try settleCovered(s) }
-            let known = try store.pushLookup(app: app, id: local.id, run: local.runId)
+            let known = try store.pushLookup(app: app, id: local.id, run: local.runId, digest: digest)
             // The tombstone this push's own cancel names does not block it.
             if (known.idTombstoned && ownCancel != .id(local.id))
                 || (known.runTombstoned && ownCancel != .run(local.runId)) {
@@ -158,8 +160,7 @@ extension Engine {
             if let pending, pending.fingerprint == digest {
                 return PushOutcome(id: local.id, status: .duplicate, next: pending.next)
             }
-            let applied = try store.isApplied(app: app, id: local.id, digest: digest)
-            if applied || known.finishedFingerprint == digest {
+            if known.isApplied(digest: digest) {
                 // Applied before — delivered twice, or an older version after a newer one, before or after
                 // firing: it changes nothing and shows nothing (CONTRACT §1).
                 return PushOutcome(id: local.id, status: .duplicate, next: pending?.next)

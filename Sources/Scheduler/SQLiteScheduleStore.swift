@@ -251,12 +251,15 @@ public final class SQLiteScheduleStore: ScheduleStore {
         }
     }
 
-    public func pushLookup(app: String, id: String, run: String) throws(StoreError) -> PushLookup {
+    /// One statement for everything a push reads before it writes: two tombstone seeks, the pending and
+    /// finished rows of `id` (unique keys), and the `applied` seek for `digest`.
+    public func pushLookup(app: String, id: String, run: String, digest: String) throws(StoreError) -> PushLookup {
         try sql { () throws(SQLiteError) -> PushLookup in
             let st = try db.statement("""
                 SELECT EXISTS(SELECT 1 FROM tombstones WHERE app = ?3 AND kind = 0 AND name = ?1),
                        EXISTS(SELECT 1 FROM tombstones WHERE app = ?3 AND kind = 1 AND name = ?2),
-                       s.key, s.next_due, s.digest, f.digest
+                       s.key, s.next_due, s.digest, f.digest,
+                       EXISTS(SELECT 1 FROM applied WHERE app = ?4 AND id = ?1 AND digest = ?5)
                 FROM (SELECT ?1 AS id, ?4 AS app) AS q
                 LEFT JOIN schedules AS s ON s.app = q.app AND s.id = q.id
                 LEFT JOIN finished AS f ON f.app = q.app AND f.id = q.id
@@ -266,11 +269,13 @@ public final class SQLiteScheduleStore: ScheduleStore {
             st.bind(2, run)
             st.bind(3, app)
             st.bind(4, try lookupApp(app))
+            StoreRowCoding.bindDigest(digest, 5, st)
             guard try st.step() else { return PushLookup(idTombstoned: false, runTombstoned: false) }
             return PushLookup(idTombstoned: st.int64(0) != 0, runTombstoned: st.int64(1) != 0,
                               pendingKey: st.optionalInt64(2), pendingNext: st.optionalInt64(3).map(Instant.init(microseconds:)),
                               pendingFingerprint: st.isNull(4) ? nil : StoreRowCoding.readDigest(st, 4),
-                              finishedFingerprint: st.isNull(5) ? nil : StoreRowCoding.readDigest(st, 5))
+                              finishedFingerprint: st.isNull(5) ? nil : StoreRowCoding.readDigest(st, 5),
+                              digestInApplied: st.int64(6) != 0)
         }
     }
 

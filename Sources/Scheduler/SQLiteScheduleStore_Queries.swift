@@ -114,7 +114,7 @@ extension SQLiteScheduleStore {
 
     /// Kept by triggers on `schedules` (schema steps 5 and 6): one key lookup (or a sum over the apps), not a
     /// count of the rows.
-    private func pendingTotals(app: String?) throws(StoreError) -> (count: Int, bytes: Int) {
+    public func pendingTotals(app: String?) throws(StoreError) -> (count: Int, bytes: Int) {
         try sql { () throws(SQLiteError) -> (count: Int, bytes: Int) in
             guard let app else {
                 let all = try db.statement("SELECT coalesce(sum(n), 0), coalesce(sum(bytes), 0) FROM pending_counts")

@@ -284,25 +284,24 @@ extension SQLiteScheduleStore {
     }
 
     /// One statement: the digest in `applied`, or the current one of the pending or finished row. Three seeks.
+    /// (A push asks `pushLookup`, which answers this too.)
     public func isApplied(app: String, id: String, digest: String) throws(StoreError) -> Bool {
-        try sql { () throws(SQLiteError) -> Bool in
-            let st = try db.statement("""
-                SELECT EXISTS(SELECT 1 FROM applied WHERE app = ?1 AND id = ?2 AND digest = ?3)
-                    OR EXISTS(SELECT 1 FROM schedules WHERE app = ?1 AND id = ?2 AND digest = ?3)
-                    OR EXISTS(SELECT 1 FROM finished WHERE app = ?1 AND id = ?2 AND digest = ?3)
-                """)
-            defer { st.reset() }
-            st.bind(1, try lookupApp(app))
-            st.bind(2, id)
-            StoreRowCoding.bindDigest(digest, 3, st)
-            return try st.step() && st.int64(0) != 0
-        }
+        try hasDigest(app: app, id: id, digest: digest, inApplied: true)
     }
 
     /// Whether `digest` is the pending schedule's or the finished record's of (app, id). Two key lookups.
     private func isCurrent(app: String, id: String, digest: String) throws(StoreError) -> Bool {
+        try hasDigest(app: app, id: id, digest: digest, inApplied: false)
+    }
+
+    /// `isCurrent`, or also `applied` when `inApplied`: one statement either way.
+    private func hasDigest(app: String, id: String, digest: String, inApplied: Bool) throws(StoreError) -> Bool {
         try sql { () throws(SQLiteError) -> Bool in
-            let st = try db.statement("""
+            let st = try db.statement(inApplied ? """
+                SELECT EXISTS(SELECT 1 FROM applied WHERE app = ?1 AND id = ?2 AND digest = ?3)
+                    OR EXISTS(SELECT 1 FROM schedules WHERE app = ?1 AND id = ?2 AND digest = ?3)
+                    OR EXISTS(SELECT 1 FROM finished WHERE app = ?1 AND id = ?2 AND digest = ?3)
+                """ : """
                 SELECT EXISTS(SELECT 1 FROM schedules WHERE app = ?1 AND id = ?2 AND digest = ?3)
                     OR EXISTS(SELECT 1 FROM finished WHERE app = ?1 AND id = ?2 AND digest = ?3)
                 """)

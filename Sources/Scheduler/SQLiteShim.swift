@@ -60,6 +60,9 @@ final class SQLiteConnection {
     /// Number of prepared statements held in the cache (each distinct SQL text is prepared once).
     var cachedStatementCount: Int { cache.count }
 
+    /// Statements handed out by `statement` (each use of one counts once): what a path costs in SQL, for tests.
+    private(set) var statementsStarted = 0
+
     /// The message of the most recent failure on this connection.
     var lastMessage: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "database is closed" }
 
@@ -77,6 +80,7 @@ final class SQLiteConnection {
     /// The cached prepared statement for `sql`, reset and with no bindings; prepared on first use.
     /// Complexity: one dictionary lookup after the first call.
     func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        statementsStarted &+= 1
         let address = Self.textAddress(sql)
         if address != 0, let cached = byAddress[address], cached.sql == sql {
             cached.reset()

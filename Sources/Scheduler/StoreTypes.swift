@@ -163,6 +163,14 @@ public struct PushLookup: Sendable, Hashable {
     var pendingFingerprint: String?
     /// The fingerprint of the finished schedule with this id, if any.
     public var finishedFingerprint: String?
+    /// Whether the push's digest is among the no-longer-current digests of `id` (`applied`, schema v6). With
+    /// the two fingerprints above this answers `isApplied` without another statement.
+    public var digestInApplied = false
+
+    /// Whether `digest` was applied before: `isApplied` from this one lookup.
+    public func isApplied(digest: String) -> Bool {
+        digestInApplied || pendingFingerprint == digest || finishedFingerprint == digest
+    }
 }
 
 /// Durable storage behind the engine (STYLE.md §1: one seam per backend).
@@ -184,8 +192,9 @@ public protocol ScheduleStore: CancelJobStore {
     func schedule(app: String, id: String) throws(StoreError) -> StoredSchedule?
     /// The key, next due and fingerprint of the pending schedule with `id` (cheaper than `schedule(id:)`).
     func pendingSummary(app: String, id: String) throws(StoreError) -> (key: Int64, next: Instant, fingerprint: String)?
-    /// Tombstones of `id` and of `run`, the pending schedule and the finished record of `id`, at once.
-    func pushLookup(app: String, id: String, run: String) throws(StoreError) -> PushLookup
+    /// Tombstones of `id` and of `run`, the pending schedule and the finished record of `id`, and whether
+    /// `digest` is in `applied`, at once.
+    func pushLookup(app: String, id: String, run: String, digest: String) throws(StoreError) -> PushLookup
     func delete(_ schedule: StoredSchedule) throws(StoreError)
     func updateNext(key: Int64, next: Instant, lastDue: Instant?) throws(StoreError)
     /// Calls `body` with every pending (key, next due), streamed (nothing collected): what the wheel is
@@ -209,6 +218,8 @@ public protocol ScheduleStore: CancelJobStore {
     /// The bytes the pending schedules of `app` (nil: of every app) hold, as `storedBytes` counts them
     /// (the byte quota, CONTRACT §8). Kept like `pendingCount`.
     func pendingBytes(app: String?) throws(StoreError) -> Int
+    /// `pendingCount` and `pendingBytes` from one read of the kept totals.
+    func pendingTotals(app: String?) throws(StoreError) -> (count: Int, bytes: Int)
     /// What `schedule` would add to its app's `pendingBytes`: the UTF-8 bytes of its id and texts plus a
     /// fixed overhead per row. O(size of the schedule).
     func storedBytes(of schedule: StoredSchedule) -> Int
