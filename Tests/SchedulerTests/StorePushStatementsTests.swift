@@ -24,7 +24,8 @@ final class StorePushStatementsTests: XCTestCase {
         let fresh = try statements(store) {
             XCTAssertEqual(try h.e.push(pushLocal(makeLocal("fresh", due)), app: app, now: t0).map(\.status), [.scheduled])
         }
-        // BEGIN, pushLookup, pendingTotals, INSERT, COMMIT (before: isApplied, pendingCount, pendingBytes too).
+        // BEGIN, pushLookup, pendingTotals, INSERT, COMMIT (before: 7, with isApplied, and pendingCount then
+        // pendingBytes for pendingTotals).
         XCTAssertLessThanOrEqual(fresh, 5, "statements for one new push")
         let duplicate = try statements(store) {
             XCTAssertEqual(try h.e.push(pushLocal(makeLocal("fresh", due)), app: app, now: t0).map(\.status), [.duplicate])
