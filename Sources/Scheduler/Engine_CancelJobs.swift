@@ -7,8 +7,10 @@ import SchedCalendar
 // pushing, replacing or cancelling one settles it first (`settleIfCovered`); listings leave it out and
 // counts subtract the job's `remaining`.
 extension Engine {
-    /// Schedules cancelled by the answering transaction: as many as one reply lists (ReplyBounds.maxRows).
-    public static let cancelFirstSlice = 1000
+    /// Schedules cancelled by the answering transaction, and listed by its reply: one slice, so that the
+    /// answer holds the loop no longer than a slice does (1,000 made a 1M Track's answer 0.65 s at load 8,
+    /// during which another caller waited; BENCHMARKS.md §8).
+    public static let cancelFirstSlice = 250
     /// Schedules per later slice: about 20 ms each in a release build (BENCHMARKS.md).
     public static let cancelSliceSize = 250
 
@@ -101,7 +103,8 @@ extension Engine {
         let bound = try store.cancelBound()
         let count = try store.countCoverable(app: app, kind: kind, name: name, bound: bound)
         guard count > 0 else { return ([], 0) }
-        let first = try store.firstCoverable(app: app, kind: kind, name: name, bound: bound, limit: Self.cancelFirstSlice)
+        let first = try store.firstCoverable(app: app, kind: kind, name: name, bound: bound, covered: count,
+                                             limit: Self.cancelFirstSlice)
         for s in first {
             try cancelPending(s, reason: reason, now: now, closes: &closes)
             try perRow(s)

@@ -33,8 +33,8 @@ public protocol CancelJobStore: AnyObject {
     /// How many schedules a job (`kind`, `name`, `bound`) of `app` made now would cover (none an older
     /// job covers). A count over an index range; with an older job of `app`, one lookup per match.
     func countCoverable(app: String, kind: CancelJob.Kind, name: String, bound: Int64) throws(StoreError) -> Int
-    /// The first `limit` of those, by (next due, key).
-    func firstCoverable(app: String, kind: CancelJob.Kind, name: String, bound: Int64, limit: Int)
+    /// The first `limit` of those (`covered` of them: `countCoverable`), by (next due, key).
+    func firstCoverable(app: String, kind: CancelJob.Kind, name: String, bound: Int64, covered: Int, limit: Int)
         throws(StoreError) -> [StoredSchedule]
     func addCancelJob(_ job: CancelJob) throws(StoreError) -> Int64
     /// At most `limit` schedules `job` still covers, by key (the slice to cancel next; older jobs done).
@@ -145,7 +145,7 @@ extension SQLiteScheduleStore: CancelJobStore {
         }
     }
 
-    public func firstCoverable(app: String, kind: CancelJob.Kind, name: String, bound: Int64, limit: Int)
+    public func firstCoverable(app: String, kind: CancelJob.Kind, name: String, bound: Int64, covered: Int, limit: Int)
         throws(StoreError) -> [StoredSchedule] {
         if kind == .run && name.contains(":") { return [] }
         let older = try hasJob(ofApp: app)
@@ -154,7 +154,6 @@ extension SQLiteScheduleStore: CancelJobStore {
             // Walk the app's due order (schedules_by_app_next) checking each key's event: the first `limit`
             // matches cost about limit × pending / covered steps. Bounded by `covered` steps (the cost of
             // the sort below); when the walk stops short, the sort decides.
-            let covered = try countCoverable(app: app, kind: kind, name: name, bound: bound)
             let pending = try pendingCount(app: app)
             let walk = min(pending, max(covered, 4 * limit))
             let keys = try sql { () throws(SQLiteError) -> [Int64] in

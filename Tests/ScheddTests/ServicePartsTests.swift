@@ -169,10 +169,10 @@ final class ServicePartsTests: XCTestCase {
         let answer = serve(p, .track(event: "big", data: nil))
         guard case .success(.cancelled(let count, let ids, let more))? = answer().first else { return XCTFail("\(answer())") }
         XCTAssertEqual(Int(count), n)
-        XCTAssertEqual(ids.count, ReplyBounds.maxRows)
+        XCTAssertEqual(ids.count, Engine.cancelFirstSlice, "the first slice is listed")
         XCTAssertTrue(more)
-        XCTAssertEqual(p.recorder.announced.last?.ids.count, ReplyBounds.maxRows, "the ids cancelled at once")
-        XCTAssertEqual(p.recorder.announced.last?.unlisted, 500, "and how many the cancellation job covers")
+        XCTAssertEqual(p.recorder.announced.last?.ids.count, Engine.cancelFirstSlice, "the ids cancelled at once")
+        XCTAssertEqual(p.recorder.announced.last?.unlisted, n - Engine.cancelFirstSlice, "and how many the job covers")
         XCTAssertEqual(p.recorder.announced.last?.reason, "event:big")
         XCTAssertEqual(try p.engine.pendingCount(app: nil), 0)
         while try p.engine.cancelSlice(now: p.clock.now) != nil {}

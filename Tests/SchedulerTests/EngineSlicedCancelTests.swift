@@ -40,8 +40,9 @@ final class EngineSlicedCancelTests: XCTestCase {
         // give the next push its key again.
         try h.push(makeLocal("b:first", atFixed(t0.adding(seconds: 1)), cancelOn: ["big"]), now: t0)
         let answer = try h.e.trackReporting(event: "big", dataJSON: nil, now: t0)
-        XCTAssertEqual(answer.cancelled, ["b:first"] + (0..<999).map { "b:\($0)" }, "the first slice, in due order")
-        XCTAssertEqual(answer.unlisted, 1_601, "the exact count: 1,000 listed + 1,601 by the job")
+        let first = Engine.cancelFirstSlice
+        XCTAssertEqual(answer.cancelled, ["b:first"] + (0..<first - 1).map { "b:\($0)" }, "the first slice, in due order")
+        XCTAssertEqual(answer.cancelled.count + answer.unlisted, 2_601, "the exact count: the listed + the job's")
         XCTAssertTrue(h.e.hasCancelJobs)
 
         // Observably cancelled at the answer, though the job has not run one slice.
@@ -77,11 +78,11 @@ final class EngineSlicedCancelTests: XCTestCase {
     func testKillMidJob_restartResumesAndHistoryIsCompleteWithoutDuplicates() throws {
         let h = try EngineHarness(now: t0)
         try load(h, "b:", 1_800, cancelOn: ["big"])
-        XCTAssertEqual(try h.e.trackReporting(event: "big", dataJSON: nil, now: t0).unlisted, 800)
+        XCTAssertEqual(try h.e.trackReporting(event: "big", dataJSON: nil, now: t0).unlisted, 1_800 - Engine.cancelFirstSlice)
         XCTAssertNotNil(try h.e.cancelSlice(now: t0))
         try h.crashAndReopen(now: t0)
         XCTAssertTrue(h.e.hasCancelJobs, "the job survived the crash")
-        XCTAssertEqual(try h.e.cancelJobs().map(\.remaining), [800 - Engine.cancelSliceSize])
+        XCTAssertEqual(try h.e.cancelJobs().map(\.remaining), [1_800 - Engine.cancelFirstSlice - Engine.cancelSliceSize])
         XCTAssertEqual(try h.e.pendingCount(app: nil), 0)
         XCTAssertGreaterThan(try finishJobs(h, now: t0), 0)
         let cancelled = try cancelRecords(h)
@@ -96,8 +97,8 @@ final class EngineSlicedCancelTests: XCTestCase {
         try load(h, "r:", 1_500, cancelOn: [])
         try load(h, "keep:", 2, cancelOn: [])
         let answer = try h.e.cancelReporting(run: "r", now: t0)
-        XCTAssertEqual(answer.cancelled.count, 1_000)
-        XCTAssertEqual(answer.unlisted, 500)
+        XCTAssertEqual(answer.cancelled.count, Engine.cancelFirstSlice)
+        XCTAssertEqual(answer.unlisted, 1_500 - Engine.cancelFirstSlice)
         XCTAssertEqual(try h.e.pendingCount(app: nil), 2)
         XCTAssertEqual(try h.e.list(limit: nil).map(\.id), ["keep:0", "keep:1"])
         XCTAssertEqual(try h.push(makeLocal("r:new", atFixed(t0.adding(seconds: 70))), now: t0).status, .cancelled)
