@@ -19,12 +19,14 @@ let package = Package(
         .library(name: "ScheddTestKit", targets: ["ScheddTestKit"]),
     ],
     targets: [
-        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
-                       providers: [.apt(["libsqlite3-dev"])]),
+        // libsqlite3 and libcrypto are linked statically (their module maps `link ":libsqlite3.a"` and
+        // `":libcrypto.a"`, both in the -dev packages), so a `schedd` process maps and relocates only the
+        // parts it uses: docs/cli.md "Start-up cost". Hence no pkgConfig: its `--libs` would add the
+        // shared libraries back.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
                        providers: [.apt(["libsystemd-dev"])]),
-        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
-                       providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLinuxProcess", path: "Sources/CLinuxProcess"),
         // The one Linux syscall seam (ARCHITECTURE: one shim per system library): file descriptors,
         // pidfds, spawning and reaping, timerfd/inotify, sockets, the user database; errors as `Errno`.
@@ -62,7 +64,10 @@ let package = Package(
         .executableTarget(name: "schedd", dependencies: ["SchedCalendar", "Scheduler", "CSystemd", "CSchedBus",
                                                         "ScheddBus", "ScheddDesktop", "ScheddPush", "ScheddApps",
                                                         "ScheddService", "ScheddSystem", "ScheddClientCore", "SystemZones"],
-                          path: "Sources/schedd"),
+                          path: "Sources/schedd",
+                          // lld (the toolchain's; gold cannot) packs the executable's ~22,000 relative
+                          // relocations into DT_RELR (glibc 2.36): docs/cli.md "Start-up cost".
+                          linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])]),
         .executableTarget(name: "schedd-bench", dependencies: ["SchedCalendar", "SystemZones", "Scheduler", "ScheddCrypto", "CSQLite", "SeededRandomness"],
                           path: "Benchmarks/schedd-bench"),
         // A seeded PRNG shared by the test targets and the benchmark (not shipped in the products).

@@ -60,7 +60,9 @@ cat > "$doc/copyright" <<'EOF'
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: schedd
 Comment: Built from the schedd repository by scripts/build-deb.sh; the licence is the
- repository's LICENSE file.
+ repository's LICENSE file. usr/bin/schedd also holds, linked statically, the parts it uses of
+ Debian's OpenSSL libcrypto (libssl-dev; Apache-2.0, as below) and SQLite (libsqlite3-dev; public
+ domain), whose copyright files Debian's libssl3 and libsqlite3-0 packages carry.
 
 Files: *
 Copyright: 2026 the schedd authors

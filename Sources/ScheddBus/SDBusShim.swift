@@ -244,6 +244,21 @@ public final class BusConnection {
         return drain()
     }
 
+    /// Without an event loop: dispatches messages one at a time, waiting for more when none is queued,
+    /// until `done()` holds after a dispatch (true) or the connection is gone (false). Unlike
+    /// `process(waitingUpTo:)` it never waits once what it waits for has been dispatched (a reply that
+    /// arrived with an earlier one): `ScheddBlockingClient.wait`.
+    public func process(until done: () -> Bool) -> Bool {
+        while !closed {
+            if done() { return true }
+            let r = sd_bus_process(handle, nil)
+            if r < 0 { return false }
+            if r > 0 { continue }
+            if sd_bus_is_open(handle) <= 0 || sd_bus_wait(handle, .max) < 0 { return false }
+        }
+        return false
+    }
+
     private func drain() -> Bool {
         while true {
             let r = sd_bus_process(handle, nil)

@@ -48,6 +48,46 @@ public final class ScheddBlockingClient {
         return value
     }
 
+    /// Sends `member` now and returns at once; `wait` reads the reply. Calls sent before the first wait
+    /// travel together, the first one even with the connection's `Hello`, so they cost one round trip
+    /// between them instead of one each (a `ClockShow` beside a `Push`: docs/cli.md "Start-up cost").
+    public func send<T>(_ member: String, timeoutMicroseconds: UInt64 = 0,
+                        _ build: (BusMessage) throws(BusError) -> Void = { _ throws(BusError) in },
+                        read: @escaping (BusMessage) throws(BusError) -> T) throws(ScheddError) -> PendingCall<T> {
+        let pending = PendingCall<T>()
+        let target = target
+        do {
+            try connection.callAsync(SchedulerNames.method(member), timeoutMicroseconds: timeoutMicroseconds, build) { result in
+                switch result {
+                case .success(let m):
+                    do throws(BusError) {
+                        pending.result = .success(try read(m))
+                    } catch {
+                        pending.result = .failure(ScheddError(.protocolError, "unexpected reply to \(member) from \(target): \(error.reason)"))
+                    }
+                case .failure(let error): pending.result = .failure(ScheddError(error))
+                }
+            }
+        } catch {
+            throw ScheddError(error)
+        }
+        return pending
+    }
+
+    /// Writes the calls sent so far, after the connection's authentication and `Hello` (whose reply it
+    /// waits for): what the caller does next overlaps the daemon's work on them.
+    public func flush() { connection.flush() }
+
+    /// Waits for the reply of a call made with `send` (replies to other calls are kept for their own wait).
+    public func wait<T>(_ call: PendingCall<T>) throws(ScheddError) -> T {
+        _ = connection.process(until: { call.result != nil })
+        switch call.result {
+        case .success(let value): return value
+        case .failure(let error): throw error
+        case nil: throw ScheddError(.unreachable, "lost the connection to \(target)")
+        }
+    }
+
     /// Calls a method that answers one string (a JSON text).
     public func callString(_ member: String, timeoutMicroseconds: UInt64 = 0,
                            _ build: (BusMessage) throws(BusError) -> Void = { _ throws(BusError) in }) throws(ScheddError) -> String {
@@ -144,4 +184,10 @@ public final class ScheddBlockingClient {
         }
         return newestFirst.reversed()
     }
+}
+
+/// A call of `ScheddBlockingClient.send` whose reply has not been read yet (`wait`).
+public final class PendingCall<T> {
+    fileprivate var result: Result<T, ScheddError>?
+    fileprivate init() {}
 }

@@ -44,7 +44,7 @@ extension Engine {
     }
 
     /// Lifts `id`'s own tombstone in `app` and forgets its earlier pushes (applied digests, finished
-    /// record): the next push with `id` is judged as the first. A run's tombstone stays. Lifting one is a
+    /// record; also when there is no tombstone): the next push with `id` is judged as the first. A run's tombstone stays. Lifting one is a
     /// state change, so history records it (`unblocked`, reason `unblock`, CONTRACT §5); nothing to lift
     /// changes nothing and records nothing. Durable before it returns; true when there was a tombstone
     /// to lift. O(log n).
@@ -55,7 +55,9 @@ extension Engine {
                 // Covered by a cancellation job: cancelled first, as if the job had reached it.
                 if store.cancelJobsMayExist, let s = try store.schedule(app: app, id: id) { _ = try settleCovered(s) }
                 let had = try store.tombstoneCreated(app: app, .id, id) != nil
-                guard had else { return false }
+                // No tombstone: the earlier pushes are still forgotten (`add --replace` of a superseded
+                // push); no state anyone sees changes, so nothing is recorded.
+                guard had else { try store.forgetID(app: app, id: id); return false }
                 // Title, messageId and data when the finished record (which forgetID removes) has them.
                 var record = HistoryRecord(app: app, id: id, event: .unblocked, at: now, due: nil, reason: "unblock",
                                            lateSeconds: nil, title: nil, messageId: nil, dataJSON: nil)

@@ -113,6 +113,26 @@ final class CLIPersonTests: XCTestCase {
         XCTAssertEqual(try h.list().count, 0)
     }
 
+    /// `add` of a push that was applied before and replaced since answers no "duplicate" (exit 0) for a
+    /// time that will not come: it is an error saying so, and --replace schedules it; the same add of
+    /// what is pending stays `duplicate` (it will happen).
+    func testAdd_ofASupersededPush_isRefused_andReplaceSchedulesIt() throws {
+        let h = try berlinDaemon()
+        try run(h, ["add", "Tea", "--at", "09:00", "--id", "tea"], status: 0,
+                stdout: "tea: scheduled, next Wed 2026-12-02 09:00:00 CET\n")
+        try run(h, ["add", "Tea", "--at", "10:00", "--id", "tea"], status: 0,
+                stdout: "tea: replaced, next Wed 2026-12-02 10:00:00 CET\n")
+        try run(h, ["add", "Tea", "--at", "09:00", "--id", "tea"], status: 1,
+                stderr: "schedd: --id tea: this very push was applied before and replaced since (pending for Wed "
+                    + "2026-12-02 10:00:00 CET): pushes are idempotent, so sending it again changes nothing; add "
+                    + "--replace to schedule it again\n")
+        try run(h, ["add", "Tea", "--at", "09:00", "--id", "tea", "--replace"], status: 0,
+                stdout: "tea: replaced, next Wed 2026-12-02 09:00:00 CET\n")
+        try run(h, ["add", "Tea", "--at", "09:00", "--id", "tea"], status: 0,
+                stdout: "tea: duplicate, next Wed 2026-12-02 09:00:00 CET\n")
+        XCTAssertEqual(try h.list().compactMap { $0["next"] as? String }, ["2026-12-02T08:00:00Z"])
+    }
+
     /// Item 2: option errors name the option in the person's terms.
     func testAdd_optionErrorsNameTheOption() throws {
         let h = try berlinDaemon()

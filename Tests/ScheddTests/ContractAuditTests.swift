@@ -85,4 +85,21 @@ final class ContractAuditTests: XCTestCase {
                                   environment: [:])
         XCTAssertEqual(gone.status, 3, "unreachable: 3")
     }
+
+    /// §6: options may stand before or after the positional arguments — the same answer either way,
+    /// from the real CLI against the daemon.
+    func testOptionsBeforeOrAfterThePositionals_giveTheSameAnswer() throws {
+        let h = try ScheddHarness(fakeClock: "2026-04-01T08:00:00Z")
+        defer { h.tearDown() }
+        let before = try h.cli(["add", "--json", "--id", "tea", "--at", "2026-04-01T09:00:00Z", "Tea"])
+        let after = try h.cli(["add", "Tea", "--at", "2026-04-01T09:00:00Z", "--id", "tea", "--json"])
+        XCTAssertEqual(before.status, 0, before.stderr)
+        XCTAssertEqual(after.status, 0, after.stderr)
+        XCTAssertEqual(parseObject(before.stdout)?["status"] as? String, "scheduled")
+        XCTAssertEqual(parseObject(after.stdout)?["status"] as? String, "duplicate", "the same push, in either order")
+        let cancel = try h.cli(["cancel", "--json", "tea"])
+        XCTAssertEqual(cancel.status, 0, cancel.stderr)
+        XCTAssertEqual(parseObject(cancel.stdout)?["cancelled"] as? [String], ["tea"])
+        XCTAssertEqual(try h.cli(["history", "--json", "--limit", "1"]).stdout, try h.cli(["history", "--limit", "1", "--json"]).stdout)
+    }
 }

@@ -33,4 +33,18 @@ final class EngineUnblockTests: XCTestCase {
         XCTAssertEqual(try h.e.push(pushLocal(local), app: a, now: t0).last?.status, .duplicate,
                        "once applied again, it is remembered again")
     }
+
+    /// Without a tombstone, unblock still forgets the earlier pushes (`add --replace` of a superseded
+    /// push): an older version is then judged new (`replaced`), not `duplicate`; nothing is recorded.
+    func testUnblock_withoutATombstone_forgetsASupersededPush_andRecordsNothing() throws {
+        let h = try EngineHarness(now: t0)
+        let v1 = makeLocal("tea", atFixed(t0.adding(seconds: 3600)))
+        let v2 = makeLocal("tea", atFixed(t0.adding(seconds: 7200)))
+        XCTAssertEqual(try h.e.push(pushLocal(v1), app: a, now: t0).last?.status, .scheduled)
+        XCTAssertEqual(try h.e.push(pushLocal(v2), app: a, now: t0).last?.status, .replaced)
+        XCTAssertEqual(try h.e.push(pushLocal(v1), app: a, now: t0).last?.status, .duplicate, "an older version")
+        XCTAssertFalse(try h.e.unblock(id: "tea", app: a, now: t0), "no tombstone to lift")
+        XCTAssertEqual(try h.e.push(pushLocal(v1), app: a, now: t0).last?.status, .replaced)
+        XCTAssertEqual(try h.e.history(app: a, limit: 100).filter { $0.event == .unblocked }.count, 0)
+    }
 }

@@ -32,9 +32,11 @@ func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
     let session = try DaemonSession(args)
     let clock = try DaemonClock.read(session)
     let fix = "give a later time (e.g. --at 'tomorrow 09:00'), or --in SPAN"
+    var requested: Instant?  // a one-shot's instant, to tell a pending duplicate from a superseded one
     if let when = args.value("at") {
         let time = try readWhen(when, option: "--at", clock: clock, pin: pin, nextOccurrence: true)
         try rejectPast(time, option: "--at", written: when, clock: clock, fix: fix)
+        requested = time.instant
         local.append(JSONMember("at", .string(time.pushText)))
         if let pin { local.append(JSONMember("timeZone", .string(pin.name))) }
     } else if let span = args.value("in") {
@@ -46,6 +48,7 @@ func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
             throw .rejected("--in: \(span) from now is past the end of the supported range \(Instant.supportedRangeDescription)")
         }
         local.append(JSONMember("at", .string(at.rfc3339)))
+        requested = at
     } else if let spec = args.value("calendar") {
         var until: (time: AddTime, written: String)?
         if let text = args.value("until") {
@@ -79,8 +82,25 @@ func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
                         + "daemon received it, so it would never be shown (history records it missed): give a later "
                         + "time, or a longer --grace")
     }
+    // `duplicate` of a one-shot that is pending for another time: this very push was applied before
+    // and replaced since (an older version, CONTRACT §1), so it changes nothing. --replace forgets the
+    // earlier pushes (`Unblock`) and pushes once more.
+    if pushStatus(outcomes) == "duplicate", let requested, let next = pushNext(outcomes), next != requested {
+        guard args.has("replace") else {
+            throw .rejected("--id \(id): this very push was applied before and replaced since (pending for "
+                            + "\(clock.local(next))): pushes are idempotent, so sending it again changes nothing; "
+                            + "add --replace to schedule it again")
+        }
+        _ = try session.string("Unblock", { m throws(BusError) in try m.append(id) })
+        outcomes = try addPush(push, session: session)
+    }
     printOutcomes(outcomes, args: args, zone: clock.zone)
     return .success
+}
+
+/// The `next` of add's one `bk.local` outcome; nil when null.
+private func pushNext(_ outcomes: JSONValue) -> Instant? {
+    outcomes.arrayValue?.last?[member: "next"]?.stringValue.flatMap { instant(fromTimeText: $0, in: .utc) }
 }
 
 /// Sends add's push and reads its outcomes; the daemon's rejections in the options' terms.

@@ -33,6 +33,20 @@ struct DaemonClock {
         return try DaemonClock(json: text)
     }
 
+    /// Sends `ClockShow` now, to travel with the call that follows (one round trip for both); `wait()`
+    /// reads it. Nil when it cannot be sent; like `read`, only for human output.
+    static func request(_ client: DaemonSession) -> Request? {
+        (try? client.sendString("ClockShow")).map { Request(client: client, call: $0) }
+    }
+
+    /// A `ClockShow` sent by `request`.
+    struct Request {
+        let client: DaemonSession
+        let call: PendingCall<String>
+        /// The daemon's clock, nil when it did not answer one.
+        func wait() -> DaemonClock? { (try? client.wait(call)).flatMap { try? DaemonClock(json: $0) } }
+    }
+
     /// `instant` as systemd prints timestamps, in the daemon's zone (`Sat 2026-03-07 19:00:00 EST`).
     func local(_ instant: Instant) -> String { systemdTimestamp(instant, in: zone) }
 }

@@ -32,6 +32,21 @@ struct DaemonSession {
         try mapped { () throws(ScheddError) in try client.callString(member, timeoutMicroseconds: timeoutMicroseconds, build) }
     }
 
+    /// Sends a method answering one string now; `wait` reads the answer (calls sent before share one
+    /// round trip: `ScheddBlockingClient.send`).
+    func sendString(_ member: String, _ build: (BusMessage) throws(BusError) -> Void = { _ throws(BusError) in })
+        throws(CommandFailure) -> PendingCall<String> {
+        try mapped { () throws(ScheddError) in try client.send(member, build, read: { m throws(BusError) in try m.readString() }) }
+    }
+
+    /// Writes the calls sent so far (`ScheddBlockingClient.flush`).
+    func flush() { client.flush() }
+
+    /// The answer of a call sent with `sendString`.
+    func wait<T>(_ call: PendingCall<T>) throws(CommandFailure) -> T {
+        try mapped { () throws(ScheddError) in try client.wait(call) }
+    }
+
     /// Calls a method answering an array of strings.
     func strings(_ member: String, timeoutMicroseconds: UInt64 = 0,
                  _ build: (BusMessage) throws(BusError) -> Void) throws(CommandFailure) -> [String] {

@@ -26,8 +26,9 @@ func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode 
     let input = try PushInput(path: args.positionals.first ?? "-")
     let whole = try input.wholeInput(ifAtMost: PushDecoder.maxPushBytes)
     let session = try DaemonSession(args)
-    // Human answers name `next` in the daemon's device zone, which only the daemon knows.
-    let zone = args.json ? nil : (try? DaemonClock.read(session))?.zone
+    // Human answers name `next` in the daemon's device zone, which only the daemon knows: its ClockShow
+    // is sent now and travels with the connection's Hello and the Push (one round trip for all three).
+    let clock = args.json ? nil : DaemonClock.request(session)
     // One line holding one push is one push, too (answered without a line number).
     let onePush = whole.map { bytes in (try? JSONValue.parse(bytes)) != nil } ?? false
     if onePush || firstLineStartsADocument(input.buffered) {
@@ -42,17 +43,19 @@ func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode 
             return .rejected
         }
         let text = String(decoding: whole, as: UTF8.self)
-        warnAboutUnknownMembers(text, line: nil)
         do {
-            let answer = try session.string("Push", { m throws(BusError) in try m.append(text) })
-            printOutcomes(try DaemonSession.json(answer, "Push"), args: args, zone: zone)
+            let push = try session.sendString("Push", { m throws(BusError) in try m.append(text) })
+            session.flush()
+            warnAboutUnknownMembers(text, line: nil)  // while the daemon commits
+            let answer = try session.wait(push)
+            printOutcomes(try DaemonSession.json(answer, "Push"), args: args, zone: clock?.wait()?.zone)
             return .success
         } catch where error.code == .rejected {
             printRejection(error.message, line: nil, args: args)
             return .rejected
         }
     }
-    var batch = PushBatch(client: session, args: args, zone: zone)
+    var batch = PushBatch(client: session, args: args, zone: clock?.wait()?.zone)
     var check = UnknownMemberCheck()
     var any = false
     while let line = try input.nextLine() {
