@@ -267,28 +267,35 @@ public enum LibCrypto {
 /// rules and the engine's push digests. O(n) in the input; never fails for any input (a libcrypto
 /// failure to hash — out of memory — traps, as a failed allocation does in Swift).
 public enum SHA256 {
+    /// SHA-256 fetched from the default provider once: `EVP_sha256()` makes every `EVP_Digest` fetch it
+    /// again (~2,300 instructions of each push's one digest). An `EVP_MD` is immutable and may be shared
+    /// between threads; nil only if the provider has no SHA-256, and then `EVP_sha256()` is used.
+    nonisolated(unsafe) private static let fetched: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil)
+
     /// The 32-byte digest of `bytes`.
     public static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        let input = Array(bytes)
         var out = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
-        let ok = input.withUnsafeBytes { raw in EVP_Digest(raw.baseAddress, raw.count, &out, &length, EVP_sha256(), nil) }
+        let md = fetched ?? EVP_sha256()
+        let ok = bytes.withContiguousStorageIfAvailable { input in
+            EVP_Digest(input.baseAddress, input.count, &out, &length, md, nil)
+        } ?? Array(bytes).withUnsafeBytes { raw in EVP_Digest(raw.baseAddress, raw.count, &out, &length, md, nil) }
         precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed")
         return out
     }
 
     /// The digest of `bytes` as lowercase hexadecimal (what `sha256sum` prints).
     public static func hex(_ bytes: some Collection<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
+        let digits: StaticString = "0123456789abcdef"
         var text: [UInt8] = []
         text.reserveCapacity(64)
         for byte in digest(bytes) {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0xf)])
+            text.append(digits.utf8Start[Int(byte >> 4)])
+            text.append(digits.utf8Start[Int(byte & 0xf)])
         }
         return String(decoding: text, as: UTF8.self)
     }
 
     /// The digest of `text`'s UTF-8 as lowercase hexadecimal.
-    public static func hex(_ text: String) -> String { hex(Array(text.utf8)) }
+    public static func hex(_ text: String) -> String { hex(text.utf8) }
 }

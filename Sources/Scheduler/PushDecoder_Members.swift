@@ -8,27 +8,17 @@
 ///
 /// Cost: the members are kept as parsed and searched linearly (a push's objects have a handful of
 /// members, and hashing every name cost more than the scans: BENCHMARKS.md §3b); the duplicate check
-/// compares pairs up to `linearLimit` members and hashes the names beyond, so it stays O(n).
+/// compares pairs up to 16 members and hashes the names beyond (`PushRules.firstDuplicateKey`), so it
+/// stays O(n).
 struct PushObject {
     let path: String
     private let members: [JSONMember]
-    /// Up to this many members, duplicates are found by comparing every pair.
-    static let linearLimit = 16
 
     init(_ members: [JSONMember], path: String, known: [String], unknown: inout [String]) throws(PushError) {
         self.path = path
         self.members = members
-        if members.count <= Self.linearLimit {
-            for i in members.indices {
-                for j in members.startIndex..<i where members[j].key == members[i].key {
-                    throw PushError(path, "duplicate member \(PushError.quoted(members[i].key))")
-                }
-            }
-        } else {
-            var seen = Set<String>(minimumCapacity: members.count)
-            for m in members where !seen.insert(m.key).inserted {
-                throw PushError(path, "duplicate member \(PushError.quoted(m.key))")
-            }
+        if let duplicate = PushRules.firstDuplicateKey(members) {
+            throw PushError(path, "duplicate member \(PushError.quoted(duplicate))")
         }
         for m in members where !known.contains(m.key) { unknown.append(path + "." + m.key) }
     }
@@ -99,6 +89,21 @@ enum PushRules {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
+    /// The first key of `members` that an earlier member already has (in document order), or nil.
+    /// Up to 16 members by comparing pairs (cheaper than hashing a handful of names), beyond by a Set:
+    /// O(n) either way.
+    static func firstDuplicateKey(_ members: [JSONMember]) -> String? {
+        if members.count <= 16 {
+            for i in members.indices {
+                for j in members.startIndex..<i where members[j].key == members[i].key { return members[i].key }
+            }
+            return nil
+        }
+        var seen = Set<String>(minimumCapacity: members.count)
+        for m in members where !seen.insert(m.key).inserted { return m.key }
+        return nil
+    }
+
     /// Rejects duplicate keys anywhere inside `value` (for `data`, whose canonical form is sorted).
     /// Iterative, O(size of value).
     static func uniqueKeys(_ value: JSONValue, _ member: @autoclosure () -> String) throws(PushError) {
@@ -107,13 +112,10 @@ enum PushRules {
             switch v {
             case .array(let items): pending.append(contentsOf: items)
             case .object(let members):
-                var seen = Set<String>(minimumCapacity: members.count)
-                for m in members {
-                    guard seen.insert(m.key).inserted else {
-                        throw PushError(member(), "duplicate member \(PushError.quoted(m.key))")
-                    }
-                    pending.append(m.value)
+                if let duplicate = firstDuplicateKey(members) {
+                    throw PushError(member(), "duplicate member \(PushError.quoted(duplicate))")
                 }
+                for m in members { pending.append(m.value) }
             default: break
             }
         }

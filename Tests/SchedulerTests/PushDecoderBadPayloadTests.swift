@@ -185,6 +185,14 @@ final class PushDecoderBadPayloadTests: XCTestCase {
                 "bk.local.data", "larger than 16384 bytes serialized"),
         BadPush("data duplicate keys", localPush("\"data\":{\"a\":{\"x\":1,\"x\":2}}"), "bk.local.data",
                 "duplicate member \"x\""),
+        // Objects of more than 16 members are checked by hashing, smaller ones pair by pair: both find the
+        // first repeated name in document order, names compared as Swift strings (é composed = decomposed).
+        BadPush("data 20 keys, duplicate last", localPush("\"data\":{\((0..<19).map { "\"k\($0)\":0" }.joined(separator: ",")),\"k3\":1}"),
+                "bk.local.data", "duplicate member \"k3\""),
+        BadPush("local 20 members, duplicate", localPush((0..<17).map { "\"x\($0)\":0" }.joined(separator: ",") + ",\"title\":\"B\""),
+                "bk.local", "duplicate member \"title\""),
+        BadPush("data canonically equal keys", localPush("\"data\":{\"\\u00e9\":1,\"e\\u0301\":2}"), "bk.local.data",
+                "duplicate member \"é\""),
         // cancelOn.
         BadPush("cancelOn string", localPush("\"cancelOn\":\"opened\""), "bk.local.cancelOn", "must be an array"),
         BadPush("cancelOn 33 events", localPush("\"cancelOn\":[\(cancelOnNames)]"), "bk.local.cancelOn",

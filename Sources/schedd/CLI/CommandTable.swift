@@ -126,6 +126,8 @@ let commandTable: [CommandSpec] = [
         "expression and its next elapse is used, once. A time of day alone (09:00) is its next occurrence, as",
         "with at(1). A time in the past, an --until in the past, a calendar with no elapse left and an --id",
         "blocked by an earlier cancel (a tombstone, kept 30 days) are errors (exit 1); --replace lifts the block.",
+        "So are a push the daemon answers missed (its time passed on the way) and the same push again after",
+        "it was replaced under that --id (--replace schedules it).",
         "Examples: schedd add 'Stand up' --in 25min",
         "          schedd add 'Dinner' --at 'tomorrow 18:00' --body 'Table at 7'",
         "          schedd add 'Standup' --calendar 'Mon..Fri 09:30' --cancel-on vacation",
