@@ -94,51 +94,6 @@ public final class ScheddBlockingClient {
         try call(member, timeoutMicroseconds: timeoutMicroseconds, build, read: { m throws(BusError) in try m.readString() })
     }
 
-    /// A call sent by `sendStrings`, answered by `wait(for:)`.
-    public final class PendingStrings {
-        fileprivate let member: String
-        fileprivate var result: Result<[String], ScheddError>?
-        fileprivate init(member: String) { self.member = member }
-    }
-
-    /// Sends `member` (a method answering `as`) and returns at once, so the caller can prepare the next
-    /// call while the daemon works on this one (the CLI's NDJSON `push` keeps two `PushBatch` calls in
-    /// flight). The answer is read by `wait(for:)`; calls are answered in any order.
-    public func sendStrings(_ member: String, timeoutMicroseconds: UInt64,
-                            _ build: (BusMessage) throws(BusError) -> Void) throws(ScheddError) -> PendingStrings {
-        let pending = PendingStrings(member: member)
-        let target = self.target
-        do {
-            try connection.callAsync(SchedulerNames.method(member), timeoutMicroseconds: timeoutMicroseconds, build) { reply in
-                switch reply {
-                case .success(let m):
-                    do throws(BusError) {
-                        pending.result = .success(try m.readStrings())
-                    } catch {
-                        pending.result = .failure(ScheddError(.protocolError, "unexpected reply to \(member) from \(target): \(error.reason)"))
-                    }
-                case .failure(let error): pending.result = .failure(ScheddError(error))
-                }
-            }
-        } catch {
-            throw ScheddError(error)
-        }
-        return pending
-    }
-
-    /// Blocks until the call `pending` is answered (dispatching other answers as they come), and returns
-    /// its strings or throws its error.
-    public func wait(for pending: PendingStrings) throws(ScheddError) -> [String] {
-        while pending.result == nil {
-            guard connection.process(waitingUpTo: 1_000_000) else {
-                if pending.result != nil { break }
-                throw ScheddError(BusError(operation: pending.member, name: "org.freedesktop.DBus.Error.Disconnected",
-                                           message: "the connection to \(target) was lost", errno: ENOTCONN))
-            }
-        }
-        return try pending.result!.get()
-    }
-
     /// `DeclareApp`: the calls that follow act for `app`; the daemon's `{"app","source","sandboxed"}`.
     public func declareApp(_ app: String) throws(ScheddError) -> String {
         try callString("DeclareApp") { m throws(BusError) in try m.append(app) }

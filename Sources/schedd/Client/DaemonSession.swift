@@ -42,7 +42,7 @@ struct DaemonSession {
     /// Writes the calls sent so far (`ScheddBlockingClient.flush`).
     func flush() { client.flush() }
 
-    /// The answer of a call sent with `sendString`.
+    /// The answer of a call sent with `sendString` or `sendStrings`.
     func wait<T>(_ call: PendingCall<T>) throws(CommandFailure) -> T {
         try mapped { () throws(ScheddError) in try client.wait(call) }
     }
@@ -55,15 +55,13 @@ struct DaemonSession {
         }
     }
 
-    /// Sends a method answering an array of strings without waiting (`ScheddBlockingClient.sendStrings`).
+    /// Sends a method answering an array of strings without waiting; `wait` reads the answer (the NDJSON
+    /// `push` keeps two `PushBatch` calls in flight).
     func sendStrings(_ member: String, timeoutMicroseconds: UInt64,
-                     _ build: (BusMessage) throws(BusError) -> Void) throws(CommandFailure) -> ScheddBlockingClient.PendingStrings {
-        try mapped { () throws(ScheddError) in try client.sendStrings(member, timeoutMicroseconds: timeoutMicroseconds, build) }
-    }
-
-    /// The answer of a call sent by `sendStrings`.
-    func wait(for pending: ScheddBlockingClient.PendingStrings) throws(CommandFailure) -> [String] {
-        try mapped { () throws(ScheddError) in try client.wait(for: pending) }
+                     _ build: (BusMessage) throws(BusError) -> Void) throws(CommandFailure) -> PendingCall<[String]> {
+        try mapped { () throws(ScheddError) in
+            try client.send(member, timeoutMicroseconds: timeoutMicroseconds, build, read: { m throws(BusError) in try m.readStrings() })
+        }
     }
 
     /// Calls Track, Cancel or CancelRun: `(u count, as ids, b more)`, the ids bounded by the daemon.

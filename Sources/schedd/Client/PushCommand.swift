@@ -140,7 +140,7 @@ private struct PushBatch {
     let zone: TimeZoneRules?
     private var entries: [Line] = []
     /// Batches sent (or, without a push to send, only collected) and not yet printed, oldest first.
-    private var inFlight: [(lines: [Line], pending: ScheddBlockingClient.PendingStrings?, count: Int)] = []
+    private var inFlight: [(lines: [Line], pending: PendingCall<[String]>?, count: Int)] = []
     /// Whether any push so far was rejected.
     private(set) var rejected = false
 
@@ -169,7 +169,7 @@ private struct PushBatch {
     /// its answers: at most two calls in flight.
     mutating func send() throws(CommandFailure) {
         let texts = entries.compactMap { if case .text(let t, _) = $0.entry { t } else { nil } }
-        var pending: ScheddBlockingClient.PendingStrings?
+        var pending: PendingCall<[String]>?
         if !texts.isEmpty {
             pending = try client.sendStrings("PushBatch", timeoutMicroseconds: 600_000_000,
                                              { m throws(BusError) in try m.append(texts) })
@@ -189,7 +189,7 @@ private struct PushBatch {
     /// warnings of each line before its answer).
     private mutating func printOldest() throws(CommandFailure) {
         let (lines, pending, count) = inFlight.removeFirst()
-        let answers = try pending.map { p throws(CommandFailure) in try client.wait(for: p) } ?? []
+        let answers = try pending.map { p throws(CommandFailure) in try client.wait(p) } ?? []
         guard answers.count == count else {
             throw .failure("unexpected reply to PushBatch: \(answers.count) answers for \(count) pushes")
         }
