@@ -22,14 +22,6 @@ final class StoreMigrationV6Tests: XCTestCase {
         return st.int64(0)
     }
 
-    func plan(_ db: SQLiteConnection, _ sql: String) throws -> String {
-        let st = try db.statement("EXPLAIN QUERY PLAN " + sql)
-        defer { st.reset() }
-        var lines: [String] = []
-        while try st.step() { lines.append(st.string(3)) }
-        return lines.joined(separator: "; ")
-    }
-
     func testV1Fixture_throughStep6_keepsEveryRow_compactly() throws {
         // Before step 6: what the rows were.
         let raw = try SQLiteConnection(openingExisting: path)
@@ -72,20 +64,20 @@ final class StoreMigrationV6Tests: XCTestCase {
         let store = try SQLiteScheduleStore(path: path)
         defer { store.close() }
         let db = store.db
-        let track = try plan(db, "SELECT key FROM schedules WHERE key IN (SELECT key FROM schedule_events "
+        let track = try queryPlan(db, "SELECT key FROM schedules WHERE key IN (SELECT key FROM schedule_events "
                                  + "WHERE app = 1 AND event = 'x') ORDER BY next_due, key")
         XCTAssertTrue(track.contains("SEARCH schedule_events USING PRIMARY KEY (app=? AND event=?)"), track)
-        XCTAssertTrue(try plan(db, "SELECT key FROM schedules WHERE app = 1 AND id = 'x'").contains("schedules_by_id"))
-        let page = try plan(db, "SELECT key FROM schedules WHERE app = 1 AND next_due > 5 ORDER BY next_due, key LIMIT 20")
+        XCTAssertTrue(try queryPlan(db, "SELECT key FROM schedules WHERE app = 1 AND id = 'x'").contains("schedules_by_id"))
+        let page = try queryPlan(db, "SELECT key FROM schedules WHERE app = 1 AND next_due > 5 ORDER BY next_due, key LIMIT 20")
         XCTAssertTrue(page.contains("schedules_by_app_next (app=? AND next_due>?)"), page)
         XCTAssertFalse(page.contains("TEMP B-TREE"), page)
-        let restore = try plan(db, "SELECT key, next_due FROM schedules INDEXED BY schedules_by_app_next")
+        let restore = try queryPlan(db, "SELECT key, next_due FROM schedules INDEXED BY schedules_by_app_next")
         XCTAssertTrue(restore.contains("COVERING INDEX schedules_by_app_next"), restore)
-        let zones = try plan(db, "SELECT zone FROM schedules WHERE zone > '' ORDER BY zone LIMIT 1")
+        let zones = try queryPlan(db, "SELECT zone FROM schedules WHERE zone > '' ORDER BY zone LIMIT 1")
         XCTAssertTrue(zones.contains("schedules_by_zone"), zones)
-        let applied = try plan(db, "SELECT 1 FROM applied WHERE app = 1 AND id = 'x' AND digest = x'00'")
+        let applied = try queryPlan(db, "SELECT 1 FROM applied WHERE app = 1 AND id = 'x' AND digest = x'00'")
         XCTAssertTrue(applied.contains("PRIMARY KEY"), applied)
-        let trim = try plan(db, "SELECT seq, payload FROM history WHERE app = 'a' ORDER BY seq LIMIT 3")
+        let trim = try queryPlan(db, "SELECT seq, payload FROM history WHERE app = 'a' ORDER BY seq LIMIT 3")
         XCTAssertTrue(trim.contains("history_by_app"), trim)
     }
 }

@@ -16,14 +16,6 @@ final class StoreMigrationV7Tests: XCTestCase {
     }
     override func tearDown() { removeTree(directory) }
 
-    private func plan(_ db: SQLiteConnection, _ sql: String) throws -> String {
-        let st = try db.statement("EXPLAIN QUERY PLAN " + sql)
-        defer { st.reset() }
-        var lines: [String] = []
-        while try st.step() { lines.append(st.string(3)) }
-        return lines.joined(separator: "; ")
-    }
-
     func testV1Fixture_throughStep7_hasNoJob_andAJobSurvivesAReopen() throws {
         let raw = try SQLiteConnection(openingExisting: path)
         try StoreSchema.migrate(raw, steps: Array(StoreSchema.steps.prefix(6)))
@@ -48,12 +40,12 @@ final class StoreMigrationV7Tests: XCTestCase {
         XCTAssertEqual(try store!.cancelBound(), bound)
 
         let db = store!.db
-        let count = try plan(db, "SELECT count(*) FROM schedule_events WHERE app = 1 AND event = 'e' AND key <= 5")
+        let count = try queryPlan(db, "SELECT count(*) FROM schedule_events WHERE app = 1 AND event = 'e' AND key <= 5")
         XCTAssertTrue(count.contains("PRIMARY KEY") || count.contains("COVERING INDEX"), count)
-        let slice = try plan(db, "SELECT key FROM schedules WHERE key IN (SELECT key FROM schedule_events "
+        let slice = try queryPlan(db, "SELECT key FROM schedules WHERE key IN (SELECT key FROM schedule_events "
                              + "WHERE app = 1 AND event = 'e' AND key <= 5 ORDER BY key LIMIT 250) ORDER BY key")
         XCTAssertFalse(slice.contains("SCAN schedules"), slice)
-        let run = try plan(db, "SELECT count(*) FROM schedules AS s WHERE s.app = 1 AND (s.id = 'r' OR (s.id >= 'r:' AND s.id < 'r;'))")
+        let run = try queryPlan(db, "SELECT count(*) FROM schedules AS s WHERE s.app = 1 AND (s.id = 'r' OR (s.id >= 'r:' AND s.id < 'r;'))")
         XCTAssertTrue(run.contains("schedules_by_id"), run)
     }
 }
