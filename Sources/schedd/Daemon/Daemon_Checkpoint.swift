@@ -1,14 +1,15 @@
 import Glibc
 import Scheduler
+import ScheddSystem
 import Synchronization
 
 /// The store's checkpoints on a thread of their own (docs/daemon-parts.md "Checkpoints"): a COMMIT on
 /// the loop thread never runs a checkpoint (an fsync of the database file after copying up to 8 MiB
-/// into it), so no call waits behind one. The thread looks every `interval` whether the log holds
+/// into it), so no call waits behind one. The thread looks every `interval` ms whether the log holds
 /// SQLite's 1000 frames and checkpoints PASSIVE from its own connection.
 final class CheckpointThread: Sendable {
-    /// How often the thread looks at the log's size (µs).
-    static let interval: UInt32 = 100_000
+    /// How often the thread looks at the log's size (ms).
+    static let interval = 100
     let checkpointer: WALCheckpointer
     private let stopping = Mutex(false)
     private let thread = Mutex<pthread_t?>(nil)
@@ -41,7 +42,7 @@ final class CheckpointThread: Sendable {
     private func run() {
         let logger = Logger()
         var failing = false
-        var lastLogged: timespec?
+        var lastLogged: Int64?
         while !stopping.withLock({ $0 }) {
             switch checkpointer.checkpointIfDue() {
             case .idle: break
@@ -51,15 +52,14 @@ final class CheckpointThread: Sendable {
             case .failed(let reason):
                 // At most one line a minute while they fail (a full disk, a read-only file): the loop's own
                 // commits report the storage failure to callers (docs/faults.md); the log just grows.
-                var now = timespec()
-                clock_gettime(CLOCK_MONOTONIC, &now)
-                if !failing || lastLogged.map({ now.tv_sec - $0.tv_sec >= 60 }) ?? true {
+                let now = SystemTime.monotonicMilliseconds
+                if !failing || lastLogged.map({ now - $0 >= 60_000 }) ?? true {
                     logger.warning("cannot checkpoint the write-ahead log (\(reason)); it grows until a checkpoint succeeds")
                     lastLogged = now
                 }
                 failing = true
             }
-            usleep(Self.interval)
+            SystemTime.sleep(milliseconds: Self.interval)
         }
         checkpointer.close()
     }
