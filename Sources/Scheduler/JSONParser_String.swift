@@ -31,6 +31,11 @@ extension JSONParser {
         var ascii = true
         while position < bytes.count {
             let b = bytes[position]
+            // Printable ASCII other than the quote and the backslash: the bulk of every string.
+            if b >= 0x20 && b < 0x80 && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\") {
+                position += 1
+                continue
+            }
             if b == UInt8(ascii: "\"") {
                 position += 1
                 return (false, ascii)

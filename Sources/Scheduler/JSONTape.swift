@@ -254,19 +254,29 @@ struct JSONTape {
     /// form: no quote, backslash or control character in it); an escaped string is decoded and re-escaped.
     /// Iterative, O(size), plus the key sorts.
     func write(_ i: Int, into out: inout [UInt8], sortedKeys: Bool) {
-        /// An open container: its key nodes (objects) or element nodes (arrays) in output order are
-        /// `order[base..<base + count]`, and `next` is the next one to write.
-        struct Frame {
-            var base: Int
-            var count: Int
-            var next = 1
-            var isObject: Bool
+        // The subtree's node count bounds both the open containers and the order entries: the scratch space
+        // is sized by it and taken from the stack when small (no allocation for a push's objects).
+        let size = nodes[i].next - i
+        withUnsafeTemporaryAllocation(of: WriteFrame.self, capacity: size) { frames in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: size) { order in
+                write(i, into: &out, sortedKeys: sortedKeys, frames: frames, order: order)
+            }
         }
-        var stack: [Frame] = []
-        stack.reserveCapacity(8)
-        // One buffer for the orders of every open container (a frame's entries are always at its end).
-        var order: [Int] = []
-        order.reserveCapacity(32)
+    }
+
+    /// An open container while writing: its key nodes (objects) or element nodes (arrays) in output order
+    /// are `order[base..<base + count]`, and `next` is the next one to write.
+    private struct WriteFrame {
+        var base: Int
+        var count: Int
+        var next: Int
+        var isObject: Bool
+    }
+
+    private func write(_ i: Int, into out: inout [UInt8], sortedKeys: Bool,
+                       frames: UnsafeMutableBufferPointer<WriteFrame>, order: UnsafeMutableBufferPointer<Int>) {
+        var depth = 0  // open containers: frames[0..<depth]
+        var used = 0   // order entries of the open containers: order[0..<used]
         var n = i
         while true {
             let node = nodes[n]
@@ -278,46 +288,48 @@ struct JSONTape {
             case .string: writeString(n, into: &out)
             case .array where node.count > 0:
                 out.append(UInt8(ascii: "["))
-                let base = order.count
                 var e = n + 1
-                for _ in 0..<node.count {
-                    order.append(e)
+                for k in 0..<node.count {
+                    order[used + k] = e
                     e = nodes[e].next
                 }
-                stack.append(Frame(base: base, count: node.count, isObject: false))
+                frames[depth] = WriteFrame(base: used, count: node.count, next: 1, isObject: false)
+                depth += 1
+                used += node.count
                 n += 1
                 continue
             case .array: out.append(contentsOf: "[]".utf8)
             case .object where node.count > 0:
                 out.append(UInt8(ascii: "{"))
-                let base = order.count
-                var k = n + 1
-                for _ in 0..<node.count {
-                    order.append(k)
-                    k = nodes[k + 1].next
+                var key = n + 1
+                for k in 0..<node.count {
+                    order[used + k] = key
+                    key = nodes[key + 1].next
                 }
-                if sortedKeys && node.count > 1 { sortKeys(&order, from: base) }
-                let first = order[base]
-                writeString(first, into: &out)
+                let members = UnsafeMutableBufferPointer(rebasing: order[used..<(used + node.count)])
+                if sortedKeys && node.count > 1 { sortKeys(members) }
+                writeString(members[0], into: &out)
                 out.append(UInt8(ascii: ":"))
-                n = first + 1
-                stack.append(Frame(base: base, count: node.count, isObject: true))
+                n = members[0] + 1
+                frames[depth] = WriteFrame(base: used, count: node.count, next: 1, isObject: true)
+                depth += 1
+                used += node.count
                 continue
             case .object: out.append(contentsOf: "{}".utf8)
             }
             // The value is written: go on with the next element of the innermost open container.
-            while let top = stack.indices.last {
-                let k = stack[top].next
-                guard k < stack[top].count else {
-                    out.append(UInt8(ascii: stack[top].isObject ? "}" : "]"))
-                    order.removeLast(stack[top].count)
-                    stack.removeLast()
+            while depth > 0 {
+                let top = frames[depth - 1]
+                guard top.next < top.count else {
+                    out.append(UInt8(ascii: top.isObject ? "}" : "]"))
+                    used -= top.count
+                    depth -= 1
                     continue
                 }
-                stack[top].next = k + 1
+                frames[depth - 1].next = top.next + 1
                 out.append(UInt8(ascii: ","))
-                let entry = order[stack[top].base + k]
-                if stack[top].isObject {
+                let entry = order[top.base + top.next]
+                if top.isObject {
                     writeString(entry, into: &out)
                     out.append(UInt8(ascii: ":"))
                     n = entry + 1
@@ -326,38 +338,37 @@ struct JSONTape {
                 }
                 break
             }
-            if stack.isEmpty { return }
+            if depth == 0 { return }
         }
     }
 
     /// String node `i` as a JSON string literal, as `JSONValue.writeString` writes its text.
     private func writeString(_ i: Int, into out: inout [UInt8]) {
         guard nodes[i].escaped else {
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: raw(i))
-            out.append(UInt8(ascii: "\""))
+            // The literal as written, quotes included: an unescaped string is already in its shortest form.
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[(nodes[i].start - 1)..<(nodes[i].end + 1)]))
             return
         }
         JSONValue.writeString(string(i), into: &out)
     }
 
-    /// Orders the key nodes `order[base...]` by their texts' UTF-8 bytes, equal texts in document order
+    /// Orders the key nodes in `keys` by their texts' UTF-8 bytes, equal texts in document order
     /// (insertion sort for the few members objects usually have, a stable sort beyond).
-    func sortKeys(_ order: inout [Int], from base: Int) {
-        if order.count - base > 16 {
+    private func sortKeys(_ keys: UnsafeMutableBufferPointer<Int>) {
+        if keys.count > 16 {
             // `sorted` is not documented stable: break ties by document order (key node indices grow with it).
-            let sorted = order[base...].sorted { a, b in keyPrecedes(a, b) || (!keyPrecedes(b, a) && a < b) }
-            order.replaceSubrange(base..., with: sorted)
+            let sorted = keys.sorted { a, b in keyPrecedes(a, b) || (!keyPrecedes(b, a) && a < b) }
+            for k in sorted.indices { keys[k] = sorted[k] }
             return
         }
-        for k in (base + 1)..<order.count {
-            let moving = order[k]
+        for k in 1..<keys.count {
+            let moving = keys[k]
             var j = k
-            while j > base && keyPrecedes(moving, order[j - 1]) {
-                order[j] = order[j - 1]
+            while j > 0 && keyPrecedes(moving, keys[j - 1]) {
+                keys[j] = keys[j - 1]
                 j -= 1
             }
-            order[j] = moving
+            keys[j] = moving
         }
     }
 

@@ -75,28 +75,24 @@ public enum PushDecoder {
     /// D-Bus message); the same rules as `decode(_: [UInt8])`.
     public static func decode(_ bytes: some Collection<UInt8>, zones: any ZoneResolver) throws(PushError) -> Push {
         guard bytes.count <= maxPushBytes else { throw tooLarge }
-        // Decoded in place (no `Result` holding a copy of the push): the closures report only the error.
-        var push = Push()
-        var failure: PushError?
-        let decode = { (buffer: UnsafeBufferPointer<UInt8>) in
-            do throws(PushError) {
-                try PushDecoder.decode(buffer: buffer, zones: zones, into: &push)
-            } catch {
-                failure = error
+        // The push is returned straight out of the closure (a `Result` would hold a copy of it).
+        do {
+            let decode = { (buffer: UnsafeBufferPointer<UInt8>) throws(PushError) -> Push in
+                try PushDecoder.decode(buffer: buffer, zones: zones)
             }
+            if let push = try bytes.withContiguousStorageIfAvailable(decode) { return push }
+            return try Array(bytes).withUnsafeBufferPointer(decode)
+        } catch let error as PushError {
+            throw error
+        } catch {
+            throw PushError("push", "\(error)")  // not reached: the decoder throws only PushError
         }
-        if bytes.withContiguousStorageIfAvailable(decode) == nil {
-            Array(bytes).withUnsafeBufferPointer(decode)
-        }
-        if let failure { throw failure }
-        return push
     }
 
     /// The decoder proper, over the push's bytes as a `JSONTape` (no `JSONValue` tree: member names are
     /// compared as bytes, strings become `String`s only when kept, and `data` and the fingerprint are written
     /// from the raw bytes).
-    private static func decode(buffer: UnsafeBufferPointer<UInt8>, zones: any ZoneResolver,
-                               into push: inout Push) throws(PushError) {
+    private static func decode(buffer: UnsafeBufferPointer<UInt8>, zones: any ZoneResolver) throws(PushError) -> Push {
         let tape: JSONTape
         do throws(JSONError) {
             tape = try JSONTape(parsing: buffer, maxDepth: maxDepth)
@@ -117,6 +113,7 @@ public enum PushDecoder {
         guard let bkNode else { throw PushError("bk", "required") }
         guard tape[bkNode].kind == .object else { throw PushError("bk", "must be an object") }
 
+        var push = Push()
         let bk = try PushObject(tape, bkNode, path: "bk", known: bkKnown, unknown: &push.unknownMembers)
         guard bk.has("local") || bk.has("cancel") else {
             throw PushError("bk", "one of \"local\" and \"cancel\" is required")
@@ -132,6 +129,7 @@ public enum PushDecoder {
         if let local = try bk.object("local") {
             push.local = try decodeLocal(tape, local, zones: zones, unknown: &push.unknownMembers)
         }
+        return push
     }
 
     /// `bk.cancel`: `{"id": …}` xor `{"run": …}`, each following the id rule.

@@ -118,18 +118,16 @@ enum StoreRowCoding {
         var hex = hex
         return hex.withUTF8 { chars -> [UInt8]? in
             guard chars.count % 2 == 0, !chars.isEmpty else { return nil }
-            var valid = true
             let bytes = [UInt8](unsafeUninitializedCapacity: chars.count / 2) { out, count in
+                var bad: UInt8 = 0  // bit 0x10 set by any character that is not a lower-case hex digit
                 for i in 0..<chars.count / 2 {
-                    guard let high = nibble(chars[2 * i]), let low = nibble(chars[2 * i + 1]) else {
-                        valid = false
-                        break
-                    }
-                    out[i] = high << 4 | low
+                    let high = nibble(chars[2 * i]), low = nibble(chars[2 * i + 1])
+                    bad |= high | low
+                    out[i] = high << 4 | (low & 0xF)
                 }
-                count = valid ? chars.count / 2 : 0
+                count = bad & 0x10 == 0 ? chars.count / 2 : 0
             }
-            return valid ? bytes : nil
+            return bytes.count == chars.count / 2 ? bytes : nil
         }
     }
 
@@ -138,11 +136,9 @@ enum StoreRowCoding {
         bytes.withUnsafeBytes { SHA256.hexString($0) }
     }
 
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        default: nil
-        }
+    /// The value of a lower-case hex digit, or 0x10 for any other byte.
+    @inline(__always) private static func nibble(_ c: UInt8) -> UInt8 {
+        let digit = c &- UInt8(ascii: "0"), letter = c &- UInt8(ascii: "a")
+        return digit < 10 ? digit : letter < 6 ? letter &+ 10 : 0x10
     }
 }

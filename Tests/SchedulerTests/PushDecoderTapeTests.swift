@@ -204,6 +204,25 @@ final class PushDecoderTapeTests: XCTestCase {
     }
 }
 
+/// Digests cross the store as 32-byte blobs when they are lower-case hex, as text otherwise.
+final class StoreDigestCodingTests: XCTestCase {
+    func testDigestBytesTakesLowerCaseHexOnly() {
+        XCTAssertEqual(StoreRowCoding.digestBytes("0a"), [0x0A])
+        XCTAssertEqual(StoreRowCoding.digestBytes("ff00"), [0xFF, 0x00])
+        for text in ["", "a", "abc", "0A", "0g", "/0", ":0", "`0", "0 ", "é0", "fp1"] {
+            XCTAssertNil(StoreRowCoding.digestBytes(text), text)
+        }
+        var rng = SplitMix64(seed: 0x7A9E_0003)
+        for _ in 0..<200 {
+            let bytes = (0..<32).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            let hex = StoreRowCoding.digestHex(bytes)
+            XCTAssertEqual(hex.utf8.count, 64)
+            XCTAssertEqual(StoreRowCoding.digestBytes(hex), bytes)
+        }
+        XCTAssertEqual(StoreRowCoding.digestHex([0x01, 0xAB]), "01ab")
+    }
+}
+
 /// The digest a store keeps, computed independently of the decoder's path.
 private enum SHA256Reference {
     static func hex(_ text: String) -> String { StoreCoding.digest(ofFingerprint: text) }
