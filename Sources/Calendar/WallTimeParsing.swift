@@ -49,8 +49,8 @@ public struct ISODateTime: Sendable, Hashable {
             }
             return v
         }
-        func take(_ c: Character) -> Bool {
-            guard i < s.count, s[i] == c.asciiValue! else { return false }
+        func take(_ c: Unicode.Scalar) -> Bool {
+            guard i < s.count, s[i] == UInt8(ascii: c) else { return false }
             i += 1
             return true
         }

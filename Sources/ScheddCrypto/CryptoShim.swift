@@ -274,26 +274,49 @@ public enum SHA256 {
 
     /// The 32-byte digest of `bytes`.
     public static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
+        [UInt8](unsafeUninitializedCapacity: 32) { out, count in
+            hash(bytes, into: UnsafeMutableRawBufferPointer(out))
+            count = 32
+        }
+    }
+
+    /// Writes the 32-byte digest of `bytes` to `out` (at least 32 bytes): no allocation beyond libcrypto's own
+    /// context. Contiguous inputs (`[UInt8]`, slices, native `String.UTF8View`) are hashed in place.
+    public static func hash(_ bytes: some Collection<UInt8>, into out: UnsafeMutableRawBufferPointer) {
+        precondition(out.count >= 32, "SHA256.hash: the output holds fewer than 32 bytes")
         let md = fetched ?? EVP_sha256()
+        let target = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        var length: UInt32 = 0
         let ok = bytes.withContiguousStorageIfAvailable { input in
-            EVP_Digest(input.baseAddress, input.count, &out, &length, md, nil)
-        } ?? Array(bytes).withUnsafeBytes { raw in EVP_Digest(raw.baseAddress, raw.count, &out, &length, md, nil) }
+            EVP_Digest(input.baseAddress, input.count, target, &length, md, nil)
+        } ?? Array(bytes).withUnsafeBytes { raw in EVP_Digest(raw.baseAddress, raw.count, target, &length, md, nil) }
         precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed")
-        return out
     }
 
     /// The digest of `bytes` as lowercase hexadecimal (what `sha256sum` prints).
     public static func hex(_ bytes: some Collection<UInt8>) -> String {
-        let digits: StaticString = "0123456789abcdef"
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in digest(bytes) {
-            text.append(digits.utf8Start[Int(byte >> 4)])
-            text.append(digits.utf8Start[Int(byte & 0xf)])
+        var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        return withUnsafeMutableBytes(of: &digest) { raw in
+            hash(bytes, into: raw)
+            return hexString(UnsafeRawBufferPointer(raw))
         }
-        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// `bytes` as lowercase hexadecimal, two digits per byte (`[0x0f, 0xa0]` → `"0fa0"`). O(n), one allocation
+    /// (none up to 7 bytes: a small string).
+    public static func hexString(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            for i in 0..<bytes.count {
+                let b = bytes[i]
+                out[2 * i] = hexDigit(b >> 4)
+                out[2 * i + 1] = hexDigit(b & 0xf)
+            }
+            return bytes.count * 2
+        }
+    }
+
+    @inline(__always) private static func hexDigit(_ v: UInt8) -> UInt8 {
+        v < 10 ? UInt8(ascii: "0") &+ v : UInt8(ascii: "a") &+ (v &- 10)
     }
 
     /// The digest of `text`'s UTF-8 as lowercase hexadecimal.

@@ -15,21 +15,51 @@ extension JSONParser {
             }
             if b == UInt8(ascii: "\\") {
                 var buffer = [UInt8](UnsafeBufferPointer(rebasing: bytes[start..<position]))
-                return try parseStringSlowly(into: &buffer)
+                try parseStringSlowly(into: &buffer)
+                return String(decoding: buffer, as: UTF8.self)
             }
             try skipCharacter(b)
         }
         throw fail(.unexpectedEnd)
     }
 
-    /// Continues a string at its first backslash, collecting the decoded bytes in `buffer`.
-    private mutating func parseStringSlowly(into buffer: inout [UInt8]) throws(JSONError) -> String {
+    /// Checks a string literal without decoding it; `position` starts at its opening quote and ends after
+    /// its closing quote. Returns whether it holds an escape (then its raw bytes are not its text) and whether
+    /// its raw bytes are all ASCII (false whenever it holds an escape: the escape may stand for any scalar).
+    mutating func skipString() throws(JSONError) -> (escaped: Bool, ascii: Bool) {
+        position += 1  // the opening quote
+        var ascii = true
+        while position < bytes.count {
+            let b = bytes[position]
+            // Printable ASCII other than the quote and the backslash: the bulk of every string.
+            if b >= 0x20 && b < 0x80 && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\") {
+                position += 1
+                continue
+            }
+            if b == UInt8(ascii: "\"") {
+                position += 1
+                return (false, ascii)
+            }
+            if b == UInt8(ascii: "\\") {
+                var scratch: [UInt8] = []
+                try parseStringSlowly(into: &scratch)
+                return (true, false)
+            }
+            if b >= 0x80 { ascii = false }
+            try skipCharacter(b)
+        }
+        throw fail(.unexpectedEnd)
+    }
+
+    /// Continues a string at its first backslash, collecting the decoded bytes in `buffer`; ends after the
+    /// closing quote.
+    mutating func parseStringSlowly(into buffer: inout [UInt8]) throws(JSONError) {
         while position < bytes.count {
             let b = bytes[position]
             switch b {
             case UInt8(ascii: "\""):
                 position += 1
-                return String(decoding: buffer, as: UTF8.self)
+                return
             case UInt8(ascii: "\\"):
                 try parseEscape(into: &buffer)
             default:

@@ -31,32 +31,21 @@ extension JSONValue {
     }
 
     private static func parseResult(_ buffer: UnsafeBufferPointer<UInt8>, maxDepth: Int) -> Result<JSONValue, JSONError> {
-        var parser = JSONParser(buffer, maxDepth: maxDepth)
         do throws(JSONError) {
-            return .success(try parser.parseDocument())
+            let tape = try JSONTape(parsing: buffer, maxDepth: maxDepth)
+            return .success(tape.value(at: 0))
         } catch {
             return .failure(error)
         }
     }
 }
 
-/// The iterative parser behind `JSONValue.parse`. One instance parses one document.
+/// The iterative parser behind `JSONValue.parse` and `JSONTape`: checks the grammar and appends one
+/// `JSONTape.Node` per value (and per object key) in document order. One instance parses one document.
 ///
 /// Invariant: `position` never exceeds `bytes.count`; every read goes through `peek()` (which
 /// returns nil at the end) or follows an explicit bounds check.
 struct JSONParser {
-    /// An array or object still open, with what it has collected so far.
-    ///
-    /// A struct mutated in place through `stack[top]` (not an enum popped and re-pushed): pulling an
-    /// enum's payload out leaves a second reference, so every append would copy the array and
-    /// parsing a long array would be quadratic.
-    private struct Frame {
-        var isObject: Bool
-        var items: [JSONValue] = []
-        var members: [JSONMember] = []
-        var pendingKey = ""
-    }
-
     let bytes: UnsafeBufferPointer<UInt8>
     private let maxDepth: Int
     var position = 0
@@ -89,13 +78,14 @@ struct JSONParser {
         position += 1
     }
 
-    /// The whole input as one value followed only by whitespace.
-    mutating func parseDocument() throws(JSONError) -> JSONValue {
-        var stack: [Frame] = []
+    /// The whole input as one value followed only by whitespace, appended to `nodes` (see `JSONTape`).
+    mutating func parseDocument(into nodes: inout [JSONTape.Node]) throws(JSONError) {
+        // The node index of every open container; its node's `count` grows as elements complete.
+        var stack: [Int] = []
+        stack.reserveCapacity(8)
         while true {
             // Parse one value, or open a container and loop to parse its first element.
             skipWhitespace()
-            var value: JSONValue
             guard let first = peek() else { throw fail(.unexpectedEnd) }
             switch first {
             case UInt8(ascii: "{"):
@@ -104,9 +94,11 @@ struct JSONParser {
                 skipWhitespace()
                 if peek() == UInt8(ascii: "}") {
                     position += 1
-                    value = .object([])
+                    nodes.append(JSONTape.Node(.object, next: nodes.count + 1))
                 } else {
-                    stack.append(Frame(isObject: true, pendingKey: try parseKey()))
+                    stack.append(nodes.count)
+                    nodes.append(JSONTape.Node(.object, next: 0))
+                    try parseKey(into: &nodes)
                     continue
                 }
             case UInt8(ascii: "["):
@@ -115,48 +107,52 @@ struct JSONParser {
                 skipWhitespace()
                 if peek() == UInt8(ascii: "]") {
                     position += 1
-                    value = .array([])
+                    nodes.append(JSONTape.Node(.array, next: nodes.count + 1))
                 } else {
-                    stack.append(Frame(isObject: false))
+                    stack.append(nodes.count)
+                    nodes.append(JSONTape.Node(.array, next: 0))
                     continue
                 }
-            case UInt8(ascii: "\""): value = .string(try parseString())
-            case UInt8(ascii: "t"): try parseLiteral("true"); value = .bool(true)
-            case UInt8(ascii: "f"): try parseLiteral("false"); value = .bool(false)
-            case UInt8(ascii: "n"): try parseLiteral("null"); value = .null
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): value = .number(try parseNumber())
+            case UInt8(ascii: "\""): try appendString(to: &nodes)
+            case UInt8(ascii: "t"): try parseLiteral("true"); nodes.append(JSONTape.Node(.true, next: nodes.count + 1))
+            case UInt8(ascii: "f"): try parseLiteral("false"); nodes.append(JSONTape.Node(.false, next: nodes.count + 1))
+            case UInt8(ascii: "n"): try parseLiteral("null"); nodes.append(JSONTape.Node(.null, next: nodes.count + 1))
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let start = position
+                try parseNumber()
+                nodes.append(JSONTape.Node(.number, start: start, end: position, next: nodes.count + 1))
             default: throw unexpected("a value")
             }
 
-            // Hand the finished value to the innermost open container; close containers as they end.
+            // Count the finished value in the innermost open container; close containers as they end.
             while true {
-                let top = stack.count - 1
-                guard top >= 0 else {
+                guard let top = stack.last else {
                     skipWhitespace()
                     guard position == bytes.count else { throw fail(.trailingData) }
-                    return value
+                    return
                 }
                 skipWhitespace()
-                if stack[top].isObject {
-                    stack[top].members.append(JSONMember(stack[top].pendingKey, value))
+                nodes[top].count += 1
+                if nodes[top].kind == .object {
                     if peek() == UInt8(ascii: ",") {
                         position += 1
                         skipWhitespace()
-                        stack[top].pendingKey = try parseKey()
+                        try parseKey(into: &nodes)
                     } else if peek() == UInt8(ascii: "}") {
                         position += 1
-                        value = .object(stack.removeLast().members)
+                        nodes[top].next = nodes.count
+                        stack.removeLast()
                         continue
                     } else {
                         throw unexpected("',' or '}'")
                     }
                 } else {
-                    stack[top].items.append(value)
                     if peek() == UInt8(ascii: ",") {
                         position += 1
                     } else if peek() == UInt8(ascii: "]") {
                         position += 1
-                        value = .array(stack.removeLast().items)
+                        nodes[top].next = nodes.count
+                        stack.removeLast()
                         continue
                     } else {
                         throw unexpected("',' or ']'")
@@ -167,13 +163,21 @@ struct JSONParser {
         }
     }
 
-    /// `"key" :` with the whitespace around the colon; leaves `position` before the member's value.
-    private mutating func parseKey() throws(JSONError) -> String {
+    /// A string literal at `position` (its opening quote) as a `.string` node over its raw bytes.
+    private mutating func appendString(to nodes: inout [JSONTape.Node]) throws(JSONError) {
+        let start = position + 1
+        let (escaped, ascii) = try skipString()
+        nodes.append(JSONTape.Node(.string, start: start, end: position - 1, next: nodes.count + 1, escaped: escaped,
+                                   ascii: ascii))
+    }
+
+    /// `"key" :` with the whitespace around the colon, the key appended as a `.string` node; leaves
+    /// `position` before the member's value.
+    private mutating func parseKey(into nodes: inout [JSONTape.Node]) throws(JSONError) {
         guard peek() == UInt8(ascii: "\"") else { throw unexpected("a string key") }
-        let key = try parseString()
+        try appendString(to: &nodes)
         skipWhitespace()
         try expect(UInt8(ascii: ":"), "':'")
-        return key
     }
 
     private mutating func parseLiteral(_ word: StaticString) throws(JSONError) {
@@ -190,9 +194,8 @@ struct JSONParser {
         }
     }
 
-    /// The literal text of a number; `position` starts at its first byte.
-    private mutating func parseNumber() throws(JSONError) -> String {
-        let start = position
+    /// Moves past a number; `position` starts at its first byte.
+    private mutating func parseNumber() throws(JSONError) {
         if peek() == UInt8(ascii: "-") { position += 1 }
         guard let first = peek(), isDigit(first) else { throw unexpected("a digit") }
         position += 1
@@ -213,7 +216,6 @@ struct JSONParser {
             || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") {
             throw fail(.invalidNumber)
         }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
     }
 
     private func isDigit(_ b: UInt8) -> Bool { b &- UInt8(ascii: "0") < 10 }

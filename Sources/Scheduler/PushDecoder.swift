@@ -57,8 +57,8 @@ public enum PushDecoder {
     /// 100 Julian years. Keeps `due + grace` in microseconds far inside `Int64`.
     public static let maxGraceSeconds: Int64 = 3_155_760_000
 
-    static let bkKnown = ["local", "cancel", "messageId", "deepLink", "action", "image"]
-    static let cancelMembers = ["id", "run"]
+    static let bkKnown: [StaticString] = ["local", "cancel", "messageId", "deepLink", "action", "image"]
+    static let cancelMembers: [StaticString] = ["id", "run"]
 
     /// The error for a push over `maxPushBytes` (`push: larger than 65536 bytes`), for readers that
     /// reject it before holding all of it.
@@ -75,29 +75,51 @@ public enum PushDecoder {
     /// D-Bus message); the same rules as `decode(_: [UInt8])`.
     public static func decode(_ bytes: some Collection<UInt8>, zones: any ZoneResolver) throws(PushError) -> Push {
         guard bytes.count <= maxPushBytes else { throw tooLarge }
-        let root: JSONValue
+        // The push is returned straight out of the closure (a `Result` would hold a copy of it).
+        do {
+            let decode = { (buffer: UnsafeBufferPointer<UInt8>) throws(PushError) -> Push in
+                try PushDecoder.decode(buffer: buffer, zones: zones)
+            }
+            if let push = try bytes.withContiguousStorageIfAvailable(decode) { return push }
+            return try Array(bytes).withUnsafeBufferPointer(decode)
+        } catch let error as PushError {
+            throw error
+        } catch {
+            throw PushError("push", "\(error)")  // not reached: the decoder throws only PushError
+        }
+    }
+
+    /// The decoder proper, over the push's bytes as a `JSONTape` (no `JSONValue` tree: member names are
+    /// compared as bytes, strings become `String`s only when kept, and `data` and the fingerprint are written
+    /// from the raw bytes).
+    private static func decode(buffer: UnsafeBufferPointer<UInt8>, zones: any ZoneResolver) throws(PushError) -> Push {
+        let tape: JSONTape
         do throws(JSONError) {
-            root = try JSONValue.parse(bytes, maxDepth: maxDepth)
+            tape = try JSONTape(parsing: buffer, maxDepth: maxDepth)
         } catch {
             throw PushError("push", error.description)
         }
-        guard case .object(let rootMembers) = root else { throw PushError("push", "must be a JSON object") }
+        guard tape[0].kind == .object else { throw PushError("push", "must be a JSON object") }
 
-        var bkValue: JSONValue?
-        for m in rootMembers where m.key == "bk" {
-            guard bkValue == nil else { throw PushError("push", "duplicate member \"bk\"") }
-            bkValue = m.value
+        var bkNode: Int?
+        var key = 1
+        for _ in 0..<tape[0].count {
+            if tape.text(key, equals: "bk") {
+                guard bkNode == nil else { throw PushError("push", "duplicate member \"bk\"") }
+                bkNode = key + 1
+            }
+            key = tape[key + 1].next
         }
-        guard let bkValue else { throw PushError("bk", "required") }
-        guard case .object(let bkMembers) = bkValue else { throw PushError("bk", "must be an object") }
+        guard let bkNode else { throw PushError("bk", "required") }
+        guard tape[bkNode].kind == .object else { throw PushError("bk", "must be an object") }
 
         var push = Push()
-        let bk = try PushObject(bkMembers, path: "bk", known: bkKnown, unknown: &push.unknownMembers)
+        let bk = try PushObject(tape, bkNode, path: "bk", known: bkKnown, unknown: &push.unknownMembers)
         guard bk.has("local") || bk.has("cancel") else {
             throw PushError("bk", "one of \"local\" and \"cancel\" is required")
         }
         if let cancel = try bk.object("cancel") {
-            push.cancel = try decodeCancel(cancel, unknown: &push.unknownMembers)
+            push.cancel = try decodeCancel(tape, cancel, unknown: &push.unknownMembers)
         }
         if let messageId = try bk.string("messageId") {
             try PushRules.text(messageId, bk.path("messageId"), maxBytes: maxHintBytes)
@@ -105,14 +127,14 @@ public enum PushDecoder {
         }
         push.extras = try decodeExtras(bk, unknown: &push.unknownMembers)
         if let local = try bk.object("local") {
-            push.local = try decodeLocal(local, zones: zones, unknown: &push.unknownMembers)
+            push.local = try decodeLocal(tape, local, zones: zones, unknown: &push.unknownMembers)
         }
         return push
     }
 
     /// `bk.cancel`: `{"id": …}` xor `{"run": …}`, each following the id rule.
-    static func decodeCancel(_ members: [JSONMember], unknown: inout [String]) throws(PushError) -> CancelRequest {
-        let cancel = try PushObject(members, path: "bk.cancel", known: cancelMembers, unknown: &unknown)
+    static func decodeCancel(_ tape: JSONTape, _ node: Int, unknown: inout [String]) throws(PushError) -> CancelRequest {
+        let cancel = try PushObject(tape, node, path: "bk.cancel", known: cancelMembers, unknown: &unknown)
         switch (try cancel.string("id"), try cancel.string("run")) {
         case (let id?, nil):
             try PushRules.identifier(id, cancel.path("id"), maxBytes: maxIdBytes)

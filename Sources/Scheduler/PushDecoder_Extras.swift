@@ -1,5 +1,5 @@
 extension PushDecoder {
-    static let appActionMembers = ["name", "data"]
+    static let appActionMembers: [StaticString] = ["name", "data"]
 
     /// `bk.deepLink`, `bk.action`, `bk.image` (CONTRACT §1, the rest of the envelope).
     ///
@@ -22,17 +22,13 @@ extension PushDecoder {
             extras.deepLink = link
         }
         if let members = try bk.object("action") {
-            let action = try PushObject(members, path: bk.path("action"), known: appActionMembers, unknown: &unknown)
+            let action = try PushObject(bk.tape, members, path: bk.path("action"), known: appActionMembers,
+                                        unknown: &unknown)
             let name = try action.requiredString("name")
             try PushRules.identifier(name, action.path("name"), maxBytes: maxAppActionNameBytes)
             var dataJSON: String?
             if let data = action.value("data") {
-                try PushRules.uniqueKeys(data, action.path("data"))
-                let text = data.serialized()
-                if text.utf8.count > maxDataBytes {
-                    throw PushError(action.path("data"), "larger than \(maxDataBytes) bytes serialized")
-                }
-                dataJSON = text
+                dataJSON = try compactData(bk.tape, data, action.path("data"))
             }
             extras.action = AppActionRequest(name: name, dataJSON: dataJSON)
         }
@@ -44,13 +40,14 @@ extension PushDecoder {
     }
 
     /// `snoozeSeconds`: at most 2 distinct plain integers in 60…604800.
-    static func decodeSnoozes(_ items: [JSONValue], _ member: @autoclosure () -> String) throws(PushError) -> [Int64] {
-        guard items.count <= maxSnoozes else { throw PushError(member(), "more than \(maxSnoozes) durations") }
+    static func decodeSnoozes(_ tape: JSONTape, _ items: Int, _ member: @autoclosure () -> String) throws(PushError) -> [Int64] {
+        guard tape[items].count <= maxSnoozes else { throw PushError(member(), "more than \(maxSnoozes) durations") }
         var out: [Int64] = []
-        for (i, item) in items.enumerated() {
+        var item = items + 1
+        for i in 0..<tape[items].count {
+            defer { item = tape[item].next }
             let path = member() + "[\(i)]"
-            guard case .number(let literal) = item, literal.utf8.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }),
-                  literal.utf8.count <= 7, let seconds = Int64(literal) else {
+            guard let digits = plainInteger(tape, item), digits.count <= 7, let seconds = decimal(digits) else {
                 throw PushError(path, "must be an integer from \(snoozeRange.lowerBound) to \(snoozeRange.upperBound) (seconds)")
             }
             guard snoozeRange.contains(seconds) else {
@@ -64,7 +61,11 @@ extension PushDecoder {
 
     /// RFC 3986 §3.1: `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )` then `:` and at least one more byte.
     static func hasURIScheme(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { hasURIScheme($0) }
+    }
+
+    private static func hasURIScheme(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, colon + 1 < bytes.count else { return false }
         let isAlpha = { (b: UInt8) in (b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z") }
         guard isAlpha(bytes[0]) else { return false }

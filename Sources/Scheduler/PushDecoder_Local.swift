@@ -1,16 +1,18 @@
 import SchedCalendar
 
 extension PushDecoder {
-    static let localMembers: [String] = [
+    static let localNames: [StaticString] = [
         "id", "at", "calendar", "timeZone", "until", "title", "body", "data", "cancelOn", "graceSeconds",
         "urgency", "icon", "category", "actions", "snoozeSeconds",
     ]
-    static let actionMembers = ["id", "title"]
+    /// The members of `bk.local`, as the man page and completions list them.
+    static let localMembers: [String] = localNames.map(\.description)
+    static let actionMembers: [StaticString] = ["id", "title"]
 
     /// `bk.local`, rule by rule in the order of CONTRACT §1's table.
-    static func decodeLocal(_ members: [JSONMember], zones: any ZoneResolver,
+    static func decodeLocal(_ tape: JSONTape, _ node: Int, zones: any ZoneResolver,
                             unknown: inout [String]) throws(PushError) -> LocalSchedule {
-        let local = try PushObject(members, path: "bk.local", known: localMembers, unknown: &unknown)
+        let local = try PushObject(tape, node, path: "bk.local", known: localNames, unknown: &unknown)
 
         let id = try local.requiredString("id")
         try PushRules.identifier(id, local.path("id"), maxBytes: maxIdBytes)
@@ -64,32 +66,30 @@ extension PushDecoder {
 
         var dataJSON: String?
         if let data = try local.object("data") {
-            let value = JSONValue.object(data)
-            try PushRules.uniqueKeys(value, local.path("data"))
-            let text = value.serialized()
-            if text.utf8.count > maxDataBytes {
-                throw PushError(local.path("data"), "larger than \(maxDataBytes) bytes serialized")
-            }
-            dataJSON = text
+            dataJSON = try compactData(tape, data, local.path("data"))
         }
 
         var cancelOn: [String] = []
         if let items = try local.array("cancelOn") {
-            guard items.count <= maxCancelOnEvents else {
+            guard tape[items].count <= maxCancelOnEvents else {
                 throw PushError(local.path("cancelOn"), "more than \(maxCancelOnEvents) events")
             }
-            for (i, item) in items.enumerated() {
-                guard case .string(let name) = item else {
+            cancelOn.reserveCapacity(tape[items].count)
+            var item = items + 1
+            for i in 0..<tape[items].count {
+                guard tape[item].kind == .string else {
                     throw PushError(local.path("cancelOn") + "[\(i)]", "must be a string")
                 }
+                let name = tape.string(item)
                 try PushRules.identifier(name, local.path("cancelOn") + "[\(i)]", maxBytes: maxEventNameBytes)
                 cancelOn.append(name)
+                item = tape[item].next
             }
         }
 
         var graceSeconds: Int64?
         if let value = local.value("graceSeconds") {
-            graceSeconds = try parseGrace(value, local.path("graceSeconds"))
+            graceSeconds = try parseGrace(tape, value, local.path("graceSeconds"))
         }
 
         var urgency = Urgency.normal
@@ -107,31 +107,37 @@ extension PushDecoder {
 
         var actions: [NotificationAction] = []
         if let items = try local.array("actions") {
-            actions = try decodeActions(items, local.path("actions"), unknown: &unknown)
+            actions = try decodeActions(tape, items, local.path("actions"), unknown: &unknown)
         }
 
         var snoozeSeconds: [Int64] = []
         if let items = try local.array("snoozeSeconds") {
-            snoozeSeconds = try decodeSnoozes(items, local.path("snoozeSeconds"))
+            snoozeSeconds = try decodeSnoozes(tape, items, local.path("snoozeSeconds"))
         }
 
+        // The fingerprint: `bk.local` in canonical form (keys sorted, compact), written from the tape.
+        var canonical: [UInt8] = []
+        canonical.reserveCapacity(tape.bytes.count)
+        tape.write(node, into: &canonical, sortedKeys: true)
         var schedule = LocalSchedule(id: id, trigger: trigger, until: until, title: title, body: body, dataJSON: dataJSON,
                                      cancelOn: cancelOn, graceSeconds: graceSeconds, urgency: urgency, icon: icon,
                                      category: category, actions: actions,
-                                     fingerprint: JSONValue.object(members).serialized(sortedKeys: true))
+                                     fingerprint: String(decoding: canonical, as: UTF8.self))
         schedule.snoozeSeconds = snoozeSeconds
         return schedule
     }
 
     /// `actions`: at most 3 `{"id","title"}` objects with unique ids.
-    static func decodeActions(_ items: [JSONValue], _ member: @autoclosure () -> String,
+    static func decodeActions(_ tape: JSONTape, _ items: Int, _ member: @autoclosure () -> String,
                               unknown: inout [String]) throws(PushError) -> [NotificationAction] {
-        guard items.count <= maxActions else { throw PushError(member(), "more than \(maxActions) actions") }
+        guard tape[items].count <= maxActions else { throw PushError(member(), "more than \(maxActions) actions") }
         var actions: [NotificationAction] = []
-        for (i, item) in items.enumerated() {
+        var item = items + 1
+        for i in 0..<tape[items].count {
+            defer { item = tape[item].next }
             let path = member() + "[\(i)]"
-            guard case .object(let members) = item else { throw PushError(path, "must be an object") }
-            let action = try PushObject(members, path: path, known: actionMembers, unknown: &unknown)
+            guard tape[item].kind == .object else { throw PushError(path, "must be an object") }
+            let action = try PushObject(tape, item, path: path, known: actionMembers, unknown: &unknown)
             let id = try action.requiredString("id")
             try PushRules.identifier(id, action.path("id"), maxBytes: maxActionIdBytes)
             if actions.contains(where: { $0.id == id }) {
@@ -146,22 +152,50 @@ extension PushDecoder {
     }
 
     /// `graceSeconds`: a JSON number written as a plain non-negative integer, at most `maxGraceSeconds`.
-    static func parseGrace(_ value: JSONValue, _ member: @autoclosure () -> String) throws(PushError) -> Int64 {
-        guard case .number(let literal) = value,
-              literal.utf8.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }) else {
-            throw PushError(member(), "must be an integer ≥ 0")
-        }
+    static func parseGrace(_ tape: JSONTape, _ value: Int, _ member: @autoclosure () -> String) throws(PushError) -> Int64 {
+        guard let digits = plainInteger(tape, value) else { throw PushError(member(), "must be an integer ≥ 0") }
         // The grammar allows no leading zeros, so more than 10 digits already exceeds the cap;
-        // checking the length first keeps `Int64(_:)` from ever overflowing.
-        guard literal.utf8.count <= 10, let seconds = Int64(literal), seconds <= maxGraceSeconds else {
+        // checking the length first keeps the sum from ever overflowing.
+        guard digits.count <= 10, let seconds = decimal(digits), seconds <= maxGraceSeconds else {
             throw PushError(member(), "larger than \(maxGraceSeconds)")
         }
         return seconds
     }
 
+    /// The literal of number node `value` when it is written as digits only (`10`, not `-1`, `10.0`, `1e1`).
+    static func plainInteger(_ tape: JSONTape, _ value: Int) -> UnsafeBufferPointer<UInt8>? {
+        guard tape[value].kind == .number else { return nil }
+        let literal = tape.raw(value)
+        for b in literal where b &- UInt8(ascii: "0") >= 10 { return nil }
+        return literal
+    }
+
+    /// The value of 1–18 decimal digits (never overflows); nil for an empty literal.
+    static func decimal(_ digits: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard !digits.isEmpty, digits.count <= 18 else { return nil }
+        var value: Int64 = 0
+        for b in digits { value = value * 10 + Int64(b &- UInt8(ascii: "0")) }
+        return value
+    }
+
+    /// A `data` value (`bk.local.data`, `bk.action.data`): no duplicate keys at any depth, at most
+    /// `maxDataBytes` as its compact serialization, which is returned.
+    static func compactData(_ tape: JSONTape, _ value: Int, _ member: @autoclosure () -> String) throws(PushError) -> String {
+        if let duplicate = tape.firstDuplicateKeyInside(value) {
+            throw PushError(member(), "duplicate member \(PushError.quoted(duplicate))")
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(min(tape.raw(value).count + 16, maxDataBytes + 1))
+        tape.write(value, into: &out, sortedKeys: false)
+        if out.count > maxDataBytes {
+            throw PushError(member(), "larger than \(maxDataBytes) bytes serialized")
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     static func hint(_ s: String, _ member: @autoclosure () -> String) throws(PushError) {
         try PushRules.text(s, member(), maxBytes: maxHintBytes)
-        if s.unicodeScalars.contains(where: PushRules.isControl) {
+        if PushRules.containsControl(s) {
             throw PushError(member(), "contains a control character")
         }
     }

@@ -1,66 +1,116 @@
-/// The members of one JSON object under validation, looked up by name, with the typed accessors
-/// that turn a wrong JSON type into a `PushError` naming the member.
+/// The members of one JSON object under validation (an object node of a `JSONTape`), looked up by name, with
+/// the typed accessors that turn a wrong JSON type into a `PushError` naming the member.
 ///
 /// Construction rejects duplicate names (`bk.local: duplicate member "title"`): a push with two
 /// titles has no single meaning, and the fingerprint must not depend on which one a reader keeps.
-/// Names are compared as Swift strings (canonical equivalence), as a dictionary keyed by them would.
+/// Names are compared as Swift strings (canonical equivalence), as a dictionary keyed by them would: a name
+/// is one of `known` exactly when its bytes are (no known name has a canonically equivalent other spelling:
+/// they are ASCII without `K`, `;` or `` ` ``, the only ASCII characters with one), and two unknown names
+/// by `JSONTape.textsEqual`. The error names the first member (in document order) equal to an earlier one.
 /// Names not in `known` are appended to `unknown` as dotted paths, in document order.
 ///
-/// Cost: the members are kept as parsed and searched linearly (a push's objects have a handful of
-/// members, and hashing every name cost more than the scans: BENCHMARKS.md §3b); the duplicate check
-/// compares pairs up to 16 members and hashes the names beyond (`PushRules.firstDuplicateKey`), so it
-/// stays O(n).
+/// Cost: one pass over the members comparing each name's bytes with the known names (no `String` per
+/// name); each known member's value node is kept in a slot, so a lookup compares the asked name with at most
+/// `known.count` names, by length first. Unknown names are compared pairwise up to 16, hashed beyond: O(n).
 struct PushObject {
     let path: String
-    private let members: [JSONMember]
+    let tape: JSONTape
+    private let known: [StaticString]
+    /// The value node of each `known` name, -1 when absent. Up to `maxKnown` names.
+    private var slots: InlineArray<16, Int32>
 
-    init(_ members: [JSONMember], path: String, known: [String], unknown: inout [String]) throws(PushError) {
+    static let maxKnown = 16
+
+    init(_ tape: JSONTape, _ node: Int, path: String, known: [StaticString],
+         unknown: inout [String]) throws(PushError) {
+        precondition(known.count <= PushObject.maxKnown, "PushObject: more known names than slots")
         self.path = path
-        self.members = members
-        if let duplicate = PushRules.firstDuplicateKey(members) {
-            throw PushError(path, "duplicate member \(PushError.quoted(duplicate))")
+        self.tape = tape
+        self.known = known
+        slots = InlineArray(repeating: -1)
+        var unknownKeys: [Int] = []
+        var unknownSeen: Set<String>?
+        var key = node + 1
+        for _ in 0..<tape[node].count {
+            defer { key = tape[key + 1].next }
+            if let k = PushObject.knownIndex(tape, key, known) {
+                guard slots[k] < 0 else {
+                    throw PushError(path, "duplicate member \(PushError.quoted(tape.string(key)))")
+                }
+                slots[k] = Int32(key + 1)
+                continue
+            }
+            if unknownSeen == nil && unknownKeys.count == 16 {
+                unknownSeen = Set(unknownKeys.map(tape.string))
+            }
+            if unknownSeen != nil {
+                let name = tape.string(key)
+                if !unknownSeen!.insert(name).inserted {
+                    throw PushError(path, "duplicate member \(PushError.quoted(name))")
+                }
+            } else if unknownKeys.contains(where: { tape.textsEqual($0, key) }) {
+                throw PushError(path, "duplicate member \(PushError.quoted(tape.string(key)))")
+            }
+            unknownKeys.append(key)
         }
-        for m in members where !known.contains(m.key) { unknown.append(path + "." + m.key) }
+        for key in unknownKeys { unknown.append(path + "." + tape.string(key)) }
     }
 
-    func has(_ key: String) -> Bool { value(key) != nil }
-
-    func path(_ key: String) -> String { path + "." + key }
-
-    func value(_ key: String) -> JSONValue? {
-        for m in members where m.key == key { return m.value }
+    /// The index in `known` of key node `key`'s text, nil when it is none of them. Unescaped keys (all real
+    /// ones) are compared by length and first byte before their bytes.
+    private static func knownIndex(_ tape: JSONTape, _ key: Int, _ known: [StaticString]) -> Int? {
+        let node = tape[key]
+        guard !node.escaped else { return known.firstIndex { tape.text(key, equals: $0) } }
+        let length = node.end - node.start
+        guard length > 0 else { return nil }
+        let first = tape.bytes[node.start]
+        for k in known.indices where known[k].utf8CodeUnitCount == length && known[k].utf8Start[0] == first {
+            if JSONTape.equal(tape.raw(key), UnsafeBufferPointer(start: known[k].utf8Start, count: length)) { return k }
+        }
         return nil
     }
 
-    /// A string member, nil when absent; another JSON type (null included) is an error.
-    func string(_ key: String) throws(PushError) -> String? {
-        switch value(key) {
-        case nil: return nil
-        case .string(let s)?: return s
-        default: throw PushError(path(key), "must be a string")
+    /// The value node of member `name`, nil when absent (or when `name` is not one of the known names).
+    func value(_ name: StaticString) -> Int? {
+        for k in known.indices where known[k].utf8CodeUnitCount == name.utf8CodeUnitCount {
+            guard known[k].utf8Start == name.utf8Start
+                    || JSONTape.equal(UnsafeBufferPointer(start: known[k].utf8Start, count: known[k].utf8CodeUnitCount),
+                                      UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            else { continue }
+            return slots[k] < 0 ? nil : Int(slots[k])
         }
+        return nil
+    }
+
+    func has(_ name: StaticString) -> Bool { value(name) != nil }
+
+    func path(_ name: StaticString) -> String { path + "." + name.description }
+
+    /// A string member, nil when absent; another JSON type (null included) is an error.
+    func string(_ name: StaticString) throws(PushError) -> String? {
+        guard let v = value(name) else { return nil }
+        guard tape[v].kind == .string else { throw PushError(path(name), "must be a string") }
+        return tape.string(v)
     }
 
     /// A string member that must be present.
-    func requiredString(_ key: String) throws(PushError) -> String {
-        guard let s = try string(key) else { throw PushError(path(key), "required") }
+    func requiredString(_ name: StaticString) throws(PushError) -> String {
+        guard let s = try string(name) else { throw PushError(path(name), "required") }
         return s
     }
 
-    func array(_ key: String) throws(PushError) -> [JSONValue]? {
-        switch value(key) {
-        case nil: return nil
-        case .array(let items)?: return items
-        default: throw PushError(path(key), "must be an array")
-        }
+    /// An array member's node, nil when absent.
+    func array(_ name: StaticString) throws(PushError) -> Int? {
+        guard let v = value(name) else { return nil }
+        guard tape[v].kind == .array else { throw PushError(path(name), "must be an array") }
+        return v
     }
 
-    func object(_ key: String) throws(PushError) -> [JSONMember]? {
-        switch value(key) {
-        case nil: return nil
-        case .object(let members)?: return members
-        default: throw PushError(path(key), "must be an object")
-        }
+    /// An object member's node, nil when absent.
+    func object(_ name: StaticString) throws(PushError) -> Int? {
+        guard let v = value(name) else { return nil }
+        guard tape[v].kind == .object else { throw PushError(path(name), "must be an object") }
+        return v
     }
 }
 
@@ -71,14 +121,29 @@ enum PushRules {
     static func identifier(_ s: String, _ member: @autoclosure () -> String, maxBytes: Int) throws(PushError) {
         guard !s.isEmpty else { throw PushError(member(), "must not be empty") }
         try maxLength(s, member(), maxBytes)
-        if s.unicodeScalars.contains(where: isControl) { throw PushError(member(), "contains a control character") }
+        if containsControl(s) { throw PushError(member(), "contains a control character") }
+    }
+
+    /// Whether `s` holds a control character (`isControl`), read from its UTF-8: a byte below 0x20, 0x7F, or
+    /// C2 80…C2 9F (U+0080–U+009F; a `String`'s UTF-8 is well-formed, so C2 always starts a scalar).
+    static func containsControl(_ s: String) -> Bool {
+        var s = s
+        return s.withUTF8 { utf8 in
+            for i in 0..<utf8.count {
+                let b = utf8[i]
+                if b < 0x20 || b == 0x7F { return true }
+                if b == 0xC2, i + 1 < utf8.count, utf8[i + 1] & 0xE0 == 0x80 { return true }
+            }
+            return false
+        }
     }
 
     /// Text shown or stored verbatim: at most `maxBytes` bytes of UTF-8 and no U+0000 (a D-Bus
     /// string cannot carry it, so it would be cut short on screen).
     static func text(_ s: String, _ member: @autoclosure () -> String, maxBytes: Int) throws(PushError) {
         try maxLength(s, member(), maxBytes)
-        if s.utf8.contains(0) { throw PushError(member(), "contains U+0000") }
+        var s = s
+        if s.withUTF8({ $0.contains(0) }) { throw PushError(member(), "contains U+0000") }
     }
 
     static func maxLength(_ s: String, _ member: @autoclosure () -> String, _ maxBytes: Int) throws(PushError) {
@@ -87,37 +152,5 @@ enum PushRules {
 
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-    }
-
-    /// The first key of `members` that an earlier member already has (in document order), or nil.
-    /// Up to 16 members by comparing pairs (cheaper than hashing a handful of names), beyond by a Set:
-    /// O(n) either way.
-    static func firstDuplicateKey(_ members: [JSONMember]) -> String? {
-        if members.count <= 16 {
-            for i in members.indices {
-                for j in members.startIndex..<i where members[j].key == members[i].key { return members[i].key }
-            }
-            return nil
-        }
-        var seen = Set<String>(minimumCapacity: members.count)
-        for m in members where !seen.insert(m.key).inserted { return m.key }
-        return nil
-    }
-
-    /// Rejects duplicate keys anywhere inside `value` (for `data`, whose canonical form is sorted).
-    /// Iterative, O(size of value).
-    static func uniqueKeys(_ value: JSONValue, _ member: @autoclosure () -> String) throws(PushError) {
-        var pending = [value]
-        while let v = pending.popLast() {
-            switch v {
-            case .array(let items): pending.append(contentsOf: items)
-            case .object(let members):
-                if let duplicate = firstDuplicateKey(members) {
-                    throw PushError(member(), "duplicate member \(PushError.quoted(duplicate))")
-                }
-                for m in members { pending.append(m.value) }
-            default: break
-            }
-        }
     }
 }

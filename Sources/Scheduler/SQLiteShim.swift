@@ -27,6 +27,8 @@ final class SQLiteConnection {
     /// back to `cache`.
     private var byAddress: [UInt: SQLiteStatement] = [:]
     let path: String
+    /// What the WAL hook records into (`recordWALFrames`), kept alive as long as the connection.
+    private var walFrames: WALFrames?
 
     /// Opens an existing database file read-write. Never creates one: the caller creates the file itself
     /// (mode 0600) so that a path that vanished or is unreadable is an error, not a fresh empty database.
@@ -56,6 +58,28 @@ final class SQLiteConnection {
     }
 
     var isOpen: Bool { handle != nil }
+
+    /// Installs a WAL hook recording into `frames` how many frames the write-ahead log holds after each
+    /// commit. It replaces SQLite's autocheckpoint (the hook and `wal_autocheckpoint` are one slot): this
+    /// connection's commits no longer checkpoint; whoever reads `frames` must (`checkpointPassive`).
+    func recordWALFrames(into frames: WALFrames) {
+        guard let handle else { return }
+        walFrames = frames
+        sqlite3_wal_hook(handle, { context, _, _, count in
+            if let context { Unmanaged<WALFrames>.fromOpaque(context).takeUnretainedValue().record(Int(count)) }
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(frames).toOpaque())
+    }
+
+    /// `PRAGMA wal_checkpoint(PASSIVE)` of the main database: copies what it can of the WAL into the
+    /// database file without waiting for any lock; returns the WAL's frames and how many are now copied.
+    func checkpointPassive() throws(SQLiteError) -> (log: Int, copied: Int) {
+        guard let handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "database is closed", context: "checkpoint") }
+        var log: Int32 = 0, copied: Int32 = 0
+        let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
+        if rc != SQLITE_OK { throw error(rc, "checkpoint \(path)") }
+        return (Int(log), Int(copied))
+    }
 
     /// Number of prepared statements held in the cache (each distinct SQL text is prepared once).
     var cachedStatementCount: Int { cache.count }

@@ -1,4 +1,5 @@
 import SchedCalendar
+import ScheddCrypto
 
 /// The compact row of schema v6 (`StoreMigration_V6.swift`): how a `StoredSchedule` maps onto the columns
 /// `key, app, id, next_due, kind, digest, title, body, data, zone, until_zone, detail`, and digests as
@@ -112,38 +113,32 @@ enum StoreRowCoding {
         st.isBlob(column) ? digestHex(st.optionalBlob(column) ?? []) : st.string(column)
     }
 
-    /// Lower-case, even-length hex as its bytes; nil for anything else. O(length).
+    /// Lower-case, even-length hex as its bytes; nil for anything else. O(length), one allocation.
     static func digestBytes(_ hex: String) -> [UInt8]? {
-        let chars = Array(hex.utf8)
-        guard chars.count % 2 == 0, !chars.isEmpty else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(chars.count / 2)
-        var i = 0
-        while i < chars.count {
-            guard let high = nibble(chars[i]), let low = nibble(chars[i + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            i += 2
+        var hex = hex
+        return hex.withUTF8 { chars -> [UInt8]? in
+            guard chars.count % 2 == 0, !chars.isEmpty else { return nil }
+            let bytes = [UInt8](unsafeUninitializedCapacity: chars.count / 2) { out, count in
+                var bad: UInt8 = 0  // bit 0x10 set by any character that is not a lower-case hex digit
+                for i in 0..<chars.count / 2 {
+                    let high = nibble(chars[2 * i]), low = nibble(chars[2 * i + 1])
+                    bad |= high | low
+                    out[i] = high << 4 | (low & 0xF)
+                }
+                count = bad & 0x10 == 0 ? chars.count / 2 : 0
+            }
+            return bytes.count == chars.count / 2 ? bytes : nil
         }
-        return bytes
     }
 
     /// The inverse of `digestBytes` for digests: lower-case hex.
     static func digestHex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        bytes.withUnsafeBytes { SHA256.hexString($0) }
     }
 
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        default: nil
-        }
+    /// The value of a lower-case hex digit, or 0x10 for any other byte.
+    @inline(__always) private static func nibble(_ c: UInt8) -> UInt8 {
+        let digit = c &- UInt8(ascii: "0"), letter = c &- UInt8(ascii: "a")
+        return digit < 10 ? digit : letter < 6 ? letter &+ 10 : 0x10
     }
 }

@@ -29,6 +29,8 @@ final class Daemon {
     let bus: BusConnection
     /// The store under the engine, also holding the UnifiedPush registrations.
     let store: SQLiteScheduleStore
+    /// The store's checkpoints, off the loop thread (Daemon_Checkpoint.swift).
+    let checkpoints: CheckpointThread
     /// The engine, bound to the loop thread (STYLE §5): every access checks it is on that thread.
     private let boundEngine: LoopBound<Engine>
     let desktop: DesktopNotifier?
@@ -76,6 +78,7 @@ final class Daemon {
         } catch {
             throw .failure("cannot open the database '\(options.databasePath)': \(error.message)")
         }
+        checkpoints = CheckpointThread(path: options.databasePath)
         // The engine is made after the clock; the parts reach it through this loop-bound accessor.
         var bound: LoopBound<Engine>?
         let engine: () -> Engine = { bound!.value }
@@ -125,6 +128,7 @@ final class Daemon {
                     + (clock.fake.map { _ in " with a fake clock at \(clock.now.rfc3339)" } ?? "")
                     + (identity.callerPolicy.map { " to root and group '\($0.groupName)' (gid \($0.groupID))" } ?? ""))
         let code = loop.run()
+        checkpoints.stop()
         desktop?.detach()
         ServiceManager.notify("STOPPING=1")
         logger.info("stopping; group commit: \(groupCommit.statistics.summary)")
@@ -169,6 +173,9 @@ final class Daemon {
                 delivery.armTimer = { [unowned self] instant in armDueTimer(at: instant) }
             }
             try watches.start(loop: loop, watchDeviceZone: options.zoneName == nil) { [unowned self] in fatal($0) }
+            if !checkpoints.start(handingOver: store) {
+                logger.warning("cannot start the checkpoint thread: the loop's commits checkpoint the log themselves")
+            }
             if try loop.enableWatchdog() { logger.info("feeding the service manager's watchdog from the event loop") }
         } catch {
             throw .failure(error.description)
