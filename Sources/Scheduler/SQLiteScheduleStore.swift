@@ -26,6 +26,8 @@ public final class SQLiteScheduleStore: ScheduleStore {
     /// The highest bound of the cancellation jobs (nil: none exists; SQLiteScheduleStore_CancelJobs.swift).
     var cancelJobFloor: Int64?
     /// History records kept per app (CONTRACT §5), enforced by `appendHistory` in the inserting transaction.
+    /// The log's frames when the daemon checkpoints from another thread (SQLiteScheduleStore_Checkpoint.swift).
+    var walFrames: WALFrames?
     public var historyLimitPerApp = HistoryRetention.standard.maxRecords
     /// Whether the previous run ended without closing the database (its write-ahead log was still there
     /// when this one opened): then the caller should run `integrityCheck` (off the critical path).
@@ -152,6 +154,7 @@ public final class SQLiteScheduleStore: ScheduleStore {
             throw StoreError(.io, error)
         }
         if confirmable == confirming { confirmable = nil }
+        if let walFrames { finishCheckpoint(walFrames) }
         return result
     }
 

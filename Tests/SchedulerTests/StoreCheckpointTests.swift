@@ -48,6 +48,30 @@ final class StoreCheckpointTests: XCTestCase {
         reopened.close()
     }
 
+    /// A checkpoint beside a busy writer never sees every frame copied, and the log restarts only then:
+    /// the committing connection copies a short tail itself.
+    func testAShortTailLeftByTheCheckpointer_isCopiedByTheNextCommit_andTheLogRestarts() throws {
+        let store = try SQLiteScheduleStore(path: path)
+        let checkpointer = WALCheckpointer(path: path)
+        store.handCheckpoints(to: checkpointer)
+        try write(store, commits: 30, rowsEach: 50)
+        XCTAssertEqual(checkpointer.checkpointIfDue(), .checkpointed(log: checkpointer.framesInLog, copied: checkpointer.framesInLog))
+        try write(store, commits: 1, rowsEach: 1)  // restarts the log
+        try write(store, commits: 25, rowsEach: 50)
+        // As if the checkpointer had copied all but 60 frames while these commits went on.
+        checkpointer.frames.recordCopied(checkpointer.framesInLog - 60)
+        XCTAssertEqual(checkpointer.frames.uncopied, 60)
+        // A commit of the store's (its `transaction`) copies the tail, and what it wrote, itself.
+        try store.transaction { () throws(StoreError) in
+            try store.sql { () throws(SQLiteError) in try store.db.execute("INSERT INTO filler VALUES (x'00')") }
+        }
+        XCTAssertEqual(checkpointer.frames.uncopied, 0)
+        try write(store, commits: 1, rowsEach: 1)
+        XCTAssertLessThan(checkpointer.framesInLog, 10, "restarted")
+        checkpointer.close()
+        store.close()
+    }
+
     func testBelowTheThreshold_idle() throws {
         let store = try SQLiteScheduleStore(path: path)
         let checkpointer = WALCheckpointer(path: path)

@@ -44,11 +44,15 @@ final class CheckpointThread: Sendable {
         var failing = false
         var lastLogged: Int64?
         while !stopping.withLock({ $0 }) {
+            var pause = Self.interval
             switch checkpointer.checkpointIfDue() {
             case .idle: break
-            case .checkpointed:
+            case .checkpointed(let log, let copied):
                 if failing { logger.info("checkpoints of the write-ahead log resumed") }
                 failing = false
+                // The loop committed meanwhile: copy the rest soon, so that the tail left for a commit to
+                // copy itself (SQLiteScheduleStore.checkpointTail) is short.
+                if copied < log { pause = 2 }
             case .failed(let reason):
                 // At most one line a minute while they fail (a full disk, a read-only file): the loop's own
                 // commits report the storage failure to callers (docs/faults.md); the log just grows.
@@ -59,7 +63,7 @@ final class CheckpointThread: Sendable {
                 }
                 failing = true
             }
-            SystemTime.sleep(milliseconds: Self.interval)
+            SystemTime.sleep(milliseconds: pause)
         }
         checkpointer.close()
     }
