@@ -9,6 +9,7 @@ import CSQLite
 import Glibc
 import SchedCalendar
 import Scheduler
+import ScheddCrypto
 import SystemZones
 
 func pushPathBenchmark(_ args: [String]) {
@@ -66,33 +67,42 @@ func pushPathText(_ i: Int, due: Instant) -> String {
     #"{"bk":{"local":{"id":"p_\#(i / 10):s\#(i % 10)","title":"Reminder \#(i)","body":"Your lesson \#(i % 97) is waiting. Keep your streak going!","data":{"deepLink":"app://lesson/\#(i % 97)","n":\#(i)},"at":"\#(due.rfc3339)"}}}"#
 }
 
-/// The same number of rows, raw prepared INSERTs into the same schema, one transaction (one fsync) each.
+/// The same number of rows, raw prepared INSERTs into the same schema (v6 columns: app number, digest blob;
+/// the triggers run as for the engine), one transaction (one fsync) each. Digests are computed before the
+/// clock starts. Any failure is reported (a baseline that silently inserts nothing is no baseline).
 private func rawCommitPerRow(_ path: String, _ count: Int, now: Instant) -> (user: Double, system: Double) {
-    guard (try? SQLiteScheduleStore(path: path).close()) != nil else { return (.nan, .nan) }
+    func fail(_ what: String, _ db: OpaquePointer?) -> (user: Double, system: Double) {
+        print("pushpath: raw baseline: \(what): \(db.map { String(cString: sqlite3_errmsg($0)) } ?? "no connection")")
+        return (.nan, .nan)
+    }
+    guard (try? SQLiteScheduleStore(path: path).close()) != nil else { return fail("cannot create the schema", nil) }
     var db: OpaquePointer?
-    guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db else { return (.nan, .nan) }
+    guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db else { return fail("open", db) }
     defer { sqlite3_close_v2(db) }
-    sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL", nil, nil, nil)
+    guard sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY; "
+                       + "INSERT INTO apps(name) VALUES('\(Engine.defaultApp)')", nil, nil, nil) == SQLITE_OK
+    else { return fail("setup", db) }
     var statement: OpaquePointer?
-    let sql = "INSERT INTO schedules(id, kind, at_instant, at_offset, next_due, title, body, data, urgency, fingerprint, "
-        + "stored_at) VALUES(?1, 0, ?2, 0, ?2, ?3, ?4, ?5, 1, ?6, ?7)"
-    guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return (.nan, .nan) }
+    let sql = "INSERT INTO schedules(app, id, next_due, kind, digest, title, body, data) VALUES(1, ?1, ?2, 0, ?3, ?4, ?5, ?6)"
+    guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return fail("prepare", db) }
     defer { sqlite3_finalize(statement) }
+    let digests = (0..<count).map { SHA256.digest(Array("fingerprint \($0)".utf8)) }
+    var failure: String?
     let before = cpuUsage()
     for i in 0..<count {
         sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil)
         sqlite3_bind_text(statement, 1, "p_\(i / 10):s\(i % 10)", -1, csqlite_transient())
-        sqlite3_bind_int64(statement, 2, now.microseconds + Int64(i) * 7_000_000)
-        sqlite3_bind_text(statement, 3, "Reminder \(i)", -1, csqlite_transient())
-        sqlite3_bind_text(statement, 4, "Your lesson \(i % 97) is waiting. Keep your streak going!", -1, csqlite_transient())
-        sqlite3_bind_text(statement, 5, #"{"deepLink":"app://lesson/\#(i % 97)","n":\#(i)}"#, -1, csqlite_transient())
-        sqlite3_bind_text(statement, 6, "\(i)", -1, csqlite_transient())
-        sqlite3_bind_int64(statement, 7, now.microseconds)
-        _ = sqlite3_step(statement)
+        sqlite3_bind_int64(statement, 2, now.microseconds + Int64(86_400 + i * 7) * 1_000_000)
+        _ = digests[i].withUnsafeBytes { sqlite3_bind_blob(statement, 3, $0.baseAddress, Int32($0.count), csqlite_transient()) }
+        sqlite3_bind_text(statement, 4, "Reminder \(i)", -1, csqlite_transient())
+        sqlite3_bind_text(statement, 5, "Your lesson \(i % 97) is waiting. Keep your streak going!", -1, csqlite_transient())
+        sqlite3_bind_text(statement, 6, #"{"deepLink":"app://lesson/\#(i % 97)","n":\#(i)}"#, -1, csqlite_transient())
+        if sqlite3_step(statement) != SQLITE_DONE, failure == nil { failure = String(cString: sqlite3_errmsg(db)) }
         sqlite3_reset(statement)
-        sqlite3_exec(db, "COMMIT", nil, nil, nil)
+        if sqlite3_exec(db, "COMMIT", nil, nil, nil) != SQLITE_OK, failure == nil { failure = String(cString: sqlite3_errmsg(db)) }
     }
     let after = cpuUsage()
+    if let failure { print("pushpath: raw baseline: insert failed: \(failure)"); return (.nan, .nan) }
     return ((after.user - before.user) / Double(count) * 1e6, (after.system - before.system) / Double(count) * 1e6)
 }
 

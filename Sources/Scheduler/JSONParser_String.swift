@@ -27,15 +27,17 @@ extension JSONParser {
     /// its closing quote. Returns whether it holds an escape (then its raw bytes are not its text) and whether
     /// its raw bytes are all ASCII (false whenever it holds an escape: the escape may stand for any scalar).
     mutating func skipString() throws(JSONError) -> (escaped: Bool, ascii: Bool) {
-        position += 1  // the opening quote
+        var p = position + 1  // past the opening quote; locals, so the loop keeps them in registers
+        let bytes = self.bytes
         var ascii = true
-        while position < bytes.count {
-            let b = bytes[position]
+        while p < bytes.count {
+            let b = bytes[p]
             // Printable ASCII other than the quote and the backslash: the bulk of every string.
             if b >= 0x20 && b < 0x80 && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\") {
-                position += 1
+                p += 1
                 continue
             }
+            position = p
             if b == UInt8(ascii: "\"") {
                 position += 1
                 return (false, ascii)
@@ -47,7 +49,9 @@ extension JSONParser {
             }
             if b >= 0x80 { ascii = false }
             try skipCharacter(b)
+            p = position
         }
+        position = p
         throw fail(.unexpectedEnd)
     }
 

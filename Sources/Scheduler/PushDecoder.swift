@@ -59,6 +59,10 @@ public enum PushDecoder {
 
     static let bkKnown: [StaticString] = ["local", "cancel", "messageId", "deepLink", "action", "image"]
     static let cancelMembers: [StaticString] = ["id", "run"]
+    /// The `PushObject` slots of `bkKnown`'s names (their indices; `PushDecoderTapeTests` checks the two agree).
+    enum BKMember { static let local = 0, cancel = 1, messageId = 2, deepLink = 3, action = 4, image = 5 }
+    /// The slots of `cancelMembers`' names.
+    enum CancelMember { static let id = 0, run = 1 }
 
     /// The error for a push over `maxPushBytes` (`push: larger than 65536 bytes`), for readers that
     /// reject it before holding all of it.
@@ -113,34 +117,37 @@ public enum PushDecoder {
         guard let bkNode else { throw PushError("bk", "required") }
         guard tape[bkNode].kind == .object else { throw PushError("bk", "must be an object") }
 
-        var push = Push()
-        let bk = try PushObject(tape, bkNode, path: "bk", known: bkKnown, unknown: &push.unknownMembers)
-        guard bk.has("local") || bk.has("cancel") else {
+        // Built from locals at the end (mutating a `Push` in place made the compiler copy it).
+        var unknown: [String] = []
+        let bk = try PushObject(tape, bkNode, path: "bk", known: bkKnown, unknown: &unknown)
+        guard bk.has(BKMember.local) || bk.has(BKMember.cancel) else {
             throw PushError("bk", "one of \"local\" and \"cancel\" is required")
         }
-        if let cancel = try bk.object("cancel") {
-            push.cancel = try decodeCancel(tape, cancel, unknown: &push.unknownMembers)
+        var cancel: CancelRequest?
+        if let node = try bk.object(BKMember.cancel) {
+            cancel = try decodeCancel(tape, node, unknown: &unknown)
         }
-        if let messageId = try bk.string("messageId") {
-            try PushRules.text(messageId, bk.path("messageId"), maxBytes: maxHintBytes)
-            push.messageId = messageId
+        let messageId = try bk.string(BKMember.messageId)
+        if let messageId {
+            try PushRules.text(messageId, bk.path(BKMember.messageId), maxBytes: maxHintBytes)
         }
-        push.extras = try decodeExtras(bk, unknown: &push.unknownMembers)
-        if let local = try bk.object("local") {
-            push.local = try decodeLocal(tape, local, zones: zones, unknown: &push.unknownMembers)
+        let extras = try decodeExtras(bk, unknown: &unknown)
+        var local: LocalSchedule?
+        if let node = try bk.object(BKMember.local) {
+            local = try decodeLocal(tape, node, zones: zones, unknown: &unknown)
         }
-        return push
+        return Push(cancel: cancel, local: local, messageId: messageId, extras: extras, unknownMembers: unknown)
     }
 
     /// `bk.cancel`: `{"id": …}` xor `{"run": …}`, each following the id rule.
     static func decodeCancel(_ tape: JSONTape, _ node: Int, unknown: inout [String]) throws(PushError) -> CancelRequest {
         let cancel = try PushObject(tape, node, path: "bk.cancel", known: cancelMembers, unknown: &unknown)
-        switch (try cancel.string("id"), try cancel.string("run")) {
+        switch (try cancel.string(CancelMember.id), try cancel.string(CancelMember.run)) {
         case (let id?, nil):
-            try PushRules.identifier(id, cancel.path("id"), maxBytes: maxIdBytes)
+            try PushRules.identifier(id, cancel.path(CancelMember.id), maxBytes: maxIdBytes)
             return .id(id)
         case (nil, let run?):
-            try PushRules.identifier(run, cancel.path("run"), maxBytes: maxIdBytes)
+            try PushRules.identifier(run, cancel.path(CancelMember.run), maxBytes: maxIdBytes)
             return .run(run)
         default:
             throw PushError("bk.cancel", "exactly one of \"id\" and \"run\" is required")

@@ -1,5 +1,7 @@
 extension PushDecoder {
     static let appActionMembers: [StaticString] = ["name", "data"]
+    /// The `PushObject` slots of `appActionMembers`' names.
+    enum AppActionMember { static let name = 0, data = 1 }
 
     /// `bk.deepLink`, `bk.action`, `bk.image` (CONTRACT §1, the rest of the envelope).
     ///
@@ -14,26 +16,26 @@ extension PushDecoder {
     ///   kept; only local ones are shown).
     static func decodeExtras(_ bk: PushObject, unknown: inout [String]) throws(PushError) -> NotificationExtras {
         var extras = NotificationExtras()
-        if let link = try bk.string("deepLink") {
-            try PushRules.identifier(link, bk.path("deepLink"), maxBytes: maxLinkBytes)
+        if let link = try bk.string(BKMember.deepLink) {
+            try PushRules.identifier(link, bk.path(BKMember.deepLink), maxBytes: maxLinkBytes)
             guard hasURIScheme(link) else {
-                throw PushError(bk.path("deepLink"), "must be an absolute URL (scheme:…, e.g. myapp://item/42)")
+                throw PushError(bk.path(BKMember.deepLink), "must be an absolute URL (scheme:…, e.g. myapp://item/42)")
             }
             extras.deepLink = link
         }
-        if let members = try bk.object("action") {
-            let action = try PushObject(bk.tape, members, path: bk.path("action"), known: appActionMembers,
+        if let members = try bk.object(BKMember.action) {
+            let action = try PushObject(bk.tape, members, path: bk.path(BKMember.action), known: appActionMembers,
                                         unknown: &unknown)
-            let name = try action.requiredString("name")
-            try PushRules.identifier(name, action.path("name"), maxBytes: maxAppActionNameBytes)
+            let name = try action.requiredString(AppActionMember.name)
+            try PushRules.identifier(name, action.path(AppActionMember.name), maxBytes: maxAppActionNameBytes)
             var dataJSON: String?
-            if let data = action.value("data") {
-                dataJSON = try compactData(bk.tape, data, action.path("data"))
+            if let data = action.value(AppActionMember.data) {
+                dataJSON = try compactData(bk.tape, data, action.path(AppActionMember.data))
             }
             extras.action = AppActionRequest(name: name, dataJSON: dataJSON)
         }
-        if let image = try bk.string("image") {
-            try PushRules.identifier(image, bk.path("image"), maxBytes: maxLinkBytes)
+        if let image = try bk.string(BKMember.image) {
+            try PushRules.identifier(image, bk.path(BKMember.image), maxBytes: maxLinkBytes)
             extras.image = image
         }
         return extras

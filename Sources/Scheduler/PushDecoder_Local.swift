@@ -8,31 +8,38 @@ extension PushDecoder {
     /// The members of `bk.local`, as the man page and completions list them.
     static let localMembers: [String] = localNames.map(\.description)
     static let actionMembers: [StaticString] = ["id", "title"]
+    /// The `PushObject` slots of `localNames`' names (their indices).
+    enum LocalMember {
+        static let id = 0, at = 1, calendar = 2, timeZone = 3, until = 4, title = 5, body = 6, data = 7, cancelOn = 8
+        static let graceSeconds = 9, urgency = 10, icon = 11, category = 12, actions = 13, snoozeSeconds = 14
+    }
+    /// The slots of `actionMembers`' names.
+    enum ActionMember { static let id = 0, title = 1 }
 
     /// `bk.local`, rule by rule in the order of CONTRACT §1's table.
     static func decodeLocal(_ tape: JSONTape, _ node: Int, zones: any ZoneResolver,
                             unknown: inout [String]) throws(PushError) -> LocalSchedule {
         let local = try PushObject(tape, node, path: "bk.local", known: localNames, unknown: &unknown)
 
-        let id = try local.requiredString("id")
-        try PushRules.identifier(id, local.path("id"), maxBytes: maxIdBytes)
+        let id = try local.requiredString(LocalMember.id)
+        try PushRules.identifier(id, local.path(LocalMember.id), maxBytes: maxIdBytes)
 
         let trigger: Trigger
         var calendarZone: String?
-        switch (local.has("at"), local.has("calendar")) {
+        switch (local.has(LocalMember.at), local.has(LocalMember.calendar)) {
         case (true, false):
-            let text = try local.requiredString("at")
-            let written = try parseTime(text, local.path("at"))
-            if let zoneName = try local.string("timeZone") {
+            let text = try local.requiredString(LocalMember.at)
+            let written = try parseTime(text, local.path(LocalMember.at))
+            if let zoneName = try local.string(LocalMember.timeZone) {
                 guard written.offsetSeconds == nil else {
-                    throw PushError(local.path("timeZone"), "not allowed with a fixed-offset \"at\"")
+                    throw PushError(local.path(LocalMember.timeZone), "not allowed with a fixed-offset \"at\"")
                 }
-                try checkZone(zoneName, zones, local.path("timeZone"))
+                try checkZone(zoneName, zones, local.path(LocalMember.timeZone))
             }
-            trigger = .at(oneShot(written, floatingZone: try local.string("timeZone")))
+            trigger = .at(oneShot(written, floatingZone: try local.string(LocalMember.timeZone)))
         case (false, true):
-            let text = try local.requiredString("calendar")
-            try hint(text, local.path("calendar"))
+            let text = try local.requiredString(LocalMember.calendar)
+            try hint(text, local.path(LocalMember.calendar))
             let spec: CalendarSpec
             do throws(CalendarError) {
                 spec = try CalendarSpec(parsing: text, zones: zones)
@@ -40,11 +47,11 @@ extension PushDecoder {
                 // The member path already says "calendar"; drop the parser's own stage prefix.
                 var rule = Substring(error.message)
                 if rule.hasPrefix("calendar: ") { rule = rule.dropFirst("calendar: ".count) }
-                throw PushError(local.path("calendar"), String(rule))
+                throw PushError(local.path(LocalMember.calendar), String(rule))
             }
-            if let zoneName = spec.timeZoneName { try checkZone(zoneName, zones, local.path("calendar")) }
-            if try local.string("timeZone") != nil {
-                throw PushError(local.path("timeZone"),
+            if let zoneName = spec.timeZoneName { try checkZone(zoneName, zones, local.path(LocalMember.calendar)) }
+            if try local.string(LocalMember.timeZone) != nil {
+                throw PushError(local.path(LocalMember.timeZone),
                                 "not allowed with \"calendar\" (end the expression with the zone instead)")
             }
             calendarZone = spec.timeZoneName
@@ -54,65 +61,65 @@ extension PushDecoder {
         }
 
         var until: OneShotTime?
-        if let text = try local.string("until") {
-            guard case .calendar = trigger else { throw PushError(local.path("until"), "only allowed with \"calendar\"") }
-            until = oneShot(try parseTime(text, local.path("until")), floatingZone: calendarZone)
+        if let text = try local.string(LocalMember.until) {
+            guard case .calendar = trigger else { throw PushError(local.path(LocalMember.until), "only allowed with \"calendar\"") }
+            until = oneShot(try parseTime(text, local.path(LocalMember.until)), floatingZone: calendarZone)
         }
 
-        let title = try local.requiredString("title")
-        try PushRules.text(title, local.path("title"), maxBytes: maxTitleBytes)
-        let body = try local.string("body")
-        if let body { try PushRules.text(body, local.path("body"), maxBytes: maxBodyBytes) }
+        let title = try local.requiredString(LocalMember.title)
+        try PushRules.text(title, local.path(LocalMember.title), maxBytes: maxTitleBytes)
+        let body = try local.string(LocalMember.body)
+        if let body { try PushRules.text(body, local.path(LocalMember.body), maxBytes: maxBodyBytes) }
 
         var dataJSON: String?
-        if let data = try local.object("data") {
-            dataJSON = try compactData(tape, data, local.path("data"))
+        if let data = try local.object(LocalMember.data) {
+            dataJSON = try compactData(tape, data, local.path(LocalMember.data))
         }
 
         var cancelOn: [String] = []
-        if let items = try local.array("cancelOn") {
+        if let items = try local.array(LocalMember.cancelOn) {
             guard tape[items].count <= maxCancelOnEvents else {
-                throw PushError(local.path("cancelOn"), "more than \(maxCancelOnEvents) events")
+                throw PushError(local.path(LocalMember.cancelOn), "more than \(maxCancelOnEvents) events")
             }
             cancelOn.reserveCapacity(tape[items].count)
             var item = items + 1
             for i in 0..<tape[items].count {
                 guard tape[item].kind == .string else {
-                    throw PushError(local.path("cancelOn") + "[\(i)]", "must be a string")
+                    throw PushError(local.path(LocalMember.cancelOn) + "[\(i)]", "must be a string")
                 }
                 let name = tape.string(item)
-                try PushRules.identifier(name, local.path("cancelOn") + "[\(i)]", maxBytes: maxEventNameBytes)
+                try PushRules.identifier(name, local.path(LocalMember.cancelOn) + "[\(i)]", maxBytes: maxEventNameBytes)
                 cancelOn.append(name)
                 item = tape[item].next
             }
         }
 
         var graceSeconds: Int64?
-        if let value = local.value("graceSeconds") {
-            graceSeconds = try parseGrace(tape, value, local.path("graceSeconds"))
+        if let value = local.value(LocalMember.graceSeconds) {
+            graceSeconds = try parseGrace(tape, value, local.path(LocalMember.graceSeconds))
         }
 
         var urgency = Urgency.normal
-        if let text = try local.string("urgency") {
+        if let text = try local.string(LocalMember.urgency) {
             guard let u = Urgency(rawValue: text) else {
-                throw PushError(local.path("urgency"), "must be one of low, normal, critical")
+                throw PushError(local.path(LocalMember.urgency), "must be one of low, normal, critical")
             }
             urgency = u
         }
 
-        let icon = try local.string("icon")
-        if let icon { try hint(icon, local.path("icon")) }
-        let category = try local.string("category")
-        if let category { try hint(category, local.path("category")) }
+        let icon = try local.string(LocalMember.icon)
+        if let icon { try hint(icon, local.path(LocalMember.icon)) }
+        let category = try local.string(LocalMember.category)
+        if let category { try hint(category, local.path(LocalMember.category)) }
 
         var actions: [NotificationAction] = []
-        if let items = try local.array("actions") {
-            actions = try decodeActions(tape, items, local.path("actions"), unknown: &unknown)
+        if let items = try local.array(LocalMember.actions) {
+            actions = try decodeActions(tape, items, local.path(LocalMember.actions), unknown: &unknown)
         }
 
         var snoozeSeconds: [Int64] = []
-        if let items = try local.array("snoozeSeconds") {
-            snoozeSeconds = try decodeSnoozes(tape, items, local.path("snoozeSeconds"))
+        if let items = try local.array(LocalMember.snoozeSeconds) {
+            snoozeSeconds = try decodeSnoozes(tape, items, local.path(LocalMember.snoozeSeconds))
         }
 
         // The fingerprint: `bk.local` in canonical form (keys sorted, compact), written from the tape.
@@ -138,14 +145,14 @@ extension PushDecoder {
             let path = member() + "[\(i)]"
             guard tape[item].kind == .object else { throw PushError(path, "must be an object") }
             let action = try PushObject(tape, item, path: path, known: actionMembers, unknown: &unknown)
-            let id = try action.requiredString("id")
-            try PushRules.identifier(id, action.path("id"), maxBytes: maxActionIdBytes)
+            let id = try action.requiredString(ActionMember.id)
+            try PushRules.identifier(id, action.path(ActionMember.id), maxBytes: maxActionIdBytes)
             if actions.contains(where: { $0.id == id }) {
-                throw PushError(action.path("id"), "duplicate action id \(PushError.quoted(id))")
+                throw PushError(action.path(ActionMember.id), "duplicate action id \(PushError.quoted(id))")
             }
-            let title = try action.requiredString("title")
-            guard !title.isEmpty else { throw PushError(action.path("title"), "must not be empty") }
-            try PushRules.text(title, action.path("title"), maxBytes: maxHintBytes)
+            let title = try action.requiredString(ActionMember.title)
+            guard !title.isEmpty else { throw PushError(action.path(ActionMember.title), "must not be empty") }
+            try PushRules.text(title, action.path(ActionMember.title), maxBytes: maxHintBytes)
             actions.append(NotificationAction(id: id, title: title))
         }
         return actions

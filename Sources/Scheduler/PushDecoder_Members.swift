@@ -10,8 +10,8 @@
 /// Names not in `known` are appended to `unknown` as dotted paths, in document order.
 ///
 /// Cost: one pass over the members comparing each name's bytes with the known names (no `String` per
-/// name); each known member's value node is kept in a slot, so a lookup compares the asked name with at most
-/// `known.count` names, by length first. Unknown names are compared pairwise up to 16, hashed beyond: O(n).
+/// name); each known member's value node is kept in a slot, and accessors take the slot's index (the
+/// `…Member` constants next to each name list), so a lookup is O(1). Unknown names are compared pairwise up to 16, hashed beyond: O(n).
 struct PushObject {
     let path: String
     let tape: JSONTape
@@ -70,46 +70,41 @@ struct PushObject {
         return nil
     }
 
-    /// The value node of member `name`, nil when absent (or when `name` is not one of the known names).
-    func value(_ name: StaticString) -> Int? {
-        for k in known.indices where known[k].utf8CodeUnitCount == name.utf8CodeUnitCount {
-            guard known[k].utf8Start == name.utf8Start
-                    || JSONTape.equal(UnsafeBufferPointer(start: known[k].utf8Start, count: known[k].utf8CodeUnitCount),
-                                      UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            else { continue }
-            return slots[k] < 0 ? nil : Int(slots[k])
-        }
-        return nil
+    /// The value node of the member named `known[key]`, nil when absent.
+    func value(_ key: Int) -> Int? {
+        guard key >= 0 && key < known.count, slots[key] >= 0 else { return nil }
+        return Int(slots[key])
     }
 
-    func has(_ name: StaticString) -> Bool { value(name) != nil }
+    func has(_ key: Int) -> Bool { value(key) != nil }
 
-    func path(_ name: StaticString) -> String { path + "." + name.description }
+    /// The dotted path of member `known[key]` (`bk.local.title`), for errors.
+    func path(_ key: Int) -> String { path + "." + known[key].description }
 
     /// A string member, nil when absent; another JSON type (null included) is an error.
-    func string(_ name: StaticString) throws(PushError) -> String? {
-        guard let v = value(name) else { return nil }
-        guard tape[v].kind == .string else { throw PushError(path(name), "must be a string") }
+    func string(_ key: Int) throws(PushError) -> String? {
+        guard let v = value(key) else { return nil }
+        guard tape[v].kind == .string else { throw PushError(path(key), "must be a string") }
         return tape.string(v)
     }
 
     /// A string member that must be present.
-    func requiredString(_ name: StaticString) throws(PushError) -> String {
-        guard let s = try string(name) else { throw PushError(path(name), "required") }
+    func requiredString(_ key: Int) throws(PushError) -> String {
+        guard let s = try string(key) else { throw PushError(path(key), "required") }
         return s
     }
 
     /// An array member's node, nil when absent.
-    func array(_ name: StaticString) throws(PushError) -> Int? {
-        guard let v = value(name) else { return nil }
-        guard tape[v].kind == .array else { throw PushError(path(name), "must be an array") }
+    func array(_ key: Int) throws(PushError) -> Int? {
+        guard let v = value(key) else { return nil }
+        guard tape[v].kind == .array else { throw PushError(path(key), "must be an array") }
         return v
     }
 
     /// An object member's node, nil when absent.
-    func object(_ name: StaticString) throws(PushError) -> Int? {
-        guard let v = value(name) else { return nil }
-        guard tape[v].kind == .object else { throw PushError(path(name), "must be an object") }
+    func object(_ key: Int) throws(PushError) -> Int? {
+        guard let v = value(key) else { return nil }
+        guard tape[v].kind == .object else { throw PushError(path(key), "must be an object") }
         return v
     }
 }

@@ -156,6 +156,28 @@ final class PushDecoderTapeTests: XCTestCase {
 
     // MARK: Names
 
+    /// The decoder looks members up by slot index: each `…Member` constant must be its name's index.
+    func testMemberSlotsMatchTheirNames() {
+        func check(_ names: [StaticString], _ slots: [(String, Int)]) {
+            XCTAssertEqual(slots.count, names.count)
+            for (name, slot) in slots { XCTAssertEqual(names[slot].description, name) }
+        }
+        typealias L = PushDecoder.LocalMember
+        check(PushDecoder.localNames, [
+            ("id", L.id), ("at", L.at), ("calendar", L.calendar), ("timeZone", L.timeZone), ("until", L.until),
+            ("title", L.title), ("body", L.body), ("data", L.data), ("cancelOn", L.cancelOn),
+            ("graceSeconds", L.graceSeconds), ("urgency", L.urgency), ("icon", L.icon), ("category", L.category),
+            ("actions", L.actions), ("snoozeSeconds", L.snoozeSeconds),
+        ])
+        typealias B = PushDecoder.BKMember
+        check(PushDecoder.bkKnown, [("local", B.local), ("cancel", B.cancel), ("messageId", B.messageId),
+                                    ("deepLink", B.deepLink), ("action", B.action), ("image", B.image)])
+        check(PushDecoder.cancelMembers, [("id", PushDecoder.CancelMember.id), ("run", PushDecoder.CancelMember.run)])
+        check(PushDecoder.actionMembers, [("id", PushDecoder.ActionMember.id), ("title", PushDecoder.ActionMember.title)])
+        check(PushDecoder.appActionMembers, [("name", PushDecoder.AppActionMember.name),
+                                             ("data", PushDecoder.AppActionMember.data)])
+    }
+
     func testEscapedNamesAreTheirText() throws {
         let push = try decode(#"{"\u0062k": {"l\u006fcal": {"\u0069d": "a", "at": "2026-03-01T10:00", "title": "T"}}}"#).get()
         XCTAssertEqual(push.local?.id, "a")
