@@ -164,8 +164,8 @@ struct JSONTape {
         return nil
     }
 
-    /// The first duplicate key anywhere inside node `i` (objects at any depth), in the order
-    /// `PushRules.uniqueKeys` has always searched: a stack, an array's elements pushed in order, an object
+    /// The first duplicate key anywhere inside node `i` (objects at any depth), in the order the decoder's
+    /// `data` check has always searched (the tree-walking `PushRules.uniqueKeys` it replaces): a stack, an array's elements pushed in order, an object
     /// checked before its values are pushed. O(size of the subtree).
     func firstDuplicateKeyInside(_ i: Int) -> String? {
         // Most values have no duplicate at all: one scan over the subtree's nodes says so without the stack.

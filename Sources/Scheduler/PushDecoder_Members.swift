@@ -119,8 +119,9 @@ enum PushRules {
         if containsControl(s) { throw PushError(member(), "contains a control character") }
     }
 
-    /// Whether `s` holds a control character (`isControl`), read from its UTF-8: a byte below 0x20, 0x7F, or
-    /// C2 80…C2 9F (U+0080–U+009F; a `String`'s UTF-8 is well-formed, so C2 always starts a scalar).
+    /// Whether `s` holds a control character (U+0000–U+001F, U+007F–U+009F), read from its UTF-8: a byte
+    /// below 0x20, 0x7F, or C2 80…C2 9F (U+0080–U+009F; a `String`'s UTF-8 is well-formed, so C2 always
+    /// starts a scalar).
     static func containsControl(_ s: String) -> Bool {
         var s = s
         return s.withUTF8 { utf8 in
@@ -143,9 +144,5 @@ enum PushRules {
 
     static func maxLength(_ s: String, _ member: @autoclosure () -> String, _ maxBytes: Int) throws(PushError) {
         if s.utf8.count > maxBytes { throw PushError(member(), "longer than \(maxBytes) bytes") }
-    }
-
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 }

@@ -25,9 +25,9 @@ public final class SQLiteScheduleStore: ScheduleStore {
     var lastApp: (name: String, n: Int64)?
     /// The highest bound of the cancellation jobs (nil: none exists; SQLiteScheduleStore_CancelJobs.swift).
     var cancelJobFloor: Int64?
-    /// History records kept per app (CONTRACT §5), enforced by `appendHistory` in the inserting transaction.
     /// The log's frames when the daemon checkpoints from another thread (SQLiteScheduleStore_Checkpoint.swift).
     var walFrames: WALFrames?
+    /// History records kept per app (CONTRACT §5), enforced by `appendHistory` in the inserting transaction.
     public var historyLimitPerApp = HistoryRetention.standard.maxRecords
     /// Whether the previous run ended without closing the database (its write-ahead log was still there
     /// when this one opened): then the caller should run `integrityCheck` (off the critical path).
