@@ -117,29 +117,30 @@ struct JSONTape {
         return true
     }
 
-    /// The key node indices of object node `i`'s members, in document order.
-    func memberKeys(_ i: Int) -> [Int] {
-        var keys: [Int] = []
-        keys.reserveCapacity(nodes[i].count)
-        var k = i + 1
-        for _ in 0..<nodes[i].count {
-            keys.append(k)
-            k = nodes[k + 1].next
-        }
-        return keys
+    /// The entry after entry `k` of a container: past an object member's value (`k` is its key node), past an
+    /// array element's subtree. The one walk over a container's entries (`i + 1`, then this, `count` times).
+    @inline(__always) func entry(after k: Int, inObject: Bool) -> Int {
+        inObject ? nodes[k + 1].next : nodes[k].next
     }
 
-    /// The element node indices of array node `i`, in document order.
-    func elements(_ i: Int) -> [Int] {
-        var items: [Int] = []
-        items.reserveCapacity(nodes[i].count)
+    /// The entry nodes of container node `i` in document order: an object's key nodes, an array's elements.
+    private func entries(_ i: Int) -> [Int] {
+        let inObject = nodes[i].kind == .object
+        var out: [Int] = []
+        out.reserveCapacity(nodes[i].count)
         var k = i + 1
         for _ in 0..<nodes[i].count {
-            items.append(k)
-            k = nodes[k].next
+            out.append(k)
+            k = entry(after: k, inObject: inObject)
         }
-        return items
+        return out
     }
+
+    /// The key node indices of object node `i`'s members, in document order.
+    func memberKeys(_ i: Int) -> [Int] { entries(i) }
+
+    /// The element node indices of array node `i`, in document order.
+    func elements(_ i: Int) -> [Int] { entries(i) }
 
     /// The first key of object node `i` that an earlier key of it equals (`textsEqual`), as its text; nil when
     /// the keys are distinct. Pairs up to 16 members, a `Set` of the texts beyond: O(n) either way.
@@ -150,9 +151,9 @@ struct JSONTape {
                 var b = i + 1
                 for _ in 0..<m {
                     if textsEqual(b, a) { return string(a) }
-                    b = nodes[b + 1].next
+                    b = entry(after: b, inObject: true)
                 }
-                a = nodes[a + 1].next
+                a = entry(after: a, inObject: true)
             }
             return nil
         }
@@ -291,7 +292,7 @@ struct JSONTape {
                 var e = n + 1
                 for k in 0..<node.count {
                     order[used + k] = e
-                    e = nodes[e].next
+                    e = entry(after: e, inObject: false)
                 }
                 frames[depth] = WriteFrame(base: used, count: node.count, next: 1, isObject: false)
                 depth += 1
@@ -304,7 +305,7 @@ struct JSONTape {
                 var key = n + 1
                 for k in 0..<node.count {
                     order[used + k] = key
-                    key = nodes[key + 1].next
+                    key = entry(after: key, inObject: true)
                 }
                 let members = UnsafeMutableBufferPointer(rebasing: order[used..<(used + node.count)])
                 if sortedKeys && node.count > 1 { sortKeys(members) }

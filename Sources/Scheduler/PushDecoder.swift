@@ -112,7 +112,7 @@ public enum PushDecoder {
                 guard bkNode == nil else { throw PushError("push", "duplicate member \"bk\"") }
                 bkNode = key + 1
             }
-            key = tape[key + 1].next
+            key = tape.entry(after: key, inObject: true)
         }
         guard let bkNode else { throw PushError("bk", "required") }
         guard tape[bkNode].kind == .object else { throw PushError("bk", "must be an object") }

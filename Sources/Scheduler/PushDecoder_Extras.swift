@@ -47,7 +47,7 @@ extension PushDecoder {
         var out: [Int64] = []
         var item = items + 1
         for i in 0..<tape[items].count {
-            defer { item = tape[item].next }
+            defer { item = tape.entry(after: item, inObject: false) }
             let path = member() + "[\(i)]"
             guard let digits = plainInteger(tape, item), digits.count <= 7, let seconds = decimal(digits) else {
                 throw PushError(path, "must be an integer from \(snoozeRange.lowerBound) to \(snoozeRange.upperBound) (seconds)")

@@ -90,7 +90,7 @@ extension PushDecoder {
                 let name = tape.string(item)
                 try PushRules.identifier(name, local.path(LocalMember.cancelOn) + "[\(i)]", maxBytes: maxEventNameBytes)
                 cancelOn.append(name)
-                item = tape[item].next
+                item = tape.entry(after: item, inObject: false)
             }
         }
 
@@ -141,7 +141,7 @@ extension PushDecoder {
         var actions: [NotificationAction] = []
         var item = items + 1
         for i in 0..<tape[items].count {
-            defer { item = tape[item].next }
+            defer { item = tape.entry(after: item, inObject: false) }
             let path = member() + "[\(i)]"
             guard tape[item].kind == .object else { throw PushError(path, "must be an object") }
             let action = try PushObject(tape, item, path: path, known: actionMembers, unknown: &unknown)

@@ -32,7 +32,7 @@ struct PushObject {
         var unknownSeen: Set<String>?
         var key = node + 1
         for _ in 0..<tape[node].count {
-            defer { key = tape[key + 1].next }
+            defer { key = tape.entry(after: key, inObject: true) }
             if let k = PushObject.knownIndex(tape, key, known) {
                 guard slots[k] < 0 else {
                     throw PushError(path, "duplicate member \(PushError.quoted(tape.string(key)))")
