@@ -19,14 +19,7 @@ final class CheckpointThread: Sendable {
     /// Starts the thread and hands `store`'s checkpoints to it; false (the store keeps checkpointing
     /// itself, inside its commits) when no thread could be started.
     func start(handingOver store: SQLiteScheduleStore) -> Bool {
-        var created = pthread_t()
-        let box = Unmanaged.passRetained(self)
-        let rc = pthread_create(&created, nil, { raw in
-            guard let raw else { return nil }
-            Unmanaged<CheckpointThread>.fromOpaque(raw).takeRetainedValue().run()
-            return nil
-        }, box.toOpaque())
-        guard rc == 0 else { box.release(); return false }
+        guard let created = startDaemonThread({ self.run() }) else { return false }
         thread.withLock { $0 = created }
         store.handCheckpoints(to: checkpointer)
         return true

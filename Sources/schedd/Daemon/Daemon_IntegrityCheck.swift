@@ -10,20 +10,13 @@ extension Daemon {
         guard store.openedAfterUncleanShutdown else { return }
         let path = options.databasePath
         logger.info("the previous run did not close \(path); checking it in the background")
-        var thread = pthread_t()
-        let box = Unmanaged.passRetained(IntegrityCheckJob(path: path))
-        let rc = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            let job = Unmanaged<IntegrityCheckJob>.fromOpaque(raw).takeRetainedValue()
-            job.run()
-            return nil
-        }, box.toOpaque())
-        if rc == 0 { pthread_detach(thread) } else { box.release(); logger.warning("cannot start the integrity check") }
+        let job = IntegrityCheckJob(path: path)
+        if let thread = startDaemonThread({ job.run() }) { pthread_detach(thread) } else { logger.warning("cannot start the integrity check") }
     }
 }
 
 /// What the check thread owns: the path, and its own logger.
-private final class IntegrityCheckJob {
+private final class IntegrityCheckJob: Sendable {
     let path: String
     init(path: String) { self.path = path }
 
