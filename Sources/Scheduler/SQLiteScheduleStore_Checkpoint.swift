@@ -21,11 +21,19 @@ final class WALFrames: Sendable {
     /// A checkpoint's result: `copied` of the log's frames are in the database file.
     func recordCopied(_ copied: Int) { counts.withLock { $0.copied = max($0.copied, copied) } }
 
+    /// Both counts at one instant (one lock), for a decision that needs more than one of them.
+    struct Snapshot {
+        let frames: Int, copied: Int
+        /// Frames in the log not yet copied.
+        var uncopied: Int { max(0, frames - copied) }
+        /// Whether a checkpoint has copied part of this log (since it last restarted).
+        var partlyCopied: Bool { copied > 0 && copied < frames }
+    }
+    var snapshot: Snapshot { counts.withLock { Snapshot(frames: $0.frames, copied: $0.copied) } }
+
     var frames: Int { counts.withLock { $0.frames } }
     /// Frames in the log not yet copied.
-    var uncopied: Int { counts.withLock { max(0, $0.frames - $0.copied) } }
-    /// Whether a checkpoint has copied part of this log (since it last restarted).
-    var partlyCopied: Bool { counts.withLock { $0.copied > 0 && $0.copied < $0.frames } }
+    var uncopied: Int { snapshot.uncopied }
 }
 
 /// The store's checkpoints off the committing thread (docs/store.md "Checkpoints"): the store's
@@ -49,13 +57,13 @@ public final class WALCheckpointer: Sendable {
     }
 
     let path: String
-    /// Frames in the log before a checkpoint is due: SQLite's own autocheckpoint default (1000 pages).
-    public let threshold: Int
     let frames: WALFrames
     private let state = Mutex(State())
+    /// Frames in the log before a checkpoint is due: SQLite's own autocheckpoint default (1000 pages).
+    public var threshold: Int { frames.threshold }
 
     public init(path: String, threshold: Int = 1000) {
-        self.path = path; self.threshold = threshold; frames = WALFrames(threshold: threshold)
+        self.path = path; frames = WALFrames(threshold: threshold)
     }
 
     /// The frames the log held after the last commit (as recorded by the store's WAL hook).
@@ -65,7 +73,8 @@ public final class WALCheckpointer: Sendable {
     /// on the checkpointer's thread only; never blocks the store's connection. A result with
     /// `copied < log` means the writer committed meanwhile: call again soon.
     public func checkpointIfDue() -> Outcome {
-        guard frames.frames >= threshold, frames.uncopied > 0 else { return .idle }
+        let log = frames.snapshot
+        guard log.frames >= threshold, log.uncopied > 0 else { return .idle }
         return state.withLock { state -> Outcome in
             do throws(SQLiteError) {
                 if state.connection == nil {
@@ -119,8 +128,8 @@ extension SQLiteScheduleStore {
     /// copies the rest itself (PASSIVE: skipped if the checkpointer holds its lock); a log beyond 16
     /// times the threshold is checkpointed here whole (a guard, not a path taken in the benchmarks).
     func finishCheckpoint(_ frames: WALFrames) {
-        let uncopied = frames.uncopied
-        guard (frames.partlyCopied && uncopied <= Self.checkpointTail) || frames.frames >= 16 * frames.threshold else { return }
+        let log = frames.snapshot
+        guard (log.partlyCopied && log.uncopied <= Self.checkpointTail) || log.frames >= 16 * frames.threshold else { return }
         if let done = try? db.checkpointPassive() { frames.recordCopied(done.copied) }
     }
 }
