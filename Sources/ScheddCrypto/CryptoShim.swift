@@ -298,25 +298,8 @@ public enum SHA256 {
         var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         return withUnsafeMutableBytes(of: &digest) { raw in
             hash(bytes, into: raw)
-            return hexString(UnsafeRawBufferPointer(raw))
+            return Hex.lowercase(UnsafeRawBufferPointer(raw))
         }
-    }
-
-    /// `bytes` as lowercase hexadecimal, two digits per byte (`[0x0f, 0xa0]` → `"0fa0"`). O(n), one allocation
-    /// (none up to 7 bytes: a small string).
-    public static func hexString(_ bytes: UnsafeRawBufferPointer) -> String {
-        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
-            for i in 0..<bytes.count {
-                let b = bytes[i]
-                out[2 * i] = hexDigit(b >> 4)
-                out[2 * i + 1] = hexDigit(b & 0xf)
-            }
-            return bytes.count * 2
-        }
-    }
-
-    @inline(__always) private static func hexDigit(_ v: UInt8) -> UInt8 {
-        v < 10 ? UInt8(ascii: "0") &+ v : UInt8(ascii: "a") &+ (v &- 10)
     }
 
     /// The digest of `text`'s UTF-8 as lowercase hexadecimal.

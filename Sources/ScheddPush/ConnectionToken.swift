@@ -7,13 +7,7 @@ public enum ConnectionToken {
         var bytes = try LibCrypto.randomBytes(16)
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
-        let hex = Array("0123456789abcdef")
-        var out = ""
-        for (index, byte) in bytes.enumerated() {
-            if [4, 6, 8, 10].contains(index) { out.append("-") }
-            out.append(hex[Int(byte >> 4)])
-            out.append(hex[Int(byte & 0xF)])
-        }
-        return out
+        // 8-4-4-4-12 digits.
+        return [0..<4, 4..<6, 6..<8, 8..<10, 10..<16].map { Hex.lowercase(bytes[$0]) }.joined(separator: "-")
     }
 }

@@ -118,8 +118,5 @@ public enum ContentCoding {
         return nonce
     }
 
-    private static func hexByte(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return "0x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0xF)])
-    }
+    private static func hexByte(_ byte: UInt8) -> String { "0x" + Hex.lowercase(CollectionOfOne(byte)) }
 }

@@ -133,7 +133,7 @@ enum StoreRowCoding {
 
     /// The inverse of `digestBytes` for digests: lower-case hex.
     static func digestHex(_ bytes: [UInt8]) -> String {
-        bytes.withUnsafeBytes { SHA256.hexString($0) }
+        Hex.lowercase(bytes)
     }
 
     /// The value of a lower-case hex digit, or 0x10 for any other byte.
