@@ -10,7 +10,16 @@ final class StoreCheckpointTests: XCTestCase {
     override func setUp() { directory = makeTemporaryDirectory() }
     override func tearDown() { removeTree(directory) }
 
-    /// Commits of about `pages` pages each (8 KiB blobs: one page per row).
+    /// A store whose checkpoints are handed to a new checkpointer of `checkpointPath` (default: the store's).
+    private func handedOver(checkpointPath: String? = nil, threshold: Int = 1000) throws
+        -> (store: SQLiteScheduleStore, checkpointer: WALCheckpointer) {
+        let store = try SQLiteScheduleStore(path: path)
+        let checkpointer = WALCheckpointer(path: checkpointPath ?? path, threshold: threshold)
+        store.handCheckpoints(to: checkpointer)
+        return (store, checkpointer)
+    }
+
+    /// `commits` commits of `rowsEach` rows each (8,000-byte blobs: about one page per row).
     private func write(_ store: SQLiteScheduleStore, commits: Int, rowsEach: Int) throws {
         try store.db.execute("CREATE TABLE IF NOT EXISTS filler(x BLOB)")
         for _ in 0..<commits {
@@ -24,9 +33,7 @@ final class StoreCheckpointTests: XCTestCase {
     }
 
     func testHandedOver_commitsNeverCheckpoint_theCheckpointerCopiesEverything_andTheLogRestarts() throws {
-        let store = try SQLiteScheduleStore(path: path)
-        let checkpointer = WALCheckpointer(path: path)
-        store.handCheckpoints(to: checkpointer)
+        let (store, checkpointer) = try handedOver()
         XCTAssertEqual(checkpointer.checkpointIfDue(), .idle)
         // 1,500 pages in 30 commits: SQLite's autocheckpoint would have run at 1,000 and restarted the log.
         try write(store, commits: 30, rowsEach: 50)
@@ -51,9 +58,7 @@ final class StoreCheckpointTests: XCTestCase {
     /// A checkpoint beside a busy writer never sees every frame copied, and the log restarts only then:
     /// the committing connection copies a short tail itself.
     func testAShortTailLeftByTheCheckpointer_isCopiedByTheNextCommit_andTheLogRestarts() throws {
-        let store = try SQLiteScheduleStore(path: path)
-        let checkpointer = WALCheckpointer(path: path)
-        store.handCheckpoints(to: checkpointer)
+        let (store, checkpointer) = try handedOver()
         try write(store, commits: 30, rowsEach: 50)
         XCTAssertEqual(checkpointer.checkpointIfDue(), .checkpointed(log: checkpointer.framesInLog, copied: checkpointer.framesInLog))
         try write(store, commits: 1, rowsEach: 1)  // restarts the log
@@ -73,9 +78,7 @@ final class StoreCheckpointTests: XCTestCase {
     }
 
     func testBelowTheThreshold_idle() throws {
-        let store = try SQLiteScheduleStore(path: path)
-        let checkpointer = WALCheckpointer(path: path)
-        store.handCheckpoints(to: checkpointer)
+        let (store, checkpointer) = try handedOver()
         try write(store, commits: 1, rowsEach: 20)
         XCTAssertEqual(checkpointer.checkpointIfDue(), .idle)
         checkpointer.close()
@@ -83,9 +86,7 @@ final class StoreCheckpointTests: XCTestCase {
     }
 
     func testAFailingCheckpoint_isReported_andTriedAgainWithANewConnection() throws {
-        let store = try SQLiteScheduleStore(path: path)
-        let checkpointer = WALCheckpointer(path: directory + "/missing.db", threshold: 10)
-        store.handCheckpoints(to: checkpointer)
+        let (store, checkpointer) = try handedOver(checkpointPath: directory + "/missing.db", threshold: 10)
         try write(store, commits: 1, rowsEach: 20)
         guard case .failed = checkpointer.checkpointIfDue() else { return XCTFail("a checkpoint of a missing file fails") }
         try write(store, commits: 1, rowsEach: 1)
