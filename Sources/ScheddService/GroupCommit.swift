@@ -15,13 +15,6 @@ public typealias CallReply = (Result<CallAnswer, ServiceFailure>) -> Void
 /// error. Any other call first flushes the queue, so a client that pipelines a push and a `List`
 /// still sees its push. Every waiting call joins the group: its size is bounded by what the bus hands
 /// over in one loop iteration (sd-bus's read buffer), and `maxGroup` only guards that bound.
-///
-/// With a `syncer` (the daemon's sync thread) the fsync leaves the loop: a group commits unsynced
-/// (`Engine.group(syncedLater:)`), the syncer syncs the log on its thread while the loop takes the next
-/// calls, and the group is answered (and announced) when `synced` reports that sync done. Calls that
-/// arrive meanwhile wait for it and then commit as the next group: one sync per group, each group all the
-/// calls that came during the previous sync. Any other call (`flushDurably`) commits what waits and syncs
-/// on the loop first, so no answer ever shows a change before the change is durable.
 public final class GroupCommit {
     /// At most this many calls per group: a guard on a group's transaction and the latency of its first
     /// call; far above what one loop iteration takes off the bus in practice.
@@ -53,14 +46,6 @@ public final class GroupCommit {
     private let announcer: CancelAnnouncer
     private let log: ServiceLog
     private var waiting: [Waiting] = []
-    /// Groups committed but not yet synced (only with a `syncer`), oldest first, with their results.
-    private var unsynced: [(sequence: UInt64, writes: [Waiting], results: [Result<Applied, ServiceFailure>])] = []
-    /// Groups committed so far; a sync started after group n's commit covers groups 1…n.
-    private var committed: UInt64 = 0
-    /// The sequence the syncer's sync under way covers; nil when none is under way.
-    private var syncing: UInt64?
-    /// Makes unsynced commits durable off the loop (the daemon's sync thread); nil: every commit syncs itself.
-    public var syncer: CommitSyncer?
     /// Runs `flush` once the bus has handed over what is waiting (set by the wiring; nil: at once).
     public var trigger: LoopTrigger?
     /// After every commit (the delivery part settles: delivers what became due, re-arms the timer).
@@ -73,8 +58,6 @@ public final class GroupCommit {
 
     /// How many calls wait for the commit.
     public var waitingCount: Int { waiting.count }
-    /// How many calls are committed and wait for the log's sync.
-    public var unsyncedCount: Int { unsynced.reduce(0) { $0 + $1.writes.count } }
 
     /// How the calls shared their commits since start: `commits` transactions held `calls` calls, the
     /// largest `largest`; `sizes[k]` commits held k + 1 calls (the last entry counts every larger group).
@@ -113,65 +96,9 @@ public final class GroupCommit {
     }
 
     /// Applies every queued write in one transaction, then answers each call and announces what was
-    /// cancelled. Nothing is answered before the commit is durable. With a `syncer` and its sync under
-    /// way, the writes wait for it (they commit when `synced` reports it), unless `maxGroup` are waiting.
+    /// cancelled. Nothing is answered before the commit.
     public func flush() {
         guard !waiting.isEmpty else { return }
-        if syncer != nil, syncing != nil, waiting.count < Self.maxGroup { return }
-        commitWaiting()
-    }
-
-    /// Commits what waits and makes every commit durable before returning, syncing on this thread when a
-    /// commit is unsynced: what any call other than a grouped write does first, so that its answer (a
-    /// list, a delivery after a clock move) never shows a change that is not durable yet.
-    public func flushDurably() {
-        if !waiting.isEmpty { commitWaiting() }
-        guard let syncer, let last = unsynced.last?.sequence else { return }
-        answerSynced(through: last, failure: syncer.syncNow())
-    }
-
-    /// The syncer's report, on the loop thread: the sync it started for `sequence` is done (`failure` nil)
-    /// or failed. Answers the groups it covers, then commits what waited meanwhile and starts the next sync.
-    public func synced(_ sequence: UInt64, failure: StoreError?) {
-        if syncing == sequence { syncing = nil }
-        answerSynced(through: sequence, failure: failure)
-        if !waiting.isEmpty {
-            commitWaiting()
-        } else if syncing == nil, let last = unsynced.last?.sequence {
-            startSync(last)
-        }
-    }
-
-    private func startSync(_ sequence: UInt64) {
-        guard let syncer else { return }
-        syncing = sequence
-        syncer.startSync(sequence)
-    }
-
-    /// Answers the unsynced groups up to `sequence`: as committed, or, when the sync failed, with the
-    /// storage failure (their changes are visible but may not be on disk; a retried push is recognised
-    /// by its digest either way).
-    private func answerSynced(through sequence: UInt64, failure: StoreError?) {
-        var taken = 0
-        while taken < unsynced.count, unsynced[taken].sequence <= sequence { taken += 1 }
-        guard taken > 0 else { return }
-        let groups = unsynced.prefix(taken)
-        unsynced.removeFirst(taken)
-        for group in groups {
-            if let failure {
-                let storageFailure = ServiceFailure(.storage, failure.message, storeCause: failure)
-                storage.failed(Set(group.writes.map(\.member)).sorted().joined(separator: ", "), storageFailure, backOff: false)
-                for write in group.writes { write.reply(.failure(storageFailure)) }
-            } else {
-                storage.succeeded()
-                answer(group.writes, group.results)
-            }
-        }
-    }
-
-    /// One transaction for every waiting write; answered now (no syncer, or nothing committed), or once
-    /// the log's sync covering it is done.
-    private func commitWaiting() {
         let writes = waiting
         waiting.removeAll(keepingCapacity: true)
         statistics.record(writes.count)
@@ -182,9 +109,8 @@ public final class GroupCommit {
         // 1,000 keeps every page it changes in SQLite's in-memory sub-journal, whose chunk list is walked
         // again and again: 18% of the daemon's profile, 2.6× slower inserts measured; BENCHMARKS.md §3b.)
         var loneFailure: EngineError?
-        let syncedLater = syncer != nil
         do throws(EngineError) {
-            try engine.group(syncedLater: syncedLater) { () throws(EngineError) in
+            try engine.group { () throws(EngineError) in
                 let now = clock.now
                 if writes.count == 1, let write = writes.first {
                     do throws(EngineError) {
@@ -197,13 +123,6 @@ public final class GroupCommit {
                     for write in writes { results.append(apply(write.operation, app: write.app, now: now, engine: engine)) }
                 }
             }
-            if syncedLater {
-                committed += 1
-                unsynced.append((committed, writes, results))
-                if syncing == nil { startSync(committed) }
-                afterCommit()
-                return
-            }
             storage.succeeded()
         } catch where loneFailure != nil {
             // The lone write failed and was rolled back whole: answered like a failed member of a group.
@@ -214,12 +133,6 @@ public final class GroupCommit {
             storage.failed(Set(writes.map(\.member)).sorted().joined(separator: ", "), ServiceFailure(error), backOff: false)
             results = writes.map { _ in .failure(ServiceFailure(error)) }
         }
-        answer(writes, results)
-        afterCommit()
-    }
-
-    /// Answers each write with its result and announces what the committed ones cancelled.
-    private func answer(_ writes: [Waiting], _ results: [Result<Applied, ServiceFailure>]) {
         for (write, result) in zip(writes, results) {
             switch result {
             case .success(let applied):
@@ -230,6 +143,7 @@ public final class GroupCommit {
                 write.reply(.failure(failure))
             }
         }
+        afterCommit()
     }
 
     /// One operation inside the group; its own failure is undone alone (a savepoint) and answered.

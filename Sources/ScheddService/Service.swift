@@ -80,7 +80,7 @@ public final class Service {
             }
             return
         }
-        groupCommit.flushDurably()  // every other call sees the writes that came before it, durable
+        groupCommit.flush()  // every other call sees the writes that came before it
         do throws(ServiceFailure) {
             if let answer = try run(call, caller: caller, reply: reply) {
                 if method.writes { storage.succeeded() }
@@ -229,7 +229,7 @@ public final class Service {
     /// app's namespace, durable; returns the outcome array as JSON. (The Push method goes through the
     /// group commit instead.) Any waiting writes are committed first.
     public func push(bytes: [UInt8], app: String) throws(ServiceFailure) -> String {
-        groupCommit.flushDurably()
+        groupCommit.flush()
         let decoded: Push
         do {
             decoded = try PushDecoder.decode(bytes, zones: engine().zones)

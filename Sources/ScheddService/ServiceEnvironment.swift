@@ -1,5 +1,4 @@
 import SchedCalendar
-import Scheduler
 
 // What the service's parts need from the process around them, as small protocols: the daemon gives
 // them the journal logger, sd-event triggers and sd_notify; the dispatch fuzzer and the unit tests give
@@ -43,15 +42,4 @@ extension CancelAnnouncer {
     public func announceCancelled(_ ids: [String], unlisted: Int, reason: String, app: String) {
         announceCancelled(ids, reason: reason, app: app)
     }
-}
-
-/// Makes the group commit's unsynced commits durable off the loop thread (docs/faults.md "Group
-/// commit"): the daemon's sync thread, `fdatasync` of the write-ahead log.
-public protocol CommitSyncer: AnyObject {
-    /// Starts a sync of the log covering every commit made before this call, on another thread; when it
-    /// is done the loop calls `GroupCommit.synced(sequence, failure:)`. One at a time: the group commit
-    /// starts the next only after that report.
-    func startSync(_ sequence: UInt64)
-    /// Syncs the log on the calling thread (the loop's), covering every commit made before the call.
-    func syncNow() -> StoreError?
 }

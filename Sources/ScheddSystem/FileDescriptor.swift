@@ -115,9 +115,6 @@ public struct FileDescriptor: Hashable, Sendable, RawRepresentable {
 
     /// `fsync(2)`.
     public func sync() throws(Errno) { _ = try retryingInterrupts { fsync(rawValue) } }
-    /// `fdatasync(2)`: the file's data (and the metadata needed to read it back, such as its size) on
-    /// disk. Flushes every write to the file, whichever descriptor made it.
-    public func syncData() throws(Errno) { _ = try retryingInterrupts { fdatasync(rawValue) } }
 
     /// `fchmod(2)`.
     public func setPermissions(_ permissions: UInt32) throws(Errno) { _ = try valueOrErrno(fchmod(rawValue, permissions)) }

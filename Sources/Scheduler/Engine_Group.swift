@@ -10,13 +10,9 @@ extension Engine {
     ///
     /// Example: three `push` calls inside one `group` cost one fsync instead of three; a push in the middle
     /// naming an unknown zone fails alone (in its `groupMember`), the other two are committed.
-    ///
-    /// `syncedLater`: the commit is not synced (`ScheduleStore.transactionSyncedLater`); the caller answers
-    /// the operations only after its own sync of the log (the daemon's sync thread, docs/faults.md).
-    public func group<R>(syncedLater: Bool = false, _ body: () throws(EngineError) -> R) throws(EngineError) -> R {
+    public func group<R>(_ body: () throws(EngineError) -> R) throws(EngineError) -> R {
         try storage { () throws(StoreError) in
-            syncedLater ? try store.transactionSyncedLater { () throws(StoreError) in try wrap(body) }
-                : try store.transaction { () throws(StoreError) in try wrap(body) }
+            try store.transaction { () throws(StoreError) in try wrap(body) }
         }
     }
 

@@ -182,9 +182,6 @@ public protocol ScheduleStore: CancelJobStore {
     /// Runs `body` in one transaction, committed durably before this returns; rolled back when it throws.
     /// Nested calls join the outermost transaction (group commit for batches).
     func transaction<R>(_ body: () throws(StoreError) -> R) throws(StoreError) -> R
-    /// `transaction` whose commit is visible at once but durable only after the log's next sync
-    /// (`WALSync.sync`) or synced commit: the group commit's, answered after that sync (docs/store.md).
-    func transactionSyncedLater<R>(_ body: () throws(StoreError) -> R) throws(StoreError) -> R
     /// Inside a transaction: runs `body`; when it throws, undoes exactly what `body` changed (SQLite
     /// `SAVEPOINT … ROLLBACK TO`) and rethrows, leaving the rest of the transaction intact.
     func savepoint<R>(_ body: () throws(StoreError) -> R) throws(StoreError) -> R

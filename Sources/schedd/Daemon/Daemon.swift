@@ -49,8 +49,6 @@ final class Daemon {
     let busService: BusService
     let watches: ChangeWatches
     let pushHost = PushHost()
-    /// The group commit's log syncs, off the loop thread (CommitSyncThread.swift); nil: the loop syncs.
-    private var commitSync: CommitSyncThread?
     /// The due timer (real clock only): wakes the loop at the next due instant.
     private var dueTimer: EventTimer?
 
@@ -130,7 +128,6 @@ final class Daemon {
                     + (clock.fake.map { _ in " with a fake clock at \(clock.now.rfc3339)" } ?? "")
                     + (identity.callerPolicy.map { " to root and group '\($0.groupName)' (gid \($0.groupID))" } ?? ""))
         let code = loop.run()
-        commitSync?.stop()
         checkpoints.stop()
         desktop?.detach()
         ServiceManager.notify("STOPPING=1")
@@ -155,7 +152,7 @@ final class Daemon {
             for signal in [SIGTERM, SIGINT] {
                 try loop.addSignal(signal) { [unowned self] in
                     logger.info("signal \(signal): finishing")
-                    groupCommit.flushDurably()  // calls already taken off the bus are committed, synced and answered
+                    groupCommit.flush()  // calls already taken off the bus are committed and answered
                     loop.exit(0)
                 }
             }
@@ -178,15 +175,6 @@ final class Daemon {
             try watches.start(loop: loop, watchDeviceZone: options.zoneName == nil) { [unowned self] in fatal($0) }
             if !checkpoints.start(handingOver: store) {
                 logger.warning("cannot start the checkpoint thread: the loop's commits checkpoint the log themselves")
-            }
-            do throws(CommandFailure) {
-                let sync = try CommitSyncThread(store: store, loop: loop) { [unowned self] sequence, failure in
-                    groupCommit.synced(sequence, failure: failure)
-                }
-                commitSync = sync
-                groupCommit.syncer = sync
-            } catch {
-                logger.warning("\(error.message): every group commit syncs on the loop thread")
             }
             if try loop.enableWatchdog() { logger.info("feeding the service manager's watchdog from the event loop") }
         } catch {
