@@ -6,15 +6,19 @@
 // `SchedulerCall(member:arguments:)` (the method's signature and the argument caps), then the daemon's
 // dispatcher, `ScheddService.Service.serve` — with its group commit, sliced delivery, fake clock and
 // storage health — over an `Engine` on a real SQLite store in a temporary file (tmpfs when there is
-// one), seeded with schedules of every kind and some history. Only the loop is missing: with no
-// triggers set, the group commit commits at once and a delivery runs all its slices at once.
+// one), seeded with schedules of every kind and some history, and with more schedules that cancel on
+// one event ("many") than a Track cancels at once, so a Track of it leaves a cancellation job. Only
+// the loop is missing: with no triggers set, the group commit commits at once and a delivery runs all
+// its slices at once; a cancellation job runs one slice after each call (the daemon's `CancelSlicing`,
+// triggered as in the daemon, its trigger pulled by the harness), the rest after the last call.
 //
 // Checks, for every input:
 // - nothing traps, hangs or leaks; every call is answered exactly once;
 // - a call answered with an error changes nothing (pending count, next due, fake clock unchanged);
 // - a ListPage holds at most ReplyBounds rows and bytes and its `next` cursor decodes; a HistoryPage
 //   at most the bound; no `as` reply over the bounds;
-// - the fake clock stays inside `Instant.supportedRange`.
+// - the fake clock stays inside `Instant.supportedRange`;
+// - once every cancellation job is done, the store's pending count equals the wheel's.
 import SystemZones
 import Glibc
 import SchedCalendar
@@ -52,6 +56,12 @@ let seededStore: String = {
             #"{"bk":{"local":{"id":"d","at":"2026-03-08T05:00:00Z","title":"D"}}}"#,
         ]
         for text in seeds { _ = try! engine.push(try! PushDecoder.decode(Array(text.utf8), zones: ZoneDatabase.shared), now: seededStart) }
+        // More than a Track cancels at once: `Track("many")` leaves a job for CancelSlicing.
+        let many = (0..<(Engine.cancelFirstSlice + 40)).map { i in
+            try! PushDecoder.decode(Array(#"{"bk":{"local":{"id":"run_3:\#(i)","at":"2026-03-10T09:00:00Z","title":"M","cancelOn":["many"]}}}"#.utf8),
+                                    zones: ZoneDatabase.shared)
+        }
+        _ = try! engine.pushBatch(many, now: seededStart)
         _ = try! engine.advance(to: seededNow, mode: .timePassing)
     }  // the engine and its store close here: the WAL is checkpointed into the file
     atexit {
@@ -86,6 +96,9 @@ final class FuzzWorld {
     let engine: Engine
     let clock: ServiceClock
     let service: Service
+    let slicing: CancelSlicing
+    /// CancelSlicing's trigger: pulled by the part, run by `runSlice` (the daemon's loop would).
+    let sliceTrigger = PulledTrigger()
     let log = SilentLog()
 
     init(input number: Int) {
@@ -102,6 +115,10 @@ final class FuzzWorld {
         clock.delivery = delivery
         let group = GroupCommit(engine: { engine }, clock: clock, storage: storage, announcer: log, log: log)
         group.afterCommit = { delivery.settle() }
+        let slicing = CancelSlicing(engine: { engine }, clock: clock, storage: storage, log: log)
+        slicing.trigger = sliceTrigger
+        delivery.afterSettle = { slicing.kick() }
+        self.slicing = slicing
         service = Service(engine: { engine }, clock: clock, delivery: delivery, groupCommit: group, storage: storage,
                           announcer: log)
     }
@@ -129,6 +146,23 @@ final class FuzzWorld {
             checkBounded(call, answer)
         }
         check(clock.now.isSupported, "the fake clock left the supported range: \(clock.now.microseconds)")
+        runSlice()
+    }
+
+    /// One cancellation slice when CancelSlicing asked for one, as the loop runs it between calls.
+    func runSlice() {
+        guard sliceTrigger.pulled else { return }
+        sliceTrigger.pulled = false
+        slicing.continueSlicing()
+    }
+
+    /// After the last call: the jobs' remaining slices, then the counts must agree.
+    func finish() {
+        var slices = 0
+        while sliceTrigger.pulled, slices < 1000 { runSlice(); slices += 1 }
+        check(!engine.hasCancelJobs, "a cancellation job remains after \(slices) slices")
+        let stored = (try? engine.pendingCount(app: nil)) ?? -1
+        check(stored == engine.pendingCount, "the store counts \(stored) pending, the wheel holds \(engine.pendingCount)")
     }
 
     /// No answer exceeds the paging bounds (CONTRACT §9); pages are ordered and their cursors decode.
@@ -155,6 +189,12 @@ final class FuzzWorld {
     }
 }
 
+/// A loop trigger that only records that it was pulled.
+final class PulledTrigger: LoopTrigger {
+    var pulled = false
+    func trigger() throws(LoopTriggerError) { pulled = true }
+}
+
 func check(_ condition: Bool, _ message: @autoclosure () -> String) {
     if !condition { fatalError(message()) }
 }
@@ -177,5 +217,6 @@ public func fuzzDispatch(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         i = end
         calls += 1
     }
+    world.finish()
     return 0
 }
