@@ -78,7 +78,8 @@ let package = Package(
         .testTarget(name: "SystemZonesTests", dependencies: ["SystemZones", "SchedCalendar", "ScheddSystem"], path: "Tests/SystemZonesTests"),
         .testTarget(name: "ScheddSystemTests", dependencies: ["ScheddSystem"], path: "Tests/ScheddSystemTests"),
         .testTarget(name: "ScheddAppsTests", dependencies: ["ScheddApps"], path: "Tests/ScheddAppsTests"),
-        .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "SystemZones", "ScheddCrypto", "SeededRandomness"],
+        .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "SystemZones", "ScheddCrypto", "SeededRandomness",
+                                                      "CSQLite", "TestPrerequisites"],
                     path: "Tests/SchedulerTests"),
         .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush", "ScheddCrypto", "ScheddBus"], path: "Tests/ScheddPushTests"),
         // ScheddClient and ScheddTestKit against the real daemon (and the README's Swift example).

@@ -71,7 +71,11 @@ extension Engine {
                             // A push's closes belong to its `bk.cancel` line, the first outcome.
                             closes += own.map { ($0, results.count - 1, 0) }
                         } catch {
-                            guard let carried = error.carried, !allOrNothing else { throw error }
+                            // Only an engine rejection (zone, quota…: checked before anything is written, or
+                            // undone by the push's savepoint) is that push's alone. A store failure is not: the
+                            // statement it stopped may have left the push half-written (its old row deleted, its
+                            // history not), so it fails the batch, which its transaction or savepoint undoes.
+                            guard let carried = error.carried, carried.kind != .storage, !allOrNothing else { throw error }
                             // Rolled back to its savepoint: so are the wheel changes it logged.
                             wheelLog.removeSubrange(wheelMark...)
                             results.append(.failure(carried))

@@ -66,7 +66,7 @@ public final class SQLiteScheduleStore: ScheduleStore {
             }
             // FULL: fsync the WAL at every commit (see the type's documentation). NORMAL would not.
             try db.execute("PRAGMA synchronous = FULL")
-            // Savepoint sub-journals stay in memory up to `SQLiteConnection.statementJournalSpill` (4 MiB, one
+            // Savepoint sub-journals stay in memory up to `SQLiteConnection.statementJournalSpill` (120 KiB, one
             // chunk), set process-wide; `temp_store = MEMORY` is not used: with it SQLite ignores that setting
             // and grows every sub-journal by 1 KiB mallocs (~23k instructions per push in a savepoint).
             // After a checkpoint the WAL file is truncated to at most this (it would otherwise keep its peak).

@@ -53,10 +53,19 @@ final class SQLiteConnection {
     /// one (a big PushBatch inside a multi-call group) spills to a temporary file. With `temp_store =
     /// MEMORY` SQLite ignores the setting and grows the sub-journal by 1 KiB chunks: one push in a
     /// savepoint copied its ~5 page pre-images through ~40 mallocs (~23k instructions per push, callgrind).
-    static let statementJournalSpill: Int32 = 4 << 20
+    ///
+    /// Must stay below 128 KiB: the spill writes the in-memory chunk (of this size) to the file in one
+    /// `write`, and SQLite's unix VFS masks every write's length to 17 bits (`seekAndWriteFd`, `nBuf &=
+    /// 0x1ffff`, asserting it never needs to). With 4 MiB the first write stored `length mod 128 KiB`
+    /// bytes, the next none, and SQLite reported the short write as SQLITE_FULL ("database or disk is
+    /// full" with 80 GB free; `EngineGroupTests`). 120 KiB holds one push's ~5 pre-images of 8 KiB pages.
+    static let statementJournalSpill: Int32 = 120 << 10
 
     /// SQLite's process-wide settings, applied once before the first connection opens.
-    private static let configured: Bool = csqlite_configure(statementJournalSpill) == SQLITE_OK
+    private static let configured: Bool = {
+        precondition(statementJournalSpill < 0x20000, "SQLite writes at most 128 KiB - 1 bytes per write call")
+        return csqlite_configure(statementJournalSpill) == SQLITE_OK
+    }()
 
     /// Finalizes every cached statement and closes the connection. Idempotent.
     func close() {

@@ -78,4 +78,37 @@ final class EngineGroupTests: XCTestCase {
         XCTAssertEqual(try e.list(app: "org.example.Other", limit: nil).map(\.id), ["c"], "the group committed the rest")
         XCTAssertEqual(e.pendingCount, 2)
     }
+
+    /// A member whose savepoint journals more pages than fit in memory (its sub-journal spills to a temporary
+    /// file): replacing every 4th of 20,000 stored schedules touches nearly every page the store had, ~10 MB
+    /// of pre-images. With a spill threshold of 128 KiB or more, SQLite 3.40 wrote the in-memory chunk with
+    /// one write masked to 17 bits (`seekAndWriteFd`), a short write it reports as SQLITE_FULL: the member
+    /// failed with "database or disk is full" on a disk with room (seen as rejected `schedd push FILE` lines).
+    func testMemberWithASubJournalLargerThanTheSpillThreshold_commitsWhole() throws {
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let e = try engine(dir, quota: 30_000)
+        defer { e.close() }
+        func bulk(_ i: Int, edition: String) -> Push {
+            pushLocal(makeLocal("bulk_\(i / 10):s\(i % 10)", atFixed(t0.adding(seconds: 600 + Int64(i) * 37)),
+                                title: "Reminder \(i) \(edition)", body: "Your lesson \(i % 97) is waiting. Keep your streak going!"))
+        }
+        _ = try e.pushBatch((0..<20_000).map { bulk($0, edition: "first") }, app: app, now: t0)
+        let replacements = stride(from: 0, to: 20_000, by: 4).map { bulk($0, edition: "second") }
+        var statuses: [String] = []
+        try e.group { () throws(EngineError) in
+            _ = try e.groupMember { () throws(EngineError) in try e.push(pushLocal(makeLocal("first", atFixed(t0.adding(seconds: 60)))), app: app, now: t0) }
+            for result in try e.groupMember({ () throws(EngineError) in try e.pushEach(replacements, app: app, now: t0) }) {
+                switch result {
+                case .success(let outcomes): statuses.append("\(outcomes.last!.status)")
+                case .failure(let error): statuses.append("\(error.kind): \(error.message)")
+                }
+            }
+        }
+        XCTAssertEqual(Set(statuses), ["replaced"], "every push of the large member replaces its schedule")
+        XCTAssertEqual(statuses.count, 5_000)
+        XCTAssertEqual(try e.pendingCount(app: app), 20_001)
+        XCTAssertEqual(e.pendingCount, 20_001, "the wheel holds exactly the committed schedules")
+        XCTAssertEqual(try e.history(app: app, limit: 6_000).filter { $0.event == .replaced }.count, 5_000)
+    }
 }
