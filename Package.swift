@@ -68,7 +68,8 @@ let package = Package(
                           // lld (the toolchain's; gold cannot) packs the executable's ~22,000 relative
                           // relocations into DT_RELR (glibc 2.36): docs/cli.md "Start-up cost".
                           linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])]),
-        .executableTarget(name: "schedd-bench", dependencies: ["SchedCalendar", "SystemZones", "Scheduler", "ScheddCrypto", "CSQLite", "SeededRandomness"],
+        .executableTarget(name: "schedd-bench", dependencies: ["SchedCalendar", "SystemZones", "Scheduler", "ScheddCrypto", "CSQLite", "SeededRandomness",
+                                                              "ScheddService"],
                           path: "Benchmarks/schedd-bench"),
         // A seeded PRNG shared by the test targets and the benchmark (not shipped in the products).
         .target(name: "SeededRandomness", path: "Tests/SeededRandomness"),

@@ -7,6 +7,7 @@ let benchmarks: [(name: String, summary: String, run: ([String]) -> Void)] = [
     ("store", "durable batched ingest vs raw sqlite3 inserts", storeBenchmark),
     ("memory", "engine memory per pending schedule", memoryBenchmark),
     ("pushpath", "the engine side of one Push call: decode, group commit, push, reply JSON", pushPathBenchmark),
+    ("bulkpath", "the daemon's side of a bulk load (PushBatch calls through Service and GroupCommit, no bus)", bulkPathBenchmark),
     ("restore", "start-up parts with 1M pending (open, read, wheel, engine init)", restoreBenchmark),
 ]
 

@@ -25,8 +25,10 @@ public final class GroupCommit {
     public enum Operation {
         /// `Push(s)`: one decoded push.
         case push(Push)
-        /// `PushBatch(as)`: the decoded pushes with their index, and the answers of the rejected ones.
-        case pushBatch(valid: [(index: Int, push: Push)], answers: [String?])
+        /// `PushBatch(as)`: the decoded pushes, the index in the call of each (`indexes[k]` is that of
+        /// `pushes[k]`), and the answers of the rejected ones. Two arrays, not pairs: the engine takes
+        /// `pushes` as it is (no copy of each push, which retained and released every field: ~5% of a bulk load).
+        case pushBatch(pushes: [Push], indexes: [Int], answers: [String?])
         /// `Track(ss)`: the event and its data (JSON text, already checked).
         case track(event: String, data: String?)
         /// `Cancel(s)` / `CancelRun(s)`.
@@ -175,17 +177,17 @@ public final class GroupCommit {
         case .push(let push):
             let outcomes = try engine.push(push, app: app, now: now)
             return Applied(answer: .string(outcomesJSON(outcomes)), pushOutcomes: outcomes)
-        case .pushBatch(let valid, var answers):
+        case .pushBatch(let pushes, let indexes, var answers):
             // Each push on its own: one the engine rejects (over the quota) changes nothing, the others apply.
             var applied: [PushOutcome] = []
             var budget = IDBudget()  // the ids listed across the whole reply, not per entry (CONTRACT §9)
-            for (item, result) in zip(valid, try engine.pushEach(valid.map(\.push), app: app, now: now)) {
+            for (index, result) in zip(indexes, try engine.pushEach(pushes, app: app, now: now)) {
                 switch result {
                 case .success(let outcomes):
                     applied += outcomes
-                    answers[item.index] = outcomesJSON(outcomes, budget: &budget)
+                    answers[index] = outcomesJSON(outcomes, budget: &budget)
                 case .failure(let error):
-                    answers[item.index] = errorJSON(error.message)
+                    answers[index] = errorJSON(error.message)
                 }
             }
             return Applied(answer: .strings(answers.map { $0 ?? errorJSON("not processed") }), pushOutcomes: applied)

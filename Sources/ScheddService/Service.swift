@@ -104,16 +104,18 @@ public final class Service {
         case .push(let text): return .push(try decodePush(text, zones: zones))
         case .pushBatch(let texts):
             var answers = [String?](repeating: nil, count: texts.count)
-            var valid: [(index: Int, push: Push)] = []
-            valid.reserveCapacity(texts.count)
+            var pushes: [Push] = [], indexes: [Int] = []
+            pushes.reserveCapacity(texts.count)
+            indexes.reserveCapacity(texts.count)
             for (i, text) in texts.enumerated() {
                 do throws(ServiceFailure) {
-                    valid.append((i, try decodePush(text, zones: zones)))
+                    pushes.append(try decodePush(text, zones: zones))
+                    indexes.append(i)
                 } catch {
                     answers[i] = errorJSON(error.message)
                 }
             }
-            return .pushBatch(valid: valid, answers: answers)
+            return .pushBatch(pushes: pushes, indexes: indexes, answers: answers)
         case .track(let event, let data):
             if let data {
                 do { _ = try JSONValue.parse(data) } catch { throw ServiceFailure(.invalidArgument, "data: \(error.description)") }
