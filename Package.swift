@@ -80,7 +80,7 @@ let package = Package(
         .testTarget(name: "ScheddSystemTests", dependencies: ["ScheddSystem"], path: "Tests/ScheddSystemTests"),
         .testTarget(name: "ScheddAppsTests", dependencies: ["ScheddApps"], path: "Tests/ScheddAppsTests"),
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "SystemZones", "ScheddCrypto", "SeededRandomness",
-                                                      "CSQLite", "TestPrerequisites"],
+                                                      "TestPrerequisites"],
                     path: "Tests/SchedulerTests"),
         .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush", "ScheddCrypto", "ScheddBus"], path: "Tests/ScheddPushTests"),
         // ScheddClient and ScheddTestKit against the real daemon (and the README's Swift example).

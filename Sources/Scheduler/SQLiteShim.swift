@@ -61,6 +61,18 @@ final class SQLiteConnection {
     /// full" with 80 GB free; `EngineGroupTests`). 120 KiB holds one push's ~5 pre-images of 8 KiB pages.
     static let statementJournalSpill: Int32 = 120 << 10
 
+    /// Sets SQLite's process-wide directory for temporary files (a spilled sub-journal): `path`, or "" for
+    /// SQLite's own search (SQLITE_TMPDIR, TMPDIR, /var/tmp, /usr/tmp, /tmp). `PRAGMA temp_store_directory`
+    /// on a throwaway in-memory connection; SQLite requires that no other connection be open meanwhile, so
+    /// only tests call it (EngineStatementFailureTests). Returns whether SQLite accepted it.
+    static func setTemporaryDirectory(_ path: String) -> Bool {
+        var db: OpaquePointer?
+        guard sqlite3_open(":memory:", &db) == SQLITE_OK else { sqlite3_close(db); return false }
+        defer { sqlite3_close(db) }
+        let quoted = path.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''")
+        return sqlite3_exec(db, "PRAGMA temp_store_directory = '\(quoted)'", nil, nil, nil) == SQLITE_OK
+    }
+
     /// SQLite's process-wide settings, applied once before the first connection opens.
     private static let configured: Bool = {
         precondition(statementJournalSpill < 0x20000, "SQLite writes at most 128 KiB - 1 bytes per write call")

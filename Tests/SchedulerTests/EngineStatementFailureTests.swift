@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 import Glibc
 import SchedCalendar
@@ -26,13 +25,10 @@ final class EngineStatementFailureTests: XCTestCase {
         if !mountPoint.isEmpty { _ = run("/bin/umount", [mountPoint]) }
     }
 
-    /// SQLite's process-wide temporary directory (`PRAGMA temp_store_directory`; "" restores the default
-    /// search: SQLITE_TMPDIR, TMPDIR, /var/tmp…). Set while no other connection is open (tests run serially).
+    /// SQLite's process-wide temporary directory ("" restores its default search); set while no other
+    /// connection is open (tests run serially).
     private func setTemporaryDirectory(_ path: String) {
-        var db: OpaquePointer?
-        XCTAssertEqual(sqlite3_open(":memory:", &db), SQLITE_OK)
-        XCTAssertEqual(sqlite3_exec(db, "PRAGMA temp_store_directory = '\(path)'", nil, nil, nil), SQLITE_OK)
-        sqlite3_close(db)
+        XCTAssertTrue(SQLiteConnection.setTemporaryDirectory(path), "SQLite takes the temporary directory \(path)")
     }
 
     @discardableResult
