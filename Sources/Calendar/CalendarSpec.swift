@@ -50,6 +50,9 @@ public struct CalendarSpec: Sendable, Hashable {
     let fields: CalendarFields
     /// The zone named by the suffix, loaded at parse time; nil when floating or UTC.
     let pinnedZone: TimeZoneRules?
+    /// `pinnedZone`, for a caller that keeps parsed expressions and must tell whether the rules inside one
+    /// are still those its zone database gives (the same instance) after the zone files changed.
+    public var pinnedZoneRules: TimeZoneRules? { pinnedZone }
 
     /// Parses `text`; throws with a message naming the problem and its position.
     ///

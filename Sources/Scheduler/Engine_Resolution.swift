@@ -35,6 +35,18 @@ extension Engine {
         }
     }
 
+    /// Caches `spec`, the decoder's parse of `text`, unless `text` is cached already or the rules of its
+    /// pinned zone are no longer those the zone database gives (the zone files changed since the decode:
+    /// `calendarSpec` then parses it again with the new rules). O(1).
+    func adopt(_ spec: CalendarSpec, for text: String) {
+        guard spec.source == text, specCache[text] == nil else { return }
+        if let rules = spec.pinnedZoneRules, let name = spec.timeZoneName {
+            guard let current = try? zones.zone(named: name), current === rules else { return }
+        }
+        if specCache.count >= 10_000 { specCache.removeAll(keepingCapacity: true) }
+        specCache[text] = spec
+    }
+
     /// The instant of a one-shot. A wall time in a gap takes the offset before the gap (02:30 on
     /// 2026-03-08 in New York → 07:30Z, i.e. 03:30 EDT); in a fold, the first occurrence
     /// (01:30 on 2026-11-01 in New York → 05:30Z, EDT) — `TimeZoneRules.resolve`, RFC 5545 §3.3.5.
@@ -94,6 +106,7 @@ extension Engine {
         case .calendar(let text):
             s.kind = .calendar
             s.spec = text
+            if let parsed = local.parsedCalendar.spec { adopt(parsed, for: text) }
             s.zone = try calendarSpec(s).timeZoneName
             if let zoneName = s.zone { _ = try zone(named: zoneName) }
             switch local.until {

@@ -67,6 +67,15 @@ public struct NotificationAction: Sendable, Hashable {
     public init(id: String, title: String) { self.id = id; self.title = title }
 }
 
+/// A parsed calendar expression carried beside the text it was parsed from, ignored by `==` and
+/// `hash(into:)`: it is derived from the text (and the zone files of the moment), not part of a push.
+public struct ParsedCalendar: Sendable, Hashable {
+    public var spec: CalendarSpec?
+    public init(_ spec: CalendarSpec? = nil) { self.spec = spec }
+    public static func == (a: ParsedCalendar, b: ParsedCalendar) -> Bool { true }
+    public func hash(into hasher: inout Hasher) {}
+}
+
 /// `bk.local`: schedule or re-schedule one notification.
 public struct LocalSchedule: Sendable, Hashable {
     /// Sender's stable tag, 1–200 bytes, no control characters.
@@ -86,6 +95,9 @@ public struct LocalSchedule: Sendable, Hashable {
     public var actions: [NotificationAction]
     /// `snoozeSeconds`: at most 2 distinct durations of 60 s – 7 days, in the order given.
     public var snoozeSeconds: [Int64] = []
+    /// With `calendar`: the expression as the decoder parsed it, so that the engine does not parse it a
+    /// second time (`Engine.makeSchedule`; ~4% of a bulk load's instructions). Not part of the value.
+    public var parsedCalendar = ParsedCalendar()
     /// A canonical serialization of the whole `bk.local` object (keys sorted, compact): two pushes
     /// with equal fingerprints are "the same push" for idempotency (CONTRACT §1). Setting it recomputes `digest`.
     public var fingerprint: String {

@@ -26,6 +26,7 @@ extension PushDecoder {
 
         let trigger: Trigger
         var calendarZone: String?
+        var parsedCalendar: CalendarSpec?
         switch (local.has(LocalMember.at), local.has(LocalMember.calendar)) {
         case (true, false):
             let text = try local.requiredString(LocalMember.at)
@@ -55,6 +56,7 @@ extension PushDecoder {
                                 "not allowed with \"calendar\" (end the expression with the zone instead)")
             }
             calendarZone = spec.timeZoneName
+            parsedCalendar = spec
             trigger = .calendar(text)
         default:
             throw PushError("bk.local", "exactly one of \"at\" and \"calendar\" is required")
@@ -131,6 +133,7 @@ extension PushDecoder {
                                      category: category, actions: actions,
                                      fingerprint: String(decoding: canonical, as: UTF8.self))
         schedule.snoozeSeconds = snoozeSeconds
+        schedule.parsedCalendar = ParsedCalendar(parsedCalendar)
         return schedule
     }
 

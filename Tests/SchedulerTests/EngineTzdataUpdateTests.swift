@@ -53,6 +53,23 @@ final class EngineTzdataUpdateTests: XCTestCase {
         XCTAssertEqual(try h.e.zoneFilesChanged(now: utc(2026, 3, 10, 20)), [], "nothing changed since")
     }
 
+    /// A push decoded before the zone files changed and applied after: the decoder's parse of its calendar
+    /// (which the engine reuses instead of parsing again) holds the old rules, so it is not reused — the
+    /// schedule is resolved with the new ones.
+    func testCalendarDecodedBeforeARulesChange_isResolvedWithTheNewRules() throws {
+        let db = ZoneDatabase(directory: tzdir)
+        let h = try EngineHarness(zone: try db.zone(named: "UTC"), zones: db, now: start)
+        let text = #"{"bk":{"local":{"id":"pinned","calendar":"*-*-* 08:00 Europe/Berlin","title":"T"}}}"#
+        let early = try PushDecoder.decode(Array(text.utf8), zones: db)
+        XCTAssertNotNil(early.local?.parsedCalendar.spec, "the decoder hands its parse over")
+        install("Etc/GMT-2", as: "Europe/Berlin")
+        XCTAssertEqual(try h.e.zoneFilesChanged(now: start), [], "no pending schedule in that zone yet")
+        XCTAssertEqual(try h.e.push(early, now: start).last?.next, utc(2026, 3, 10, 6), "08:00 at +02, not +01")
+        // Decoded and applied under the same rules: the parse is reused, with the same answer as a fresh one.
+        let late = try PushDecoder.decode(Array(text.replacingOccurrences(of: "pinned", with: "again").utf8), zones: db)
+        XCTAssertEqual(try h.e.push(late, now: start).last?.next, utc(2026, 3, 10, 6))
+    }
+
     func testRulesReplacedWhileDown_areAppliedAtStart() throws {
         let db = ZoneDatabase(directory: tzdir)
         let h = try EngineHarness(zone: try db.zone(named: "Europe/Berlin"), zones: db, now: start)

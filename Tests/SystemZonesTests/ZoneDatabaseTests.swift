@@ -89,6 +89,11 @@ final class ZoneDatabaseTests: XCTestCase {
         let posix = try system.deviceZone(tz: "EST5EDT,M3.2.0,M11.1.0")
         XCTAssertEqual(posix.name, "EST5EDT,M3.2.0,M11.1.0")
         XCTAssertTrue(posix === (try system.deviceZone(tz: "EST5EDT,M3.2.0,M11.1.0")), "parsed once")
+        // The device zone's cache keys start with NUL: a push naming one is still refused, not served from the cache.
+        XCTAssertEqual(error { try system.zone(named: "\u{0}posix EST5EDT,M3.2.0,M11.1.0") },
+                       "invalid time zone name '\u{0}posix EST5EDT,M3.2.0,M11.1.0': contains NUL")
+        XCTAssertEqual(error { try system.zone(named: "\u{0}file /usr/share/zoneinfo/Asia/Kolkata") },
+                       "invalid time zone name '\u{0}file /usr/share/zoneinfo/Asia/Kolkata': contains NUL")
         XCTAssertEqual(posix.offset(at: Instant(seconds: 1_772_953_200)).abbreviation, "EDT")  // 2026-03-08T07:00Z
         XCTAssertEqual(try system.deviceZone(tz: "<+0530>-5:30").offset(at: Instant(seconds: 0)).utcOffsetSeconds, 19800)
         // A name that is also a POSIX string: the file wins, as in glibc (it has the 1918 rules).
