@@ -15,6 +15,13 @@ import SchedCalendar
 public final class SQLiteScheduleStore: ScheduleStore {
     let db: SQLiteConnection
     private var transactionDepth = 0
+    /// Set when SQLite rolled the open transaction back by itself — it does on SQLITE_IOERR, and on
+    /// SQLITE_FULL or SQLITE_NOMEM in a statement that kept no statement journal — while `transaction`
+    /// is still inside its body. Every later statement would run in autocommit mode: committed alone, with
+    /// no undo and no answer that says so (a group member after it would be stored but answered failed,
+    /// and not armed). So until the outermost `transaction` ends, every store call fails instead, and that
+    /// transaction fails whole.
+    private var transactionLost = false
     /// The first history seq appended awaiting its hand-over since the last `confirmHandOver`.
     var awaitingSince: Int64?
     /// History seqs handed over, to be confirmed by the next transaction that commits.
@@ -134,13 +141,16 @@ public final class SQLiteScheduleStore: ScheduleStore {
         transactionDepth = 1
         let result: R
         let confirming = confirmable, awaiting = awaitingSince
-        do {
+        do throws(StoreError) {
             try sql { () throws(SQLiteError) in try writePendingConfirmation() }
             result = try body()
+            // A failure the body caught and went on from may have cost the whole transaction.
+            if transactionLost { throw Self.lostTransactionError }
         } catch {
             transactionDepth = 0
+            transactionLost = false
             awaitingSince = awaiting
-            try? db.statement("ROLLBACK").run()
+            if db.inTransaction { try? db.statement("ROLLBACK").run() }
             forgetApps()
             throw error
         }
@@ -176,11 +186,16 @@ public final class SQLiteScheduleStore: ScheduleStore {
     /// SQLITE_NOTADB: damaged pages are found when they are read, since opening reads only the schema).
     @inline(__always)
     func sql<R>(_ body: () throws(SQLiteError) -> R) throws(StoreError) -> R {
+        if transactionLost { throw Self.lostTransactionError }
         do { return try body() } catch {
+            if transactionDepth > 0 && !db.inTransaction { transactionLost = true }
             let primary = error.code & 0xFF
             throw StoreError(primary == 11 || primary == 26 ? .corrupt : .io, error)
         }
     }
+
+    static let lostTransactionError = StoreError(
+        .io, "SQLite rolled this transaction back after a failed statement (disk full or I/O error): nothing of it is stored")
 
     // MARK: Schedules
 

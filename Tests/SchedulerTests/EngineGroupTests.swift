@@ -111,4 +111,54 @@ final class EngineGroupTests: XCTestCase {
         XCTAssertEqual(e.pendingCount, 20_001, "the wheel holds exactly the committed schedules")
         XCTAssertEqual(try e.history(app: app, limit: 6_000).filter { $0.event == .replaced }.count, 5_000)
     }
+
+    /// SQLite rolls the whole transaction back by itself on SQLITE_IOERR (and on SQLITE_FULL in a statement
+    /// without a statement journal). Here a member's statement fails that way — the statement runs ROLLBACK
+    /// on the store's connection and fails, which is the state SQLite leaves — and the group goes on with the
+    /// next member. That member must fail too (not run in autocommit mode: stored, answered failed, never
+    /// armed), and the group must fail whole: nothing stored, nothing armed.
+    func testSQLiteRollingBackTheTransactionItself_failsEveryLaterMemberAndTheGroup() throws {
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let store = try SQLiteScheduleStore(path: dir + "/g.db")
+        let e = try Engine(store: store, notifier: ScriptedNotifier(), deviceZone: .utc, zones: ZoneDatabase.shared, now: t0)
+        defer { e.close() }
+        let due = atFixed(t0.adding(seconds: 600))
+        var memberErrors: [String] = []
+        var groupError: EngineError?
+        do throws(EngineError) {
+            try e.group { () throws(EngineError) in
+                _ = try e.groupMember { () throws(EngineError) in try e.push(pushLocal(makeLocal("a", due)), app: app, now: t0) }
+                do throws(EngineError) {
+                    _ = try e.groupMember { () throws(EngineError) in
+                        _ = try e.push(pushLocal(makeLocal("b", due)), app: app, now: t0)
+                        return try e.storage { () throws(StoreError) in
+                            try store.sql { () throws(SQLiteError) in
+                                try store.db.execute("ROLLBACK")
+                                throw SQLiteError(code: 10, message: "disk I/O error", context: "INSERT INTO history")
+                            }
+                        }
+                    }
+                } catch {
+                    memberErrors.append("b: \(error.kind)")
+                }
+                do throws(EngineError) {
+                    _ = try e.groupMember { () throws(EngineError) in try e.push(pushLocal(makeLocal("c", due)), app: app, now: t0) }
+                    memberErrors.append("c: applied")
+                } catch {
+                    memberErrors.append("c: \(error.kind): \(error.message)")
+                }
+            }
+        } catch {
+            groupError = error
+        }
+        XCTAssertEqual(memberErrors.first, "b: storage")
+        XCTAssertEqual(memberErrors.last?.hasPrefix("c: storage: SQLite rolled this transaction back"), true, "\(memberErrors)")
+        XCTAssertEqual(groupError?.kind, .storage, "the group fails whole")
+        XCTAssertEqual(try e.list(app: app, limit: nil).map(\.id), [], "nothing of the group is stored")
+        XCTAssertEqual(e.pendingCount, 0, "nor armed")
+        // The store works again for the next transaction.
+        XCTAssertEqual(try e.push(pushLocal(makeLocal("d", due)), app: app, now: t0).last?.status, .scheduled)
+        XCTAssertEqual(e.pendingCount, 1)
+    }
 }
