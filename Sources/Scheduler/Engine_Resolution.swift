@@ -27,8 +27,7 @@ extension Engine {
         if let cached = specCache[text] { return cached }
         do {
             let spec = try CalendarSpec(parsing: text, zones: zones)
-            if specCache.count >= 10_000 { specCache.removeAll(keepingCapacity: true) }
-            specCache[text] = spec
+            cache(spec, for: text)
             return spec
         } catch {
             throw EngineError(.invalidArgument, "bk.local.calendar: \(error.message)")
@@ -43,6 +42,11 @@ extension Engine {
         if let rules = spec.pinnedZoneRules, let name = spec.timeZoneName {
             guard let current = try? zones.zone(named: name), current === rules else { return }
         }
+        cache(spec, for: text)
+    }
+
+    /// `specCache[text] = spec`, emptying the cache first when it holds 10,000 expressions.
+    private func cache(_ spec: CalendarSpec, for text: String) {
         if specCache.count >= 10_000 { specCache.removeAll(keepingCapacity: true) }
         specCache[text] = spec
     }
