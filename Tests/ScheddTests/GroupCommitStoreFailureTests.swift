@@ -13,16 +13,6 @@ import XCTest
 /// answered with the Storage error and nothing of any of them is stored. Once the fill file is gone the
 /// same calls succeed.
 final class GroupCommitStoreFailureTests: XCTestCase {
-    final class ManualTrigger: LoopTrigger {
-        func trigger() throws(LoopTriggerError) {}
-    }
-
-    final class Recorder: ServiceLog, CancelAnnouncer {
-        func write(_ level: ServiceLogLevel, _ message: String, id: String?, run: String?) {}
-        func announceCancelled(_ ids: [String], reason: String, app: String) {}
-        func announceCancelled(_ ids: [String], unlisted: Int, reason: String, app: String) {}
-    }
-
     private var directory = ""
     private var mounted = false
     private let start = Instant(seconds: 1_772_946_000)  // 2026-03-08T05:00:00Z
@@ -47,25 +37,12 @@ final class GroupCommitStoreFailureTests: XCTestCase {
     }
 
     func testStoreFailureInsideAPushBatch_failsEveryCallOfTheGroup_andStoresNothing() throws {
-        let engine = try Engine(store: SQLiteScheduleStore(path: directory + "/s.db"), notifier: RecordingNotifier(),
-                                deviceZone: .utc, zones: ZoneDatabase.shared, now: start)
+        let parts = try ServiceParts(databasePath: directory + "/s.db", start: start)
+        let engine = parts.engine
         defer { engine.close() }
-        let log = Recorder()
-        let clock = ServiceClock(fakeStart: start, engine: { engine },
-                                 zones: { name throws(ZoneError) in try ZoneDatabase.shared.zone(named: name) }, log: log)
-        let storage = StorageMonitor(now: { clock.now }, serving: { "Serving" }, report: { _, _ in })
-        let delivery = Delivery(engine: { engine }, clock: clock, storage: storage, log: log)
-        clock.delivery = delivery
-        let group = GroupCommit(engine: { engine }, clock: clock, storage: storage, announcer: log, log: log)
-        group.trigger = ManualTrigger()
-        let service = Service(engine: { engine }, clock: clock, delivery: delivery, groupCommit: group, storage: storage,
-                              announcer: log)
-        final class Answers { var list: [Result<CallAnswer, ServiceFailure>] = [] }
-        func serve(_ call: SchedulerCall) -> Answers {
-            let answers = Answers()
-            service.serve(call, caller: caller) { answers.list.append($0) }
-            return answers
-        }
+        parts.group.trigger = ManualTrigger()
+        let group = parts.group
+        func serve(_ call: SchedulerCall) -> () -> [Result<CallAnswer, ServiceFailure>] { parts.serve(call, caller: caller) }
 
         XCTAssertEqual(try engine.push(PushDecoder.decode(Array(pushText("before").utf8), zones: ZoneDatabase.shared),
                                        now: start).first?.status, .scheduled)
@@ -79,11 +56,11 @@ final class GroupCommitStoreFailureTests: XCTestCase {
         let batch = (0..<600).map { pushText("bulk:\($0)", body: 4_000) }
         let lone = serve(.push(pushText("lone")))
         let bulk = serve(.pushBatch(batch))
-        XCTAssertTrue(lone.list.isEmpty && bulk.list.isEmpty, "nothing answered before the commit")
+        XCTAssertTrue(lone().isEmpty && bulk().isEmpty, "nothing answered before the commit")
         group.flush()
         for (name, answers) in [("Push", lone), ("PushBatch", bulk)] {
-            guard case .failure(let failure)? = answers.list.first, answers.list.count == 1 else {
-                return XCTFail("\(name) is answered with the Storage error: \(answers.list)")
+            guard case .failure(let failure)? = answers().first, answers().count == 1 else {
+                return XCTFail("\(name) is answered with the Storage error: \(answers())")
             }
             XCTAssertEqual(failure.name, .storage, "\(name): \(failure)")
         }
@@ -95,9 +72,9 @@ final class GroupCommitStoreFailureTests: XCTestCase {
         let again = serve(.push(pushText("lone")))
         let againBulk = serve(.pushBatch(Array(batch.prefix(100))))
         group.flush()
-        guard case .success(.string(let text))? = again.list.first else { return XCTFail("\(again.list)") }
+        guard case .success(.string(let text))? = again().first else { return XCTFail("\(again())") }
         XCTAssertTrue(text.contains("scheduled"), text)
-        guard case .success(.strings(let lines))? = againBulk.list.first else { return XCTFail("\(againBulk.list)") }
+        guard case .success(.strings(let lines))? = againBulk().first else { return XCTFail("\(againBulk())") }
         XCTAssertEqual(lines.count, 100)
         XCTAssertTrue(lines.allSatisfy { $0.contains("scheduled") }, lines.first ?? "")
         XCTAssertEqual(engine.pendingCount, 102)

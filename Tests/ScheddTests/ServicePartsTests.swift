@@ -13,28 +13,6 @@ import XCTest
 /// answer is bounded. The same parts run in the daemon (BoundedCallsTests, DaemonBasicsTests) and in
 /// the dispatch fuzzer.
 final class ServicePartsTests: XCTestCase {
-    /// A loop trigger that only counts; the test runs the action when it wants.
-    final class ManualTrigger: LoopTrigger {
-        var pulls = 0
-        func trigger() throws(LoopTriggerError) { pulls += 1 }
-    }
-
-    final class Recorder: ServiceLog, CancelAnnouncer {
-        var lines: [String] = []
-        var announced: [(ids: [String], reason: String, unlisted: Int)] = []
-        func write(_ level: ServiceLogLevel, _ message: String, id: String?, run: String?) { lines.append(message) }
-        func announceCancelled(_ ids: [String], reason: String, app: String) { announced.append((ids, reason, 0)) }
-        func announceCancelled(_ ids: [String], unlisted: Int, reason: String, app: String) {
-            announced.append((ids, reason, unlisted))
-        }
-    }
-
-    struct Parts {
-        let engine: Engine, clock: ServiceClock, storage: StorageMonitor, delivery: Delivery
-        let group: GroupCommit, service: Service, recorder: Recorder
-        var reports: () -> [(StorageHealth.Report, Bool)]
-    }
-
     private var directory: String!
 
     override func setUpWithError() throws {
@@ -47,36 +25,17 @@ final class ServicePartsTests: XCTestCase {
     private let start = Instant(seconds: 1_772_946_000)  // 2026-03-08T05:00:00Z
     private let caller = Caller(app: Engine.defaultApp, sandboxed: false)
 
-    private func parts(fake: Bool = true) throws -> Parts {
-        let engine = try Engine(store: SQLiteScheduleStore(path: directory + "/s.db"), notifier: RecordingNotifier(),
-                                deviceZone: .utc, zones: ZoneDatabase.shared, now: start)
-        let recorder = Recorder()
-        let clock = ServiceClock(fakeStart: fake ? start : nil, engine: { engine },
-                                 zones: { name throws(ZoneError) in try ZoneDatabase.shared.zone(named: name) }, log: recorder)
-        let box = ReportBox()
-        let storage = StorageMonitor(now: { clock.now }, serving: { "Serving" }, report: { box.reports.append(($0, $1)) })
-        let delivery = Delivery(engine: { engine }, clock: clock, storage: storage, log: recorder)
-        clock.delivery = delivery
-        let group = GroupCommit(engine: { engine }, clock: clock, storage: storage, announcer: recorder, log: recorder)
-        group.afterCommit = { delivery.settle() }
-        let service = Service(engine: { engine }, clock: clock, delivery: delivery, groupCommit: group, storage: storage,
-                              announcer: recorder)
-        return Parts(engine: engine, clock: clock, storage: storage, delivery: delivery, group: group, service: service,
-                     recorder: recorder, reports: { box.reports })
+    private func parts(fake: Bool = true) throws -> ServiceParts {
+        try ServiceParts(databasePath: directory + "/s.db", start: start, fake: fake)
     }
-
-    final class ReportBox { var reports: [(StorageHealth.Report, Bool)] = [] }
 
     private func push(_ id: String, at: String = "2026-03-08T06:00:00Z", cancelOn: String = "ev") -> SchedulerCall {
         .push(#"{"bk":{"local":{"id":"\#(id)","at":"\#(at)","title":"T","cancelOn":["\#(cancelOn)"]}}}"#)
     }
 
     /// Serves `call` and returns its answers so far (none while it waits).
-    private func serve(_ p: Parts, _ call: SchedulerCall, caller: Caller? = nil) -> () -> [Result<CallAnswer, ServiceFailure>] {
-        final class Answers { var list: [Result<CallAnswer, ServiceFailure>] = [] }
-        let answers = Answers()
-        p.service.serve(call, caller: caller ?? self.caller) { answers.list.append($0) }
-        return { answers.list }
+    private func serve(_ p: ServiceParts, _ call: SchedulerCall, caller: Caller? = nil) -> () -> [Result<CallAnswer, ServiceFailure>] {
+        p.serve(call, caller: caller ?? self.caller)
     }
 
     func testGroupCommit_answersNothingBeforeItsCommit_andEveryWaitingCallAfterIt() throws {

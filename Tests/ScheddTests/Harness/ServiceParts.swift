@@ -1,0 +1,60 @@
+import SchedCalendar
+@testable import Scheduler
+import ScheddService
+import SystemZones
+
+/// A loop trigger that only counts; the test runs the action when it wants.
+final class ManualTrigger: LoopTrigger {
+    var pulls = 0
+    func trigger() throws(LoopTriggerError) { pulls += 1 }
+}
+
+/// The log and the cancel announcer of `ServiceParts`: records what they were told.
+final class Recorder: ServiceLog, CancelAnnouncer {
+    var lines: [String] = []
+    var announced: [(ids: [String], reason: String, unlisted: Int)] = []
+    func write(_ level: ServiceLogLevel, _ message: String, id: String?, run: String?) { lines.append(message) }
+    func announceCancelled(_ ids: [String], reason: String, app: String) { announced.append((ids, reason, 0)) }
+    func announceCancelled(_ ids: [String], unlisted: Int, reason: String, app: String) {
+        announced.append((ids, reason, unlisted))
+    }
+}
+
+/// The daemon's bus-free parts wired as the daemon wires them (clock ↔ delivery, group commit settling
+/// delivery after each commit), over a real SQLite store at `databasePath` and a recording notifier, on a
+/// fake clock at `start` (or the real clock when `fake` is false). No loop: the test pulls the triggers.
+struct ServiceParts {
+    let engine: Engine, clock: ServiceClock, storage: StorageMonitor, delivery: Delivery
+    let group: GroupCommit, service: Service, recorder: Recorder
+    /// What the storage monitor reported so far (report, whether it is an error).
+    var reports: () -> [(StorageHealth.Report, Bool)]
+
+    private final class ReportBox { var reports: [(StorageHealth.Report, Bool)] = [] }
+
+    init(databasePath: String, start: Instant, fake: Bool = true) throws {
+        let engine = try Engine(store: SQLiteScheduleStore(path: databasePath), notifier: RecordingNotifier(),
+                                deviceZone: .utc, zones: ZoneDatabase.shared, now: start)
+        let recorder = Recorder()
+        let clock = ServiceClock(fakeStart: fake ? start : nil, engine: { engine },
+                                 zones: { name throws(ZoneError) in try ZoneDatabase.shared.zone(named: name) }, log: recorder)
+        let box = ReportBox()
+        let storage = StorageMonitor(now: { clock.now }, serving: { "Serving" }, report: { box.reports.append(($0, $1)) })
+        let delivery = Delivery(engine: { engine }, clock: clock, storage: storage, log: recorder)
+        clock.delivery = delivery
+        let group = GroupCommit(engine: { engine }, clock: clock, storage: storage, announcer: recorder, log: recorder)
+        group.afterCommit = { delivery.settle() }
+        let service = Service(engine: { engine }, clock: clock, delivery: delivery, groupCommit: group, storage: storage,
+                              announcer: recorder)
+        self.engine = engine; self.clock = clock; self.storage = storage; self.delivery = delivery
+        self.group = group; self.service = service; self.recorder = recorder
+        reports = { box.reports }
+    }
+
+    /// Serves `call` for `caller` and returns its answers so far (none while it waits for the commit).
+    func serve(_ call: SchedulerCall, caller: Caller) -> () -> [Result<CallAnswer, ServiceFailure>] {
+        final class Answers { var list: [Result<CallAnswer, ServiceFailure>] = [] }
+        let answers = Answers()
+        service.serve(call, caller: caller) { answers.list.append($0) }
+        return { answers.list }
+    }
+}
