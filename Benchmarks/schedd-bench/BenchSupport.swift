@@ -42,3 +42,11 @@ func residentBytes() -> Int {
     }
     return resident * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
+
+/// User and system CPU seconds of this process so far.
+func cpuUsage() -> (user: Double, system: Double) {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return (Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
+            Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6)
+}

@@ -44,9 +44,9 @@ func bulkPathBenchmark(_ args: [String]) {
         let service = Service(engine: { engine }, clock: clock, delivery: delivery, groupCommit: group, storage: storage,
                               announcer: log)
         let batches = stride(from: 0, to: lines.count, by: batch).map { Array(lines[$0..<min($0 + batch, lines.count)]) }
-        let before = cpuSecondsBoth()
+        let before = cpuUsage()
         let scheduled = bulkPathLoop(service, group, batches)
-        let after = cpuSecondsBoth()
+        let after = cpuUsage()
         guard scheduled == lines.count else { print("bulkpath: \(scheduled) of \(lines.count) answered scheduled"); return }
         let user = (after.user - before.user) / Double(lines.count) * 1e6
         let system = (after.system - before.system) / Double(lines.count) * 1e6
@@ -103,12 +103,4 @@ private func readWholeFile(_ path: String) -> [UInt8]? {
         bytes += chunk[0..<n]
     }
     return bytes
-}
-
-/// User and system CPU seconds of this process so far.
-private func cpuSecondsBoth() -> (user: Double, system: Double) {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return (Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
-            Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6)
 }

@@ -105,11 +105,3 @@ private func rawCommitPerRow(_ path: String, _ count: Int, now: Instant) -> (use
     if let failure { print("pushpath: raw baseline: insert failed: \(failure)"); return (.nan, .nan) }
     return ((after.user - before.user) / Double(count) * 1e6, (after.system - before.system) / Double(count) * 1e6)
 }
-
-/// User and system CPU seconds of this process so far.
-private func cpuUsage() -> (user: Double, system: Double) {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return (Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
-            Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6)
-}
