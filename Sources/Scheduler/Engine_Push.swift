@@ -171,7 +171,7 @@ extension Engine {
             }
             let made: (StoredSchedule, Instant?)
             do throws(EngineError) {
-                made = try makeSchedule(local, app: app, messageId: messageId, extras: extras, now: now)
+                made = try makeSchedule(local, digest: digest, app: app, messageId: messageId, extras: extras, now: now)
             } catch {
                 throw StoreError(carrying: error)
             }

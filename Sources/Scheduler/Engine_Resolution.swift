@@ -86,8 +86,9 @@ extension Engine {
         return next
     }
 
-    /// A new stored schedule from a push (key 0, `next` = the first due; nil `next` means no occurrence).
-    func makeSchedule(_ local: LocalSchedule, app: String = Engine.defaultApp, messageId: String?,
+    /// A new stored schedule from a push (key 0, `next` = the first due; nil `next` means no occurrence);
+    /// `digest` is `local.digest`, computed once by the caller.
+    func makeSchedule(_ local: LocalSchedule, digest: String, app: String = Engine.defaultApp, messageId: String?,
                       extras: NotificationExtras = NotificationExtras(), now: Instant)
         throws(EngineError) -> (StoredSchedule, Instant?) {
         var s = StoredSchedule(
@@ -95,7 +96,7 @@ extension Engine {
             untilInstant: nil, untilWall: nil, untilZone: nil, next: now, lastDue: nil, title: local.title,
             body: local.body, dataJSON: local.dataJSON, cancelOn: local.cancelOn, graceSeconds: local.graceSeconds,
             urgency: local.urgency, icon: local.icon, category: local.category, actions: local.actions,
-            messageId: messageId, fingerprint: local.digest, storedAt: now)
+            messageId: messageId, fingerprint: digest, storedAt: now)
         s.extras = extras
         switch local.trigger {
         case .at(.fixed(let instant, let offset)):

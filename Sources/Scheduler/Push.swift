@@ -99,18 +99,17 @@ public struct LocalSchedule: Sendable, Hashable {
     /// second time (`Engine.makeSchedule`; ~4% of a bulk load's instructions). Not part of the value.
     public var parsedCalendar = ParsedCalendar()
     /// A canonical serialization of the whole `bk.local` object (keys sorted, compact): two pushes
-    /// with equal fingerprints are "the same push" for idempotency (CONTRACT §1). Setting it recomputes `digest`.
-    public var fingerprint: String {
-        didSet { digest = StoreCoding.digest(ofFingerprint: fingerprint) }
-    }
+    /// with equal fingerprints are "the same push" for idempotency (CONTRACT §1).
+    public var fingerprint: String
 
     /// The run id: the text before the first `:`, or the whole id when it has none.
     public var runId: String { Scheduler.runId(of: id) }
 
     /// The digest of `fingerprint` that the store keeps (`StoredSchedule.fingerprint`, the `applied` table):
-    /// SHA-256 hex, computed once when the fingerprint is set (a push is looked up and stored by it several
-    /// times), so reading it is O(1).
-    public private(set) var digest: String
+    /// SHA-256 hex. Computed on each read, O(fingerprint): the engine reads it once per push and passes it on.
+    /// Not computed by the decoder, so that a process that only checks a push (the CLI's unknown-member
+    /// warnings) never starts libcrypto — its first digest costs ~1 ms of provider set-up (BENCHMARKS §4).
+    public var digest: String { StoreCoding.digest(ofFingerprint: fingerprint) }
 
     public init(id: String, trigger: Trigger, until: OneShotTime? = nil, title: String, body: String? = nil,
                 dataJSON: String? = nil, cancelOn: [String] = [], graceSeconds: Int64? = nil,
@@ -119,7 +118,6 @@ public struct LocalSchedule: Sendable, Hashable {
         self.id = id; self.trigger = trigger; self.until = until; self.title = title; self.body = body
         self.dataJSON = dataJSON; self.cancelOn = cancelOn; self.graceSeconds = graceSeconds; self.urgency = urgency
         self.icon = icon; self.category = category; self.actions = actions; self.fingerprint = fingerprint
-        self.digest = StoreCoding.digest(ofFingerprint: fingerprint)
     }
 }
 
