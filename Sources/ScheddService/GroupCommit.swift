@@ -22,13 +22,16 @@ public final class GroupCommit {
     public static let maxGroup = 4096
 
     /// One decoded write operation (a method with `SchedulerMethod.grouped`).
-    public enum Operation {
+    public enum Operation: Sendable {
         /// `Push(s)`: one decoded push.
         case push(Push)
         /// `PushBatch(as)`: the decoded pushes, the index in the call of each (`indexes[k]` is that of
         /// `pushes[k]`), and the answers of the rejected ones. Two arrays, not pairs: the engine takes
         /// `pushes` as it is (no copy of each push, which retained and released every field: ~5% of a bulk load).
         case pushBatch(pushes: [Push], indexes: [Int], answers: [String?])
+        /// A `PushBatch` that `PushBatchDecoder` is decoding: it keeps its place in the queue, and the writes
+        /// after it wait for it (a `.pushBatch` once decoded).
+        case decoding(DecodingPushBatch)
         /// `Track(ss)`: the event and its data (JSON text, already checked).
         case track(event: String, data: String?)
         /// `Cancel(s)` / `CancelRun(s)`.
@@ -98,12 +101,41 @@ public final class GroupCommit {
         }
     }
 
-    /// Applies every queued write in one transaction, then answers each call and announces what was
-    /// cancelled. Nothing is answered before the commit.
+    /// Applies every queued write, then answers each call and announces what was cancelled: one
+    /// transaction, or one per batch still decoding when the group began (each waited for in turn).
+    /// Nothing is answered before its commit.
     public func flush() {
+        while !waiting.isEmpty { commitReady() }
+    }
+
+    /// `trigger`'s action: commits the writes up to the first batch still decoding (waiting for the first
+    /// write itself when it is one), and leaves the rest for the next loop iteration, so that the loop
+    /// applies one batch while the decoder's thread decodes the next (`PushBatchDecoder`).
+    public func flushReady() {
+        commitReady()
         guard !waiting.isEmpty else { return }
-        let writes = waiting
-        waiting.removeAll(keepingCapacity: true)
+        guard let trigger else { return flush() }
+        do throws(LoopTriggerError) {
+            try trigger.trigger()
+        } catch {
+            log.error("cannot schedule the group commit (\(error)): committing at once")
+            flush()
+        }
+    }
+
+    /// The first write (its decode waited for) and every decoded one after it, in one transaction.
+    private func commitReady() {
+        guard !waiting.isEmpty else { return }
+        var end = 0
+        while end < waiting.count {
+            if case .decoding(let batch) = waiting[end].operation {
+                guard end == 0 || batch.isReady else { break }
+                waiting[end].operation = batch.operation()
+            }
+            end += 1
+        }
+        let writes = Array(waiting[..<end])
+        waiting.removeFirst(end)
         statistics.record(writes.count)
         var results: [Result<Applied, ServiceFailure>] = []
         results.reserveCapacity(writes.count)
@@ -174,6 +206,8 @@ public final class GroupCommit {
     private static func applyMember(_ operation: Operation, app: String, now: Instant, engine: Engine)
         throws(EngineError) -> Applied {
         switch operation {
+        case .decoding(let batch):  // resolved by `commitReady` before any write is applied
+            return try applyMember(batch.operation(), app: app, now: now, engine: engine)
         case .push(let push):
             let outcomes = try engine.push(push, app: app, now: now)
             return Applied(answer: .string(outcomesJSON(outcomes)), pushOutcomes: outcomes)

@@ -60,6 +60,8 @@ public final class Service {
     let groupCommit: GroupCommit
     let storage: StorageMonitor
     let announcer: CancelAnnouncer
+    /// Decodes large PushBatch calls off the loop (set by the daemon; nil: every call decoded at once).
+    public var batchDecoder: PushBatchDecoder?
 
     public init(engine: @escaping () -> Engine, clock: ServiceClock, delivery: Delivery, groupCommit: GroupCommit,
                 storage: StorageMonitor, announcer: CancelAnnouncer) {
@@ -74,7 +76,13 @@ public final class Service {
         if method.grouped {
             do throws(ServiceFailure) {
                 let app = try requireCaller(caller, method).app
-                groupCommit.enqueue(try Self.operation(call, zones: engine().zones), app: app, member: method.name, reply: reply)
+                let operation: GroupCommit.Operation
+                if case .pushBatch(let texts) = call, texts.count >= PushBatchDecoder.minimumEntries, let batchDecoder {
+                    operation = .decoding(batchDecoder.submit(texts, zones: engine().zones))
+                } else {
+                    operation = try Self.operation(call, zones: engine().zones)
+                }
+                groupCommit.enqueue(operation, app: app, member: method.name, reply: reply)
             } catch {
                 reply(.failure(error))
             }
@@ -102,20 +110,7 @@ public final class Service {
     static func operation(_ call: SchedulerCall, zones: any ZoneResolver) throws(ServiceFailure) -> GroupCommit.Operation {
         switch call {
         case .push(let text): return .push(try decodePush(text, zones: zones))
-        case .pushBatch(let texts):
-            var answers = [String?](repeating: nil, count: texts.count)
-            var pushes: [Push] = [], indexes: [Int] = []
-            pushes.reserveCapacity(texts.count)
-            indexes.reserveCapacity(texts.count)
-            for (i, text) in texts.enumerated() {
-                do throws(ServiceFailure) {
-                    pushes.append(try decodePush(text, zones: zones))
-                    indexes.append(i)
-                } catch {
-                    answers[i] = errorJSON(error.message)
-                }
-            }
-            return .pushBatch(pushes: pushes, indexes: indexes, answers: answers)
+        case .pushBatch(let texts): return decodeBatch(texts, zones: zones)
         case .track(let event, let data):
             if let data {
                 do { _ = try JSONValue.parse(data) } catch { throw ServiceFailure(.invalidArgument, "data: \(error.description)") }
@@ -125,6 +120,24 @@ public final class Service {
         case .cancelRun(let run): return .cancelRun(run: run)
         default: throw ServiceFailure(.usage, "\(call.name) is not a group-commit write")
         }
+    }
+
+    /// A `PushBatch`'s operation: each text decoded on its own, a rejected one answered with its error.
+    /// Pure (the zone resolver is `Sendable`): `PushBatchDecoder` runs it on its thread. O(total bytes).
+    static func decodeBatch(_ texts: [String], zones: any ZoneResolver) -> GroupCommit.Operation {
+        var answers = [String?](repeating: nil, count: texts.count)
+        var pushes: [Push] = [], indexes: [Int] = []
+        pushes.reserveCapacity(texts.count)
+        indexes.reserveCapacity(texts.count)
+        for (i, text) in texts.enumerated() {
+            do throws(ServiceFailure) {
+                pushes.append(try decodePush(text, zones: zones))
+                indexes.append(i)
+            } catch {
+                answers[i] = errorJSON(error.message)
+            }
+        }
+        return .pushBatch(pushes: pushes, indexes: indexes, answers: answers)
     }
 
     static func decodePush(_ text: String, zones: any ZoneResolver) throws(ServiceFailure) -> Push {

@@ -8,6 +8,11 @@ import SystemZones
 /// How many NDJSON pushes go in one PushBatch call at most: large enough to amortize the group commit.
 private let batchSize = 1000
 
+/// How many PushBatch calls are in flight at most: with three, the daemon holds the next batch while it
+/// commits one, and decodes it meanwhile on its decoding thread (`PushBatchDecoder`); with two it
+/// would read the next only after the commit.
+private let callsInFlight = 3
+
 /// How many bytes of pushes go in one PushBatch call at most (8 MiB): a batch is sent before the push
 /// that would cross it, so the request stays far below the 32 MiB message limit of a stock bus (CONTRACT
 /// §9) whatever the pushes weigh — 1,000 pushes of 60 KiB are about 60 MiB, eight calls here. Each push
@@ -129,9 +134,9 @@ private func invalidUTF8Message(_ bytes: [UInt8]) -> String {
 
 /// NDJSON lines collected for one PushBatch call, with those rejected before sending, in input order.
 ///
-/// Two calls in flight: `send` sends the collected pushes and returns once the call before it is answered
-/// and printed, so the next lines are read and checked while the daemon decodes and commits (each answer
-/// still comes only after its commit, and answers are printed in input order).
+/// `callsInFlight` calls in flight: `send` sends the collected pushes and returns once the oldest call is
+/// answered and printed, so the next lines are read and checked while the daemon decodes and commits (each
+/// answer still comes only after its commit, and answers are printed in input order).
 private struct PushBatch {
     enum Entry { case text(String, indent: Int), rejected(String) }
     typealias Line = (entry: Entry, line: Int, warnings: [String])
@@ -165,8 +170,8 @@ private struct PushBatch {
         entries.append((entry, line, warnings))
     }
 
-    /// Sends the collected pushes in one call, then waits for the call sent before it (if any) and prints
-    /// its answers: at most two calls in flight.
+    /// Sends the collected pushes in one call, then, with `callsInFlight` calls out, waits for the oldest
+    /// and prints its answers.
     mutating func send() throws(CommandFailure) {
         let texts = entries.compactMap { if case .text(let t, _) = $0.entry { t } else { nil } }
         var pending: PendingCall<[String]>?
@@ -177,7 +182,7 @@ private struct PushBatch {
         inFlight.append((entries, pending, texts.count))
         entries = []
         bytes = 0
-        if inFlight.count > 1 { try printOldest() }
+        if inFlight.count >= callsInFlight { try printOldest() }
     }
 
     /// Waits for every call sent and prints their answers.

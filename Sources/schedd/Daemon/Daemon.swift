@@ -128,6 +128,7 @@ final class Daemon {
                     + (clock.fake.map { _ in " with a fake clock at \(clock.now.rfc3339)" } ?? "")
                     + (identity.callerPolicy.map { " to root and group '\($0.groupName)' (gid \($0.groupID))" } ?? ""))
         let code = loop.run()
+        service.batchDecoder?.stop()
         checkpoints.stop()
         desktop?.detach()
         ServiceManager.notify("STOPPING=1")
@@ -158,7 +159,15 @@ final class Daemon {
             }
             // Below the bus (0): after every message already waiting was handed over. The group commit
             // before a delivery slice, so that calls are answered during a long catch-up.
-            groupCommit.trigger = try trigger(priority: 10) { [unowned self] in groupCommit.flush() }
+            groupCommit.trigger = try trigger(priority: 10) { [unowned self] in groupCommit.flushReady() }
+            service.batchDecoder = PushBatchDecoder { body in
+                guard let thread = startDaemonThread(body) else { return false }
+                pthread_detach(thread)
+                return true
+            }
+            if service.batchDecoder == nil {
+                logger.warning("cannot start the decoding thread: PushBatch calls are decoded on the loop")
+            }
             groupCommit.afterCommit = { [unowned self] in delivery.settle() }
             delivery.failureTrigger = try trigger(priority: 15) { [unowned self] in delivery.recordLateFailures() }
             delivery.continueTrigger = try trigger(priority: 20) { [unowned self] in delivery.continueDelivery() }

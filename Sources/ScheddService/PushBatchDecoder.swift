@@ -1,0 +1,117 @@
+import Glibc
+import SchedCalendar
+import Scheduler
+
+/// Decodes large `PushBatch` calls on a thread of its own (docs/daemon-parts.md "Decoding off the loop"),
+/// so that the loop applies and commits one batch while the next one is decoded: in a bulk load the
+/// decode is about a third of the daemon's CPU per push (BENCHMARKS.md §1c), and on two cores it now
+/// runs beside the loop instead of before it.
+///
+/// Order is unchanged: the group commit keeps a decoding batch in its place in the queue
+/// (`GroupCommit.Operation.decoding`), applies only the writes before it, and waits for it when it is
+/// first (`DecodingPushBatch.operation()` blocks). Decoding is pure — the decoder reads only the bytes
+/// and the zone resolver (`Sendable`, its cache behind a lock) — so what a batch decodes to does not
+/// depend on the thread. One job at a time, in submission order; O(1) to submit.
+public final class PushBatchDecoder: @unchecked Sendable {
+    /// Batches with fewer entries are decoded on the loop at once: the hand-over costs two wake-ups.
+    public static let minimumEntries = 64
+
+    // Guarded by `lock`: the jobs not yet taken, oldest first, and whether the thread should end.
+    private var jobs: [(texts: [String], zones: any ZoneResolver, result: DecodingPushBatch)] = []
+    private var stopping = false
+    private let lock = Lock()
+
+    /// Starts the decoding thread with `startThread` (the daemon's one place that makes threads; it
+    /// returns false when none could be made); nil when it could not.
+    public init?(startThread: (@escaping @Sendable () -> Void) -> Bool) {
+        guard startThread({ [self] in run() }) else { return nil }
+    }
+
+    /// Hands `texts` to the thread; the result is to be waited for on the loop. O(1).
+    public func submit(_ texts: [String], zones: any ZoneResolver) -> DecodingPushBatch {
+        let result = DecodingPushBatch()
+        lock.withLock {
+            jobs.append((texts, zones, result))
+            lock.signal()
+        }
+        return result
+    }
+
+    /// Ends the thread after the job under way; jobs not yet taken are decoded on the caller's
+    /// `operation()` instead (nothing submitted is ever left unanswered).
+    public func stop() {
+        let left = lock.withLock { () -> [(texts: [String], zones: any ZoneResolver, result: DecodingPushBatch)] in
+            stopping = true
+            lock.signal()
+            defer { jobs.removeAll() }
+            return jobs
+        }
+        for job in left { job.result.fulfil(Service.decodeBatch(job.texts, zones: job.zones)) }
+    }
+
+    private func run() {
+        while true {
+            let job = lock.withLock { () -> (texts: [String], zones: any ZoneResolver, result: DecodingPushBatch)? in
+                while jobs.isEmpty && !stopping { lock.wait() }
+                return jobs.isEmpty ? nil : jobs.removeFirst()
+            }
+            guard let job else { return }
+            job.result.fulfil(Service.decodeBatch(job.texts, zones: job.zones))
+        }
+    }
+}
+
+/// One `PushBatch` being decoded by `PushBatchDecoder`: fulfilled once by the thread, read on the loop.
+public final class DecodingPushBatch: @unchecked Sendable {
+    // Guarded by `lock`.
+    private var decoded: GroupCommit.Operation?
+    private let lock = Lock()
+
+    /// Whether the thread is done with it (the group commit applies it without waiting).
+    public var isReady: Bool { lock.withLock { decoded != nil } }
+
+    /// The decoded batch, waiting for the thread when it is not done yet.
+    public func operation() -> GroupCommit.Operation {
+        lock.withLock {
+            while decoded == nil { lock.wait() }
+            return decoded!
+        }
+    }
+
+    func fulfil(_ operation: GroupCommit.Operation) {
+        lock.withLock {
+            decoded = operation
+            lock.signal()
+        }
+    }
+}
+
+/// A POSIX mutex with one condition variable, for the two classes above.
+private final class Lock: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    func withLock<R>(_ body: () -> R) -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
+
+    /// With the lock held: releases it until `signal`, then holds it again.
+    func wait() { pthread_cond_wait(condition, mutex) }
+
+    /// With the lock held: wakes every waiter.
+    func signal() { pthread_cond_broadcast(condition) }
+}
