@@ -90,4 +90,32 @@ final class PushStreamingTests: XCTestCase {
                        ["push: larger than 65536 bytes"], big.stdout)
         XCTAssertEqual(try h.list().map { $0["id"] as? String }, ["p:small"])
     }
+
+    /// A batch's answers are written at once (PushCommand.swift, `StdoutLines`), yet stdout and stderr on
+    /// one file (`2>&1`) keep the order of the lines: each warning before its line's answer, a rejection
+    /// between the answers around it.
+    func testNDJSON_stdoutAndStderrOnOneFile_keepTheOrderOfTheLines() throws {
+        let h = try ScheddHarness(fakeClock: "2026-04-01T08:00:00Z")
+        defer { h.tearDown() }
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let lines = [localPush(id: "o:1", at: "2026-04-01T09:00:00Z"),
+                     localPush(id: "o:2", at: "2026-04-01T09:00:00Z", extra: "\"colour\":\"red\""),
+                     "{\"bk\":{\"local\":{\"id\":\"o:3\"}}}",
+                     localPush(id: "o:4", at: "2026-04-01T09:00:00Z")]
+        let path = dir.file("pushes.ndjson"), merged = dir.file("merged")
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let result = try runProcess("/bin/sh", ["-c", "\"$0\" push \"$1\" --bus \"$2\" > \"$3\" 2>&1",
+                                                 Build.schedd, path, h.bus.address, merged], environment: ["TZ": "UTC"])
+        XCTAssertEqual(result.status, 1, "one line is rejected")
+        let out = try String(contentsOfFile: merged, encoding: .utf8).split(separator: "\n").map(String.init)
+        XCTAssertEqual(out.count, 5, out.joined(separator: "\n"))
+        guard out.count == 5 else { return }
+        XCTAssertTrue(out[0].hasPrefix("o:1: scheduled"), out[0])
+        XCTAssertEqual(out[1], "schedd: warning: line 2: bk.local.colour: unknown member, ignored")
+        XCTAssertTrue(out[2].hasPrefix("o:2: scheduled"), out[2])
+        XCTAssertTrue(out[3].hasPrefix("schedd: line 3: push rejected: "), out[3])
+        XCTAssertTrue(out[4].hasPrefix("o:4: scheduled"), out[4])
+    }
+
 }

@@ -199,8 +199,10 @@ private struct PushBatch {
             throw .failure("unexpected reply to PushBatch: \(answers.count) answers for \(count) pushes")
         }
         var next = answers.makeIterator()
+        var output = StdoutLines()
+        defer { output.flush() }
         for (entry, line, warnings) in lines {
-            for warning in warnings { Console.err(warning) }
+            for warning in warnings { output.err(warning) }
             let value: JSONValue
             switch entry {
             case .text(let text, let indent):
@@ -208,17 +210,17 @@ private struct PushBatch {
                 if let error = value[member: "error"]?.stringValue, let column = syntaxColumn(error, in: text, indent: indent) {
                     // --json keeps the daemon's message; the person reads the line and column.
                     rejected = true
-                    if args.json { Console.out(value.serialized()) }
-                    Console.err("schedd: push rejected: line \(line), \(column)")
+                    if args.json { output.out(value.serialized()) }
+                    output.err("schedd: push rejected: line \(line), \(column)")
                     continue
                 }
             case .rejected(let message): value = .object([JSONMember("error", .string(message))])
             }
             if let error = value[member: "error"]?.stringValue {
                 rejected = true
-                printRejection(error, line: line, args: args)
+                printRejection(error, line: line, args: args, into: &output)
             } else {
-                printOutcomes(value, args: args, zone: zone)
+                printOutcomes(value, args: args, zone: zone, into: &output)
             }
         }
     }
@@ -289,10 +291,16 @@ private func unknownMemberWarnings(_ text: String, line: Int?) -> [String] {
 }
 
 private func printRejection(_ message: String, line: Int?, args: ParsedArguments) {
+    var output = StdoutLines()
+    printRejection(message, line: line, args: args, into: &output)
+    output.flush()
+}
+
+private func printRejection(_ message: String, line: Int?, args: ParsedArguments, into output: inout StdoutLines) {
     if args.json {
-        Console.out(JSONValue.object([JSONMember("error", .string(message))]).serialized())
+        output.out(JSONValue.object([JSONMember("error", .string(message))]).serialized())
     }
-    Console.err("schedd: \(line.map { "line \($0): " } ?? "")push rejected: \(message)")
+    output.err("schedd: \(line.map { "line \($0): " } ?? "")push rejected: \(message)")
 }
 
 /// A daemon's syntax error for an NDJSON line (`push: invalid JSON at byte N: REASON`) as the line's
@@ -310,9 +318,15 @@ private func syntaxColumn(_ message: String, in text: String, indent: Int) -> St
 
 /// Prints each outcome of one push: one JSON object per line, or a human line.
 func printOutcomes(_ outcomes: JSONValue, args: ParsedArguments, zone: TimeZoneRules?) {
+    var output = StdoutLines()
+    printOutcomes(outcomes, args: args, zone: zone, into: &output)
+    output.flush()
+}
+
+func printOutcomes(_ outcomes: JSONValue, args: ParsedArguments, zone: TimeZoneRules?, into output: inout StdoutLines) {
     for outcome in outcomes.arrayValue ?? [] {
         if args.json {
-            Console.out(outcome.serialized())
+            output.out(outcome.serialized())
             continue
         }
         let id = (outcome[member: "id"] ?? outcome[member: "run"])?.stringValue ?? "?"
@@ -327,6 +341,6 @@ func printOutcomes(_ outcomes: JSONValue, args: ParsedArguments, zone: TimeZoneR
         if let closed = outcome[member: "closed"]?.arrayValue, !closed.isEmpty {
             line += ", closed " + closed.compactMap(\.stringValue).joined(separator: ", ")
         }
-        Console.out(line)
+        output.out(line)
     }
 }
