@@ -13,11 +13,24 @@ public final class CancelSlicing {
     private let storage: StorageMonitor
     private let log: ServiceLog
     private var scheduled = false
+    /// What waits for the jobs to be done (`afterJobs`), in order.
+    private var waitingForJobs: [() -> Void] = []
     /// Runs `continueSlicing` in a later loop iteration (set by the wiring; nil: every slice at once).
     public var trigger: LoopTrigger?
 
     public init(engine: @escaping () -> Engine, clock: ServiceClock, storage: StorageMonitor, log: ServiceLog) {
         self.engine = engine; self.clock = clock; self.storage = storage; self.log = log
+    }
+
+    /// Runs `action` once no cancellation job is under way: at once when none is, else after the slice
+    /// that finishes the last one (other calls are served between the slices meanwhile). `ClockNext`
+    /// waits so, so that it never stops at the due time of a schedule a job still covers (cancelled for
+    /// every caller, but still in the wheel until its slice). When slicing stops early — a storage failure
+    /// backed off, a trigger the loop refused — the actions run then, and the jobs go on later.
+    public func afterJobs(_ action: @escaping () -> Void) {
+        guard engine().hasCancelJobs else { return action() }
+        waitingForJobs.append(action)
+        if !scheduled { schedule() }
     }
 
     /// Schedules the next slice when a job is under way and none is scheduled. O(1).
@@ -29,7 +42,7 @@ public final class CancelSlicing {
     private func schedule() {
         guard let trigger else {
             while slice() {}
-            return
+            return runWaiting()
         }
         scheduled = true
         do throws(LoopTriggerError) {
@@ -37,13 +50,20 @@ public final class CancelSlicing {
         } catch {
             scheduled = false
             log.error("cannot schedule the next cancellation slice (\(error)): it runs at the next change")
+            runWaiting()
         }
+    }
+
+    private func runWaiting() {
+        let actions = waitingForJobs
+        waitingForJobs.removeAll()
+        for action in actions { action() }
     }
 
     /// `trigger`'s action: one slice, then the next one scheduled while a job remains.
     public func continueSlicing() {
         scheduled = false
-        if slice() { schedule() }
+        if slice() { schedule() } else { runWaiting() }
     }
 
     /// One slice; true when a job remains. While a storage failure is backed off, nothing (the next

@@ -62,6 +62,8 @@ public final class Service {
     let announcer: CancelAnnouncer
     /// Decodes large PushBatch calls off the loop (set by the daemon; nil: every call decoded at once).
     public var batchDecoder: PushBatchDecoder?
+    /// The cancellation jobs' slicing, which `ClockNext` waits for (set by the wiring; nil: it does not wait).
+    public var cancelSlicing: CancelSlicing?
 
     public init(engine: @escaping () -> Engine, clock: ServiceClock, delivery: Delivery, groupCommit: GroupCommit,
                 storage: StorageMonitor, announcer: CancelAnnouncer) {
@@ -206,8 +208,18 @@ public final class Service {
             delivery.replyAfterDelivery(reply) { [clock] in .string(clock.json()) }
             return nil
         case .clockNext:
-            try clock.next()
-            delivery.replyAfterDelivery(reply) { [clock] in .string(clock.json()) }
+            // A schedule a cancellation job still covers is cancelled, though still in the wheel: the clock
+            // moves once the jobs are done, so that it stops where something is really due.
+            try clock.checkFake("next")
+            let next = { [clock, delivery] in
+                do throws(ServiceFailure) {
+                    try clock.next()
+                } catch {
+                    return reply(.failure(error))
+                }
+                delivery.replyAfterDelivery(reply) { .string(clock.json()) }
+            }
+            if let cancelSlicing { cancelSlicing.afterJobs(next) } else { next() }
             return nil
         case .clockZone(let name):
             try clock.zone(name)

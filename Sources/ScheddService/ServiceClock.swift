@@ -41,6 +41,9 @@ public final class ServiceClock {
         ]).serialized()
     }
 
+    /// Throws the error `clock METHOD` gives on the real clock (`.notFakeClock`); nothing on a fake one.
+    func checkFake(_ method: String) throws(ServiceFailure) { _ = try requireFake(method) }
+
     private func requireFake(_ method: String) throws(ServiceFailure) -> FakeClock {
         guard let fake else {
             throw ServiceFailure(.notFakeClock, "clock \(method): the daemon runs on the real clock (start it with --fake-clock)")

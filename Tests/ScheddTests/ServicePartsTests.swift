@@ -137,4 +137,36 @@ final class ServicePartsTests: XCTestCase {
         while try p.engine.cancelSlice(now: p.clock.now) != nil {}
         XCTAssertEqual(p.engine.pendingCount, 0, "the job cancelled the rest")
     }
+
+    /// A schedule a cancellation job still covers is cancelled for every caller, though it stays in the
+    /// wheel until its slice: `ClockNext` waits for the jobs (its answer comes after their last slice) and
+    /// then stops where something is really due — not at the covered schedules' 06:00, where nothing shows.
+    func testClockNext_waitsForTheCancellationJobs_andStopsWhereSomethingIsDue() throws {
+        let p = try parts()
+        let trigger = ManualTrigger()
+        p.slicing.trigger = trigger
+        let covered = Engine.cancelFirstSlice + 350
+        let texts = (0..<covered).map { #"{"bk":{"local":{"id":"c:\#($0)","at":"2026-03-08T06:00:00Z","title":"T","cancelOn":["ev"]}}}"# }
+        XCTAssertEqual(serve(p, .pushBatch(texts))().count, 1)
+        XCTAssertEqual(serve(p, push("u", at: "2026-03-08T07:00:00Z", cancelOn: "other"))().count, 1)
+        guard case .success(.cancelled(let count, _, true))? = serve(p, .track(event: "ev", data: nil))().first else {
+            return XCTFail("the track answers at once, with more to come")
+        }
+        XCTAssertEqual(Int(count), covered)
+        XCTAssertTrue(p.engine.hasCancelJobs, "350 are left to a job")
+        let next = serve(p, .clockNext)
+        XCTAssertTrue(next().isEmpty, "the clock waits for the job")
+        XCTAssertEqual(p.clock.now, start)
+        var slices = 0
+        while trigger.pulls > slices, slices < 100 {
+            slices += 1
+            p.slicing.continueSlicing()
+        }
+        XCTAssertFalse(p.engine.hasCancelJobs)
+        guard case .success(.string(let json))? = next().first, next().count == 1 else { return XCTFail("\(next())") }
+        XCTAssertEqual(p.clock.now, Instant(seconds: 1_772_953_200), "07:00, where u is due: \(json)")
+        XCTAssertEqual(p.engine.pendingCount, 0, "u was shown; the covered ones are cancelled, none shown")
+        XCTAssertEqual(p.recorder.announced.first?.unlisted, 350)
+    }
+
 }

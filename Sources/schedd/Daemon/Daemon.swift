@@ -106,6 +106,7 @@ final class Daemon {
         groupCommit = GroupCommit(engine: engine, clock: clock, storage: storage, announcer: announcements, log: logger)
         service = Service(engine: engine, clock: clock, delivery: delivery, groupCommit: groupCommit, storage: storage,
                           announcer: announcements)
+        service.cancelSlicing = cancelSlicing
         identity = Identity(bus: bus, logger: logger, callerPolicy: policy, subscriptions: subscriptions)
         busService = BusService(service: service, identity: identity, logger: logger)
         watches = ChangeWatches(engine: engine, clock: clock, delivery: delivery, storage: storage, logger: logger)

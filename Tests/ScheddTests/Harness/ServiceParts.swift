@@ -26,6 +26,8 @@ final class Recorder: ServiceLog, CancelAnnouncer {
 struct ServiceParts {
     let engine: Engine, clock: ServiceClock, storage: StorageMonitor, delivery: Delivery
     let group: GroupCommit, service: Service, recorder: Recorder
+    /// The cancellation jobs' slices: all at once until a test sets its `trigger`.
+    let slicing: CancelSlicing
     /// What the storage monitor reported so far (report, whether it is an error).
     var reports: () -> [(StorageHealth.Report, Bool)]
 
@@ -45,6 +47,10 @@ struct ServiceParts {
         group.afterCommit = { delivery.settle() }
         let service = Service(engine: { engine }, clock: clock, delivery: delivery, groupCommit: group, storage: storage,
                               announcer: recorder)
+        let slicing = CancelSlicing(engine: { engine }, clock: clock, storage: storage, log: recorder)
+        delivery.afterSettle = { slicing.kick() }
+        service.cancelSlicing = slicing
+        self.slicing = slicing
         self.engine = engine; self.clock = clock; self.storage = storage; self.delivery = delivery
         self.group = group; self.service = service; self.recorder = recorder
         reports = { box.reports }
