@@ -133,6 +133,24 @@ final class CLIPersonTests: XCTestCase {
         XCTAssertEqual(try h.list().compactMap { $0["next"] as? String }, ["2026-12-02T08:00:00Z"])
     }
 
+    /// The same for a calendar: told apart by its next elapse, which add computes on the daemon's clock.
+    func testAdd_ofASupersededCalendarPush_isRefused_andReplaceSchedulesIt() throws {
+        let h = try berlinDaemon()
+        try run(h, ["add", "Tea", "--calendar", "*-*-* 09:00", "--id", "teac"], status: 0,
+                stdout: "teac: scheduled, next Wed 2026-12-02 09:00:00 CET\n")
+        try run(h, ["add", "Tea", "--calendar", "*-*-* 10:00", "--id", "teac"], status: 0,
+                stdout: "teac: replaced, next Wed 2026-12-02 10:00:00 CET\n")
+        try run(h, ["add", "Tea", "--calendar", "*-*-* 09:00", "--id", "teac"], status: 1,
+                stderr: "schedd: --id teac: this very push was applied before and replaced since (pending for Wed "
+                    + "2026-12-02 10:00:00 CET): pushes are idempotent, so sending it again changes nothing; add "
+                    + "--replace to schedule it again\n")
+        try run(h, ["add", "Tea", "--calendar", "*-*-* 09:00", "--id", "teac", "--replace"], status: 0,
+                stdout: "teac: replaced, next Wed 2026-12-02 09:00:00 CET\n")
+        try run(h, ["add", "Tea", "--calendar", "*-*-* 09:00", "--id", "teac"], status: 0,
+                stdout: "teac: duplicate, next Wed 2026-12-02 09:00:00 CET\n")
+        XCTAssertEqual(try h.list().compactMap { $0["next"] as? String }, ["2026-12-02T08:00:00Z"])
+    }
+
     /// Item 2: option errors name the option in the person's terms.
     func testAdd_optionErrorsNameTheOption() throws {
         let h = try berlinDaemon()

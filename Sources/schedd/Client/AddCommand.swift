@@ -32,7 +32,10 @@ func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
     let session = try DaemonSession(args)
     let clock = try DaemonClock.read(session)
     let fix = "give a later time (e.g. --at 'tomorrow 09:00'), or --in SPAN"
-    var requested: Instant?  // a one-shot's instant, to tell a pending duplicate from a superseded one
+    // The first due this push would have — a one-shot's instant, a calendar's next elapse — to tell a pending
+    // duplicate from a superseded one. (A superseded calendar with the same expression and another title
+    // shows the same next due and is not told apart: its answer stays `duplicate`.)
+    var requested: Instant?
     if let when = args.value("at") {
         let time = try readWhen(when, option: "--at", clock: clock, pin: pin, nextOccurrence: true)
         try rejectPast(time, option: "--at", written: when, clock: clock, fix: fix)
@@ -56,7 +59,9 @@ func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
             try rejectPast(time, option: "--until", written: text, clock: clock, fix: "give a later --until, or none")
             until = (time, text)
         }
-        local.append(JSONMember("calendar", .string(try checkCalendar(spec, pin: pin, until: until, clock: clock))))
+        let calendar = try checkCalendar(spec, pin: pin, until: until, clock: clock)
+        local.append(JSONMember("calendar", .string(calendar.text)))
+        requested = calendar.next
         if let until { local.append(JSONMember("until", .string(until.time.pushText))) }
     }
     let id = args.value("id") ?? generatedID()

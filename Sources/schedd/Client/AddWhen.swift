@@ -91,7 +91,7 @@ func rejectPast(_ time: AddTime, option: String, written: String, clock: DaemonC
 /// Parses `--calendar` as the daemon will (with `--tz` appended as its zone) and rejects one with no
 /// elapse after now, or none before `until`. The messages name the options as written.
 func checkCalendar(_ written: String, pin: PinnedZone?, until: (time: AddTime, written: String)?,
-                   clock: DaemonClock) throws(CommandFailure) -> String {
+                   clock: DaemonClock) throws(CommandFailure) -> (text: String, next: Instant) {
     let text = pin.map { written + " " + $0.name } ?? written
     let spec: CalendarSpec
     do {
@@ -108,7 +108,7 @@ func checkCalendar(_ written: String, pin: PinnedZone?, until: (time: AddTime, w
         throw .rejected("--until: '\(until.written)' (\(clock.local(until.time.instant))) is before the first elapse of "
                         + "--calendar '\(written)' (\(clock.local(next))): nothing would fire; give a later --until")
     }
-    return text
+    return (text, next)
 }
 
 /// A daemon rejection of the push `add` built, in the person's terms: the push member it names
