@@ -373,7 +373,9 @@ final class CLIPersonTests: XCTestCase {
             """)
         try h.advance("10min")
         XCTAssertTrue(waitUntil(10) { server.calls("Notify").count == 2 }, h.daemonStderr)
-        XCTAssertTrue(h.daemonStderr.contains("schedd: info: shown (due 2026-12-01T18:07:00Z, late 0.0s) [id=tea]"), h.daemonStderr)
+        // Logged when the server's reply reaches the daemon, which is after the server recorded the call.
+        XCTAssertTrue(waitUntil(10) { h.daemonStderr.contains("schedd: info: shown (due 2026-12-01T18:07:00Z, late 0.0s) [id=tea]") },
+                      h.daemonStderr)
         let reshow = try h.history().last { $0["event"] as? String == "fired" }
         XCTAssertEqual(reshow?["due"] as? String, "2026-12-01T18:07:00Z")
         try run(h, ["list"], status: 0, stdout: "No pending notifications.\n")
