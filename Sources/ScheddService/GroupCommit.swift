@@ -92,7 +92,14 @@ public final class GroupCommit {
     /// Queues a write of `app` (method `member`), answered through `reply` after the commit.
     public func enqueue(_ operation: Operation, app: String, member: String, reply: @escaping CallReply) {
         waiting.append(Waiting(operation: operation, app: app, member: member, reply: reply))
-        guard waiting.count < Self.maxGroup, let trigger else { return flush() }
+        guard waiting.count < Self.maxGroup else { return flush() }
+        scheduleFlush()
+    }
+
+    /// Runs `flushReady` in the next loop iteration through `trigger`; at once without one, or when the
+    /// loop refuses it.
+    private func scheduleFlush() {
+        guard let trigger else { return flush() }
         do throws(LoopTriggerError) {
             try trigger.trigger()
         } catch {
@@ -113,14 +120,7 @@ public final class GroupCommit {
     /// applies one batch while the decoder's thread decodes the next (`PushBatchDecoder`).
     public func flushReady() {
         commitReady()
-        guard !waiting.isEmpty else { return }
-        guard let trigger else { return flush() }
-        do throws(LoopTriggerError) {
-            try trigger.trigger()
-        } catch {
-            log.error("cannot schedule the group commit (\(error)): committing at once")
-            flush()
-        }
+        if !waiting.isEmpty { scheduleFlush() }
     }
 
     /// The first write (its decode waited for) and every decoded one after it, in one transaction.

@@ -2,7 +2,7 @@ import Glibc
 import SchedCalendar
 import Scheduler
 
-/// Decodes large `PushBatch` calls on a thread of its own (docs/daemon-parts.md "Decoding off the loop"),
+/// Decodes large `PushBatch` calls on a thread of its own (docs/faults.md "Group commit"),
 /// so that the loop applies and commits one batch while the next one is decoded: in a bulk load the
 /// decode is about a third of the daemon's CPU per push (BENCHMARKS.md §1c), and on two cores it now
 /// runs beside the loop instead of before it.
@@ -16,8 +16,9 @@ public final class PushBatchDecoder: @unchecked Sendable {
     /// Batches with fewer entries are decoded on the loop at once: the hand-over costs two wake-ups.
     public static let minimumEntries = 64
 
+    private typealias Job = (texts: [String], zones: any ZoneResolver, result: DecodingPushBatch)
     // Guarded by `lock`: the jobs not yet taken, oldest first, and whether the thread should end.
-    private var jobs: [(texts: [String], zones: any ZoneResolver, result: DecodingPushBatch)] = []
+    private var jobs: [Job] = []
     private var stopping = false
     private let lock = Lock()
 
@@ -40,7 +41,7 @@ public final class PushBatchDecoder: @unchecked Sendable {
     /// Ends the thread after the job under way; jobs not yet taken are decoded on the caller's
     /// `operation()` instead (nothing submitted is ever left unanswered).
     public func stop() {
-        let left = lock.withLock { () -> [(texts: [String], zones: any ZoneResolver, result: DecodingPushBatch)] in
+        let left = lock.withLock { () -> [Job] in
             stopping = true
             lock.signal()
             defer { jobs.removeAll() }
@@ -51,7 +52,7 @@ public final class PushBatchDecoder: @unchecked Sendable {
 
     private func run() {
         while true {
-            let job = lock.withLock { () -> (texts: [String], zones: any ZoneResolver, result: DecodingPushBatch)? in
+            let job = lock.withLock { () -> Job? in
                 while jobs.isEmpty && !stopping { lock.wait() }
                 return jobs.isEmpty ? nil : jobs.removeFirst()
             }

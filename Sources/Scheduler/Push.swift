@@ -108,7 +108,7 @@ public struct LocalSchedule: Sendable, Hashable {
     /// The digest of `fingerprint` that the store keeps (`StoredSchedule.fingerprint`, the `applied` table):
     /// SHA-256 hex. Computed on each read, O(fingerprint): the engine reads it once per push and passes it on.
     /// Not computed by the decoder, so that a process that only checks a push (the CLI's unknown-member
-    /// warnings) never starts libcrypto — its first digest costs ~1 ms of provider set-up (BENCHMARKS §4).
+    /// warnings) never starts libcrypto — its first digest costs ~1 ms of provider set-up (BENCHMARKS §3b).
     public var digest: String { StoreCoding.digest(ofFingerprint: fingerprint) }
 
     public init(id: String, trigger: Trigger, until: OneShotTime? = nil, title: String, body: String? = nil,
