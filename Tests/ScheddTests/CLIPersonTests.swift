@@ -117,38 +117,29 @@ final class CLIPersonTests: XCTestCase {
     /// time that will not come: it is an error saying so, and --replace schedules it; the same add of
     /// what is pending stays `duplicate` (it will happen).
     func testAdd_ofASupersededPush_isRefused_andReplaceSchedulesIt() throws {
-        let h = try berlinDaemon()
-        try run(h, ["add", "Tea", "--at", "09:00", "--id", "tea"], status: 0,
-                stdout: "tea: scheduled, next Wed 2026-12-02 09:00:00 CET\n")
-        try run(h, ["add", "Tea", "--at", "10:00", "--id", "tea"], status: 0,
-                stdout: "tea: replaced, next Wed 2026-12-02 10:00:00 CET\n")
-        try run(h, ["add", "Tea", "--at", "09:00", "--id", "tea"], status: 1,
-                stderr: "schedd: --id tea: this very push was applied before and replaced since (pending for Wed "
-                    + "2026-12-02 10:00:00 CET): pushes are idempotent, so sending it again changes nothing; add "
-                    + "--replace to schedule it again\n")
-        try run(h, ["add", "Tea", "--at", "09:00", "--id", "tea", "--replace"], status: 0,
-                stdout: "tea: replaced, next Wed 2026-12-02 09:00:00 CET\n")
-        try run(h, ["add", "Tea", "--at", "09:00", "--id", "tea"], status: 0,
-                stdout: "tea: duplicate, next Wed 2026-12-02 09:00:00 CET\n")
-        XCTAssertEqual(try h.list().compactMap { $0["next"] as? String }, ["2026-12-02T08:00:00Z"])
+        try checkSupersededAdd(id: "tea", when: ["--at", "09:00"], other: ["--at", "10:00"])
     }
 
     /// The same for a calendar: told apart by its next elapse, which add computes on the daemon's clock.
     func testAdd_ofASupersededCalendarPush_isRefused_andReplaceSchedulesIt() throws {
+        try checkSupersededAdd(id: "teac", when: ["--calendar", "*-*-* 09:00"], other: ["--calendar", "*-*-* 10:00"])
+    }
+
+    /// `add TITLE WHEN --id ID` (first due Wed 09:00 CET), then OTHER (10:00): the first again is refused as
+    /// superseded, `--replace` schedules it, and once more it is a plain duplicate.
+    private func checkSupersededAdd(id: String, when: [String], other: [String], line: UInt = #line) throws {
         let h = try berlinDaemon()
-        try run(h, ["add", "Tea", "--calendar", "*-*-* 09:00", "--id", "teac"], status: 0,
-                stdout: "teac: scheduled, next Wed 2026-12-02 09:00:00 CET\n")
-        try run(h, ["add", "Tea", "--calendar", "*-*-* 10:00", "--id", "teac"], status: 0,
-                stdout: "teac: replaced, next Wed 2026-12-02 10:00:00 CET\n")
-        try run(h, ["add", "Tea", "--calendar", "*-*-* 09:00", "--id", "teac"], status: 1,
-                stderr: "schedd: --id teac: this very push was applied before and replaced since (pending for Wed "
+        let add = ["add", "Tea", "--id", id]
+        try run(h, add + when, line: line, status: 0, stdout: "\(id): scheduled, next Wed 2026-12-02 09:00:00 CET\n")
+        try run(h, add + other, line: line, status: 0, stdout: "\(id): replaced, next Wed 2026-12-02 10:00:00 CET\n")
+        try run(h, add + when, line: line, status: 1,
+                stderr: "schedd: --id \(id): this very push was applied before and replaced since (pending for Wed "
                     + "2026-12-02 10:00:00 CET): pushes are idempotent, so sending it again changes nothing; add "
                     + "--replace to schedule it again\n")
-        try run(h, ["add", "Tea", "--calendar", "*-*-* 09:00", "--id", "teac", "--replace"], status: 0,
-                stdout: "teac: replaced, next Wed 2026-12-02 09:00:00 CET\n")
-        try run(h, ["add", "Tea", "--calendar", "*-*-* 09:00", "--id", "teac"], status: 0,
-                stdout: "teac: duplicate, next Wed 2026-12-02 09:00:00 CET\n")
-        XCTAssertEqual(try h.list().compactMap { $0["next"] as? String }, ["2026-12-02T08:00:00Z"])
+        try run(h, add + when + ["--replace"], line: line, status: 0,
+                stdout: "\(id): replaced, next Wed 2026-12-02 09:00:00 CET\n")
+        try run(h, add + when, line: line, status: 0, stdout: "\(id): duplicate, next Wed 2026-12-02 09:00:00 CET\n")
+        XCTAssertEqual(try h.list().compactMap { $0["next"] as? String }, ["2026-12-02T08:00:00Z"], line: line)
     }
 
     /// Item 2: option errors name the option in the person's terms.
