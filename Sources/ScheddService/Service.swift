@@ -144,7 +144,10 @@ public final class Service {
 
     static func decodePush(_ text: String, zones: any ZoneResolver) throws(ServiceFailure) -> Push {
         do {
-            return try PushDecoder.decode(text.utf8, zones: zones)  // the string's own bytes, not a copy
+            var push = try PushDecoder.decode(text.utf8, zones: zones)  // the string's own bytes, not a copy
+            // The engine reads it once per push: for a batch this runs on the decoder's thread, off the loop.
+            push.local?.memoizeDigest()
+            return push
         } catch {
             throw ServiceFailure(.invalidPush, error.message)
         }

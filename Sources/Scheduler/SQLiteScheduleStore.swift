@@ -211,10 +211,20 @@ public final class SQLiteScheduleStore: ScheduleStore {
                 INSERT INTO schedules(app, id, next_due, kind, digest, title, body, data, zone, until_zone, detail, key) \
                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
                 """)
-            StoreRowCoding.bind(s, app: app, detail: StoreRowCoding.detail(of: s), to: st)
+            let detail = StoreRowCoding.detail(of: s)
+            StoreRowCoding.bind(s, app: app, detail: detail, to: st)
             if let explicitKey { st.bind(12, explicitKey) }
             try st.run()
             let key = db.lastInsertRowid
+            // What the `pending_counts_insert` trigger did before schema 8 (StoreMigration_V8: a trigger made
+            // the INSERT above open a statement journal). Same transaction, so the totals stay exact.
+            let counts = try db.statement("""
+                INSERT INTO pending_counts(app, n, bytes) VALUES (?1, 1, ?2) \
+                ON CONFLICT(app) DO UPDATE SET n = n + 1, bytes = bytes + excluded.bytes
+                """)
+            counts.bind(1, app)
+            counts.bind(2, Int64(StoreRowCoding.storedBytes(s, detail: detail)))
+            try counts.run()
             if !s.cancelOn.isEmpty {
                 let event = try db.statement("INSERT OR IGNORE INTO schedule_events(app, event, key) VALUES(?1, ?2, ?3)")
                 for name in s.cancelOn {

@@ -197,6 +197,21 @@ final class PushDecoderGoodPayloadTests: XCTestCase {
         XCTAssertEqual(s.digest, "1de4c0b32d9e4f8b9fa0bc30c973084a7a52ae6b122ced2876fd6ce1e8e73af1")
     }
 
+    /// The daemon memoizes the digest when it decodes (off the loop for a batch): the memo is the digest,
+    /// and a changed fingerprint forgets it (a stale memo would make a different push look "the same").
+    func testMemoizedDigest_isTheDigest_untilTheFingerprintChanges() throws {
+        var s = try local(#"{"bk":{"local":{"id":"m","at":"2026-03-01T10:00","title":"T"}}}"#)
+        XCTAssertNil(s.memoizedDigest.hex, "the decoder alone does not hash (the CLI never starts libcrypto)")
+        let digest = s.digest
+        s.memoizeDigest()
+        XCTAssertEqual(s.memoizedDigest.hex, digest)
+        XCTAssertEqual(s.digest, digest)
+        s.fingerprint = #"{"at":"2026-03-01T10:00","id":"m","title":"U"}"#
+        XCTAssertNil(s.memoizedDigest.hex)
+        XCTAssertNotEqual(s.digest, digest)
+        XCTAssertEqual(s.digest, StoreCoding.digest(ofFingerprint: s.fingerprint))
+    }
+
     func testFingerprintIsItselfAValidLocalThatDecodesToTheSameSchedule() throws {
         let pushes = [
             localPush("\"data\":{\"q\":1,\"p\":[\"\\b\\f\\u0001\u{7F}\"]},\"cancelOn\":[\"e\"],\"urgency\":\"low\""),

@@ -78,4 +78,56 @@ final class StorePendingCountTests: XCTestCase {
         XCTAssertEqual(kept, rows)
         XCTAssertEqual(try engine.store.pendingCount(app: a), 2)
     }
+
+    /// Since schema 8 the insert adds its bytes from Swift (`StoreRowCoding.storedBytes`) and the delete
+    /// trigger takes them away in SQL (`storedBytesSQL`): for rows with every optional column set or not,
+    /// non-ASCII texts and a `detail`, the totals go back to exactly 0 when every row is cancelled.
+    func testBytesAddedByTheInsert_areTheBytesTheDeleteTriggerRemoves() throws {
+        let h = try EngineHarness(now: t0)
+        let later = atFixed(t0.adding(seconds: 3600))
+        let locals = [
+            makeLocal("plain", later),
+            makeLocal("run_9:texts", later, title: "Grüße 🎉", body: "Körper — ü", dataJSON: "{\"k\":\"välue\"}"),
+            makeLocal("run_9:cal", .calendar("Mon..Fri 09:00 Europe/Berlin"),
+                      until: .fixed(utc(2027, 4, 3, 9), offsetSeconds: 0), cancelOn: ["done", "später"], grace: 90),
+            makeLocal("wall", atWall(wall(2026, 3, 9, 8), zone: "Asia/Tokyo"), body: ""),
+        ]
+        for local in locals { _ = try h.e.push(pushLocal(local), app: a, now: t0) }
+        try assertCountsAgree(h, [a: 4], "pushes of every shape")
+        XCTAssertGreaterThan(try h.e.store.pendingBytes(app: a), 4 * StoreRowCoding.rowOverhead)
+        for local in locals { _ = try h.e.cancel(id: local.id, app: a, now: t0) }
+        XCTAssertEqual(try h.e.store.pendingCount(app: a), 0)
+        XCTAssertEqual(try h.e.store.pendingBytes(app: a), 0, "the bytes the inserts added, less what the deletes removed")
+    }
+
+    /// Schema 8 drops the insert trigger (its statement journal cost every push): a schema-7 file (the v1
+    /// fixture brought to 7) has the trigger, and once opened by this build it has not and keeps counting.
+    func testSchema8_dropsTheInsertTrigger_andStillCounts() throws {
+        let directory = makeTemporaryDirectory()
+        defer { removeTree(directory) }
+        let path = directory + "/schedd.db"
+        let bytes = try XCTUnwrap(FileManager.default.contents(atPath: StoreMigrationTests.fixture))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: bytes))
+        func insertTriggers(_ db: SQLiteConnection) throws -> Int64 {
+            let st = try db.statement("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'pending_counts_insert'")
+            defer { st.reset() }
+            XCTAssertTrue(try st.step())
+            return st.int64(0)
+        }
+        let raw = try SQLiteConnection(openingExisting: path)
+        try StoreSchema.migrate(raw, steps: Array(StoreSchema.steps.prefix(7)))
+        XCTAssertEqual(try insertTriggers(raw), 1, "schema 7 counts by trigger")
+        raw.close()
+        let engine = try Engine(databasePath: path, notifier: ScriptedNotifier(), deviceZone: .utc,
+                                zones: ZoneDatabase.shared, now: t0)
+        defer { engine.close() }
+        let migrated = try SQLiteConnection(openingExisting: path)
+        XCTAssertEqual(try insertTriggers(migrated), 0, "schema 8 counts in the insert")
+        migrated.close()
+        let before = try engine.store.pendingCount(app: b)
+        _ = try engine.push(pushLocal(makeLocal("one", atFixed(t0.adding(seconds: 60)))), app: b, now: t0)
+        XCTAssertEqual(try engine.store.pendingCount(app: b), before + 1)
+        let (rows, kept) = try counts(path)
+        XCTAssertEqual(kept, rows)
+    }
 }

@@ -24,9 +24,10 @@ final class StorePushStatementsTests: XCTestCase {
         let fresh = try statements(store) {
             XCTAssertEqual(try h.e.push(pushLocal(makeLocal("fresh", due)), app: app, now: t0).map(\.status), [.scheduled])
         }
-        // BEGIN, pushLookup, pendingTotals, INSERT, COMMIT (before: 7, with isApplied, and pendingCount then
-        // pendingBytes for pendingTotals).
-        XCTAssertLessThanOrEqual(fresh, 5, "statements for one new push")
+        // BEGIN, pushLookup, pendingTotals, INSERT, the pending_counts upsert, COMMIT (before: 7, with isApplied,
+        // and pendingCount then pendingBytes for pendingTotals). The upsert was the insert trigger's work until
+        // schema 8: as a statement of its own the INSERT opens no statement journal (StoreMigration_V8).
+        XCTAssertLessThanOrEqual(fresh, 6, "statements for one new push")
         let duplicate = try statements(store) {
             XCTAssertEqual(try h.e.push(pushLocal(makeLocal("fresh", due)), app: app, now: t0).map(\.status), [.duplicate])
         }
