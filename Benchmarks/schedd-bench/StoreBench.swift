@@ -65,9 +65,10 @@ func storeBenchmark(_ args: [String]) {
         }
         defer { sqlite3_close_v2(db) }
         sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY", nil, nil, nil)
-        // Schema v6: the app is a number (`apps`), the digest a 32-byte blob; the triggers (pending counts)
-        // run as they do for the engine. The digests are computed before the clock starts: the ceiling
-        // is SQLite's insert rate alone.
+        // Schema v6: the app is a number (`apps`), the digest a 32-byte blob. Each row also adds itself to
+        // `pending_counts`, as the engine's insert does (schema 8; a trigger did it before, for both): without
+        // it the ceiling would skip work every stored schedule needs. The digests and the rows' byte counts
+        // are computed before the clock starts: the ceiling is SQLite's insert rate alone.
         sqlite3_exec(db, "INSERT INTO apps(name) VALUES('\(Engine.defaultApp)')", nil, nil, nil)
         let digests = pushes.map { SHA256.digest(Array(($0.local?.fingerprint ?? "").utf8)) }
         var statement: OpaquePointer?
@@ -79,11 +80,26 @@ func storeBenchmark(_ args: [String]) {
             print("store: prepare failed: \(String(cString: sqlite3_errmsg(db)))"); return
         }
         defer { sqlite3_finalize(statement) }
+        var counts: OpaquePointer?
+        let countsSQL = """
+            INSERT INTO pending_counts(app, n, bytes) VALUES (1, 1, ?1) \
+            ON CONFLICT(app) DO UPDATE SET n = n + 1, bytes = bytes + excluded.bytes
+            """
+        guard sqlite3_prepare_v2(db, countsSQL, -1, &counts, nil) == SQLITE_OK, let counts else {
+            print("store: prepare failed: \(String(cString: sqlite3_errmsg(db)))"); return
+        }
+        defer { sqlite3_finalize(counts) }
+        // `StoreRowCoding.storedBytes` of a one-shot at a UTC instant (no zone, no detail): its `rowOverhead`, 64, plus its texts.
+        let rowBytes = pushes.map { push -> Int64 in
+            guard let l = push.local else { return 0 }
+            return Int64(64 + l.id.utf8.count + l.title.utf8.count + (l.body?.utf8.count ?? 0)
+                         + (l.dataJSON?.utf8.count ?? 0))
+        }
         var failure: String?
         let cpuBefore = cpuSeconds()
         let nanos = measureNanos {
             sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil)
-            for (push, digest) in zip(pushes, digests) {
+            for (index, (push, digest)) in zip(pushes, digests).enumerated() {
                 guard let local = push.local, case .at(.fixed(let due, _)) = local.trigger else { continue }
                 bindText(statement, 1, local.id)
                 sqlite3_bind_int64(statement, 2, due.microseconds)
@@ -95,6 +111,9 @@ func storeBenchmark(_ args: [String]) {
                     failure = String(cString: sqlite3_errmsg(db))  // read before the reset clears it
                 }
                 sqlite3_reset(statement)
+                sqlite3_bind_int64(counts, 1, rowBytes[index])
+                if sqlite3_step(counts) != SQLITE_DONE, failure == nil { failure = String(cString: sqlite3_errmsg(db)) }
+                sqlite3_reset(counts)
             }
             if sqlite3_exec(db, "COMMIT", nil, nil, nil) != SQLITE_OK, failure == nil {
                 failure = String(cString: sqlite3_errmsg(db))
