@@ -67,6 +67,13 @@ public struct CivilDateTime: Hashable, Comparable, Sendable, CustomStringConvert
         // per instant, a Push reply formats one: BENCHMARKS.md §3b).
         var s: [UInt8] = []
         s.reserveCapacity(40)
+        appendISO8601(withOffset: offsetSeconds, utcDesignator: utcDesignator, to: &s)
+        return String(decoding: s, as: UTF8.self)
+    }
+
+    /// `iso8601(withOffset:utcDesignator:)`'s ASCII bytes appended to `s` (no string made: a reply writer
+    /// puts them straight into its JSON, they need no escape).
+    public func appendISO8601(withOffset offsetSeconds: Int?, utcDesignator: Bool = false, to s: inout [UInt8]) {
         appendPadded(year, 4, to: &s); s.append(UInt8(ascii: "-"))
         appendPadded(month, 2, to: &s); s.append(UInt8(ascii: "-"))
         appendPadded(day, 2, to: &s); s.append(UInt8(ascii: "T"))
@@ -90,7 +97,6 @@ public struct CivilDateTime: Hashable, Comparable, Sendable, CustomStringConvert
                 if a % 60 != 0 { s.append(UInt8(ascii: ":")); appendPadded(a % 60, 2, to: &s) }
             }
         }
-        return String(decoding: s, as: UTF8.self)
     }
 
     public var description: String { iso8601(withOffset: nil) }

@@ -79,6 +79,11 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
         CivilDateTime(instant: self, offsetSeconds: 0).iso8601(withOffset: 0, utcDesignator: true)
     }
 
+    /// `rfc3339`'s ASCII bytes appended to `out` (no string made). O(1).
+    public func appendRFC3339(to out: inout [UInt8]) {
+        CivilDateTime(instant: self, offsetSeconds: 0).appendISO8601(withOffset: 0, utcDesignator: true, to: &out)
+    }
+
     public var description: String { rfc3339 }
 }
 

@@ -42,7 +42,14 @@ extension JSONValue {
         out.append(contentsOf: #","status":"#.utf8)
         writeString(outcome.status.rawValue, into: &out)
         out.append(contentsOf: #","next":"#.utf8)
-        if let next = outcome.next { writeString(next.rfc3339, into: &out) } else { out.append(contentsOf: "null".utf8) }
+        if let next = outcome.next {
+            // RFC 3339 is ASCII digits and `-:.TZ`: nothing to escape, so written in place, quoted.
+            out.append(UInt8(ascii: "\""))
+            next.appendRFC3339(to: &out)
+            out.append(UInt8(ascii: "\""))
+        } else {
+            out.append(contentsOf: "null".utf8)
+        }
         out.append(UInt8(ascii: "}"))
     }
 
