@@ -19,8 +19,7 @@ final class PushRegistrationStoreTests: XCTestCase {
     }
 
     func testV1Fixture_migratesToV3_withNoRegistrations() throws {
-        let bytes = try XCTUnwrap(FileManager.default.contents(atPath: StoreMigrationTests.fixture))
-        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: bytes))
+        StoreMigrationTests.copyFixture(to: path)
         let store = try SQLiteScheduleStore(path: path)
         defer { store.close() }
         XCTAssertGreaterThanOrEqual(try StoreSchema.currentVersion(store.db), 3)

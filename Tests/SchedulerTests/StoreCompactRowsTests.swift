@@ -202,8 +202,7 @@ final class StoreCompactRowsTests: XCTestCase {
         reopened.close()
 
         let old = directory + "/v1.db"
-        let bytes = try XCTUnwrap(FileManager.default.contents(atPath: StoreMigrationTests.fixture))
-        XCTAssertTrue(FileManager.default.createFile(atPath: old, contents: bytes))
+        StoreMigrationTests.copyFixture(to: old)
         let migrated = try SQLiteScheduleStore(path: old)
         defer { migrated.close() }
         XCTAssertEqual(try scalar(migrated, "PRAGMA page_size"), 4096, "the fixture's page size, kept")

@@ -8,8 +8,7 @@ final class StoreMigrationAppsTests: XCTestCase {
         let directory = makeTemporaryDirectory()
         defer { removeTree(directory) }
         let path = directory + "/schedd.db"
-        let bytes = try XCTUnwrap(FileManager.default.contents(atPath: StoreMigrationTests.fixture))
-        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: bytes))
+        StoreMigrationTests.copyFixture(to: path)
         // Step 4's columns as it wrote them: stop before step 6 interns apps as numbers.
         let raw = try SQLiteConnection(openingExisting: path)
         try StoreSchema.migrate(raw, steps: Array(StoreSchema.steps.prefix(5)))

@@ -13,6 +13,15 @@ final class StoreMigrationTests: XCTestCase {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../Support/fixtures/store-v1.sqlite").standardized.path
 
+    /// Writes a copy of the schema-v1 fixture at `path` (each test migrates a copy of its own); a fixture
+    /// that cannot be read fails the calling test.
+    static func copyFixture(to path: String, file: StaticString = #filePath, line: UInt = #line) {
+        guard let bytes = FileManager.default.contents(atPath: fixture) else {
+            return XCTFail("cannot read the v1 fixture \(fixture)", file: file, line: line)
+        }
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: bytes), file: file, line: line)
+    }
+
     override func setUp() { directory = makeTemporaryDirectory() }
     override func tearDown() { removeTree(directory) }
 

@@ -11,8 +11,7 @@ final class StoreMigrationV7Tests: XCTestCase {
 
     override func setUp() {
         directory = makeTemporaryDirectory()
-        let bytes = FileManager.default.contents(atPath: StoreMigrationTests.fixture) ?? Data()
-        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: bytes))
+        StoreMigrationTests.copyFixture(to: path)
     }
     override func tearDown() { removeTree(directory) }
 

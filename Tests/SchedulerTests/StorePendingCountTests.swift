@@ -106,8 +106,7 @@ final class StorePendingCountTests: XCTestCase {
         let directory = makeTemporaryDirectory()
         defer { removeTree(directory) }
         let path = directory + "/schedd.db"
-        let bytes = try XCTUnwrap(FileManager.default.contents(atPath: StoreMigrationTests.fixture))
-        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: bytes))
+        StoreMigrationTests.copyFixture(to: path)
         func insertTriggers(_ db: SQLiteConnection) throws -> Int64 {
             let st = try db.statement("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'pending_counts_insert'")
             defer { st.reset() }
