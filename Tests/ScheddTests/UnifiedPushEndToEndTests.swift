@@ -25,6 +25,9 @@ final class UnifiedPushEndToEndTests: XCTestCase {
         XCTAssertTrue(server.calls("Notify").isEmpty, "nothing shown before it is due")
 
         try h.advance("1h")
+        // ClockAdvance answers once the delivery has started; the server writes its record when the call
+        // reaches it (the other end-to-end tests wait the same way).
+        XCTAssertTrue(waitUntil(10) { !server.calls("Notify").isEmpty }, "Notify reached the server")
         let shown = server.notifyArgs()
         XCTAssertEqual(shown.map { $0["summary"] as? String }, ["Time for your lesson"])
         XCTAssertEqual(shown.first?["body"] as? String, "Ten minutes of Spanish")
