@@ -118,11 +118,12 @@ public struct LocalSchedule: Sendable, Hashable {
     public var runId: String { Scheduler.runId(of: id) }
 
     /// The digest of `fingerprint` that the store keeps (`StoredSchedule.fingerprint`, the `applied` table):
-    /// SHA-256 hex. Computed on each read, O(fingerprint): the engine reads it once per push and passes it on.
-    /// Not computed by the decoder, so that a process that only checks a push (the CLI's unknown-member
-    /// warnings) never starts libcrypto — its first digest costs ~1 ms of provider set-up (BENCHMARKS §3b).
-    /// The daemon's decoder memoizes it (`memoizeDigest`), on the decoding thread for a `PushBatch`, so the
-    /// loop does not hash (~7% of a bulk load's instructions on the loop, callgrind).
+    /// SHA-256 hex. The memoized value when there is one, else computed on each read, O(fingerprint): the
+    /// engine reads it once per push and passes it on. `PushDecoder` never computes it, so that a process
+    /// that only checks a push (the CLI's unknown-member warnings) never starts libcrypto — its first digest
+    /// costs ~1 ms of provider set-up (BENCHMARKS §3b). The daemon's `Service.decodePush` memoizes it
+    /// (`memoizeDigest`), on the decoding thread for a `PushBatch`, so the loop does not hash (~7% of a bulk
+    /// load's instructions on the loop, callgrind).
     public var digest: String { memoizedDigest.hex ?? StoreCoding.digest(ofFingerprint: fingerprint) }
 
     /// Computes `digest` now and keeps it with the value (until `fingerprint` changes). O(fingerprint).
