@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "CalendarTests", dependencies: ["SchedCalendar", "SystemZones", "SeededRandomness", "TestPrerequisites"], path: "Tests/CalendarTests"),
         .testTarget(name: "SystemZonesTests", dependencies: ["SystemZones", "SchedCalendar", "ScheddSystem"], path: "Tests/SystemZonesTests"),
         .testTarget(name: "ScheddSystemTests", dependencies: ["ScheddSystem"], path: "Tests/ScheddSystemTests"),
-        .testTarget(name: "ScheddAppsTests", dependencies: ["ScheddApps"], path: "Tests/ScheddAppsTests"),
+        .testTarget(name: "ScheddAppsTests", dependencies: ["ScheddApps", "Scheduler"], path: "Tests/ScheddAppsTests"),
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "SystemZones", "ScheddCrypto", "SeededRandomness",
                                                       "TestPrerequisites"],
                     path: "Tests/SchedulerTests"),

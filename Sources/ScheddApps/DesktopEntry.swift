@@ -8,6 +8,7 @@
 /// | `Exec` | otherwise: the command launched to open the app (field codes expanded, see `ExecCommandLine`) |
 /// | `Type` | must be `Application` (a `Link` or `Directory` entry is not an app) |
 /// | `Hidden` | `true` means the entry is deleted (spec §6): treated as absent |
+/// | `MimeType` | its `x-scheme-handler/SCHEME` entries: the schemes a sandboxed app may link to (`SandboxedPushRules`) |
 public struct DesktopEntry: Sendable, Hashable {
     /// The file it came from (the `%k` field code).
     public var path: String
@@ -15,6 +16,9 @@ public struct DesktopEntry: Sendable, Hashable {
     public var icon: String?
     public var exec: String?
     public var dbusActivatable: Bool
+    /// The schemes of `MimeType=`'s `x-scheme-handler/…` entries, lowercased, in file order, without
+    /// duplicates (`MimeType=text/plain;x-scheme-handler/Reminders;` → `["reminders"]`).
+    public var uriSchemes: [String] = []
 
     /// Reads an entry from a desktop file's bytes; nil when it is no usable application entry (no
     /// `[Desktop Entry]` group, `Type` other than `Application`, `Hidden=true`, or no `Name`).
@@ -33,9 +37,24 @@ public struct DesktopEntry: Sendable, Hashable {
         let exec = file.string("Exec", in: group)
         self.exec = exec?.isEmpty == false ? exec : nil
         dbusActivatable = file.bool("DBusActivatable", in: group) ?? false
+        uriSchemes = Self.uriSchemes(mimeTypes: file.string("MimeType", in: group) ?? "")
     }
 
-    public init(path: String, name: String, icon: String?, exec: String?, dbusActivatable: Bool) {
+    /// The schemes of the `x-scheme-handler/…` items of a `MimeType=` value (a `;`-separated list).
+    static func uriSchemes(mimeTypes: String) -> [String] {
+        var out: [String] = []
+        for item in mimeTypes.split(separator: ";") {
+            let item = item.trimmingSpaces()
+            let prefix = "x-scheme-handler/"
+            guard item.utf8.count > prefix.utf8.count, item.lowercased().hasPrefix(prefix) else { continue }
+            let scheme = String(item.dropFirst(prefix.count)).lowercased()
+            if !out.contains(scheme) { out.append(scheme) }
+        }
+        return out
+    }
+
+    public init(path: String, name: String, icon: String?, exec: String?, dbusActivatable: Bool, uriSchemes: [String] = []) {
         self.path = path; self.name = name; self.icon = icon; self.exec = exec; self.dbusActivatable = dbusActivatable
+        self.uriSchemes = uriSchemes
     }
 }

@@ -12,7 +12,7 @@ import Scheduler
 /// | code | becomes |
 /// |---|---|
 /// | `%u`, `%U` | the URL to open (the deep link), or nothing when there is none |
-/// | `%f`, `%F` | the local path of a `file://` URL (percent-decoded); nothing for other URLs or none |
+/// | `%f`, `%F` | nothing, ever: a link is handed to an app only as a URI (CONTRACT §8 "Nothing of the host") |
 /// | `%i` | `--icon ICON` (two arguments) when the entry has an `Icon`, else nothing |
 /// | `%c` | the entry's (localized) name |
 /// | `%k` | the desktop file's path |
@@ -23,14 +23,23 @@ import Scheduler
 /// inside a longer argument is replaced in place. An unknown code is an error: a launcher cannot
 /// know what the app expects there.
 ///
+/// The link is never where it could be read as an option or a file: a link that is not an absolute
+/// URI (`scheme:…`, which starts with a letter, so never with `-` or `@`) is refused, and so is a
+/// `file:` link for a Flatpak-exported command line (`flatpak run … --file-forwarding APPID @@u %U @@`):
+/// Flatpak would grant the app that file through the document portal. (Pushes of sandboxed apps
+/// cannot carry `file:` links at all; this also covers schedules an unsandboxed caller made for a
+/// Flatpak app, and rows stored before the rule.)
+///
 /// Example: `Exec=reminders --new-window %U` with `reminders://todo/42` → `["reminders",
 /// "--new-window", "reminders://todo/42"]`; without a URL → `["reminders", "--new-window"]`.
 /// O(length of the value).
 public enum ExecCommandLine {
     /// The argument vector for `exec` of `entry`, opening `url` (nil: just start the app).
     public static func arguments(_ exec: String, entry: DesktopEntry, url: String?) throws(ExecCommandLineError) -> [String] {
+        let tokens = try split(exec)
+        if let url { try checkLink(url, fileForwarding: tokens.contains { !$0.quoted && $0.text == "--file-forwarding" }) }
         var out: [String] = []
-        for token in try split(exec) {
+        for token in tokens {
             if !token.quoted, let codeArgs = try standalone(token.text, entry: entry, url: url) {
                 out += codeArgs
                 continue
@@ -79,12 +88,22 @@ public enum ExecCommandLine {
         return tokens
     }
 
+    /// Refuses a link that could be read as an option or a path, or that would forward a file to a Flatpak app.
+    static func checkLink(_ url: String, fileForwarding: Bool) throws(ExecCommandLineError) {
+        guard let scheme = SandboxedPushRules.scheme(of: url) else {
+            throw ExecCommandLineError("the link is not an absolute URL (scheme:…), so it is not passed to the app")
+        }
+        if fileForwarding && SandboxedPushRules.hostSchemes.contains(scheme) {
+            throw ExecCommandLineError("a file: link is not passed to a Flatpak app (its file forwarding would grant it the file)")
+        }
+    }
+
     /// The expansion of an argument that is exactly one field code; nil when it is not one.
     static func standalone(_ text: String, entry: DesktopEntry, url: String?) throws(ExecCommandLineError) -> [String]? {
         guard text.count == 2, text.first == "%", let code = text.last else { return nil }
         switch code {
         case "u", "U": return url.map { [$0] } ?? []
-        case "f", "F": return url.flatMap(localPath(ofFileURL:)).map { [$0] } ?? []
+        case "f", "F": return []
         case "i": return entry.icon.map { ["--icon", $0] } ?? []
         case "d", "D", "n", "N", "v", "m": return []
         case "%", "c", "k": return nil
@@ -103,7 +122,7 @@ public enum ExecCommandLine {
             switch code {
             case "%": out.append("%")
             case "u", "U": out += url ?? ""
-            case "f", "F": out += url.flatMap(localPath(ofFileURL:)) ?? ""
+            case "f", "F": break
             case "i": out += entry.icon ?? ""
             case "c": out += entry.name
             case "k": out += entry.path
@@ -113,10 +132,6 @@ public enum ExecCommandLine {
         }
         return out
     }
-
-    /// `/a b/x.txt` for `file:///a%20b/x.txt` (also `file://localhost/…`); nil for other URLs or bad escapes.
-    /// The same rule as a push's `bk.image` (`NotificationExtras.localPath(ofFileURL:)`, which it calls).
-    public static func localPath(ofFileURL url: String) -> String? { NotificationExtras.localPath(ofFileURL: url) }
 }
 
 /// An `Exec=` value schedd cannot turn into a command (the message names the problem).

@@ -1,19 +1,32 @@
 /// The app id a desktop launcher encodes in the systemd unit it starts an app in, read from
-/// `/proc/PID/cgroup` (systemd.io "Desktop Environment Integration"; xdg-desktop-portal's host app
-/// info reads it the same way).
+/// `/proc/PID/cgroup` (systemd.io "Desktop Environment Integration", XDG standardization for
+/// applications; xdg-desktop-portal's host app info reads it the same way).
 ///
-/// Unit names (`LAUNCHER` is optional and alphanumeric, `RANDOM` alphanumeric, possibly empty):
+/// systemd's naming: `app[-<launcher>]-<ApplicationID>[@<RANDOM>].service` and
+/// `app[-<launcher>]-<ApplicationID>-<RANDOM>.scope` (slices as scopes), the id escaped as
+/// `systemd-escape` does (`-` → `\x2d`), so a literal `-` only separates the parts. `LAUNCHER` is
+/// alphanumeric (`gnome`, `KDE`, `flatpak`, `schedd`), `RANDOM` alphanumeric; an `@` instance is any
+/// non-empty unit-name text (`@autostart`: systemd's XDG autostart generator). Also read: the older
+/// forms `app-<launcher>-<ApplicationID>-<RANDOM>.service` (the spec before 2020) and
+/// `…-autostart.service` (systemd < 248's generator, gnome-session).
 ///
 /// | unit | app id |
 /// |---|---|
-/// | `app-gnome-org.gnome.Epiphany-182352.scope` | `org.gnome.Epiphany` |
+/// | `app-gnome-org.gnome.Terminal-12345.scope` | `org.gnome.Terminal` |
 /// | `app-com.obsproject.Studio-d70acc38b5154a3a8b4a60accc4b15f4.scope` | `com.obsproject.Studio` |
+/// | `app-flatpak-org.mozilla.firefox-1234.scope` | `org.mozilla.firefox` |
 /// | `app-gnome-org.gnome.Terminal-92502.slice` | `org.gnome.Terminal` |
-/// | `app-KDE-org.kde.okular@12345.service` | `org.kde.okular` |
+/// | `app-org.gnome.Nautilus@abc.service` | `org.gnome.Nautilus` |
+/// | `app-KDE-org.kde.dolphin@8f2a.service` | `org.kde.dolphin` |
+/// | `app-schedd-org.example.my\x2dapp@0123abcd.service` | `org.example.my-app` (schedd's own, TransientUnitLauncher) |
 /// | `app-org.kde.amarok.service` | `org.kde.amarok` |
-/// | `app-gnome-org.gnome.Evolution\x2dalarm\x2dnotify-2437.scope` | `org.gnome.Evolution-alarm-notify` (systemd escapes `-` as `\x2d`) |
-/// | `app-glib-spice\x2dvdagent-1839.scope` | none: `spice-vdagent` is not reverse DNS |
+/// | `app-org.gnome.Evince@autostart.service` | `org.gnome.Evince` |
+/// | `app-gnome-org.gnome.Evolution\x2dalarm\x2dnotify-2437-autostart.service` | `org.gnome.Evolution-alarm-notify` |
+/// | `app-gnome-org.gnome.Evince-12345.service` | `org.gnome.Evince` (the older spec) |
+/// | `app-gnome-firefox\x2desr-4321.scope`, `app-glib-spice\x2dvdagent-1839.scope` | none: not reverse DNS |
 ///
+/// A launcher that does not escape (`app-gnome-org.example.my-app-42.scope`) is read as the portal's
+/// pattern reads it: the parts between launcher and RANDOM joined with `-` (`org.example.my-app`).
 /// Only the user manager's units count (the part of the cgroup path below `user@UID.service/`): a
 /// system service named `app-….service` is not an app a desktop launched.
 public enum SystemdUnit {
@@ -48,46 +61,59 @@ public enum SystemdUnit {
     }
 
     /// The app id encoded in a unit name (see the table), validated; nil when the unit is no app unit.
-    /// Slices count too (`app-…-RANDOM.slice`, used by some launchers as the app's parent).
+    /// O(length of the name).
     public static func appID(unitName unit: String) -> AppID? {
         guard unit.hasPrefix("app-") else { return nil }
         let rest = Substring(unit.dropFirst(4))
-        let escaped: Substring?
+        var parts: [Substring]
         if let body = rest.removingSuffix(".scope") ?? rest.removingSuffix(".slice") {
-            escaped = candidate(body, stripRandom: { body in
-                // `-RANDOM` (alphanumeric, possibly empty) after the last '-'.
-                guard let dash = body.lastIndex(of: "-"),
-                      body[body.index(after: dash)...].allSatisfy(isAlphanumeric) else { return nil }
-                return body[..<dash]
-            })
+            parts = body.split(separator: "-", omittingEmptySubsequences: false)
+            // `-RANDOM` (alphanumeric, possibly empty) after the id.
+            guard parts.count >= 2, let random = parts.popLast(), random.allSatisfy(isAlphanumeric) else { return nil }
         } else if let body = rest.removingSuffix(".service") {
-            escaped = candidate(body, stripRandom: { body in
-                if let at = body.lastIndex(of: "@") {
-                    guard body[body.index(after: at)...].allSatisfy(isAlphanumeric) else { return nil }
-                    return body[..<at]
+            if let at = body.lastIndex(of: "@") {
+                let instance = body[body.index(after: at)...]
+                guard !instance.isEmpty, instance.allSatisfy(isUnitNameCharacter) else { return nil }
+                parts = body[..<at].split(separator: "-", omittingEmptySubsequences: false)
+            } else {
+                parts = body.split(separator: "-", omittingEmptySubsequences: false)
+                if parts.count >= 2 && parts.last == "autostart" { parts.removeLast() }
+                // The older `-RANDOM.service`: an alphanumeric last part after the id (with a launcher
+                // before it, or after a part that holds a '.', so that it cannot be the id itself).
+                if parts.count >= 2, let last = parts.last, !last.isEmpty, last.allSatisfy(isAlphanumeric),
+                   parts.count >= 3 || parts[0].contains(".") {
+                    parts.removeLast()
                 }
-                // `-autostart` (systemd < 248 named autostart services this way).
-                return body.removingSuffix("-autostart") ?? body
-            })
+            }
         } else {
-            escaped = nil
+            return nil
         }
-        guard let escaped, !escaped.isEmpty, let text = unescape(escaped) else { return nil }
+        // `LAUNCHER-`: an alphanumeric first part before the id (an app id always holds a '.').
+        if parts.count >= 2, !parts[0].isEmpty, parts[0].allSatisfy(isAlphanumeric) { parts.removeFirst() }
+        let escaped = parts.joined(separator: "-")
+        guard !escaped.isEmpty, let text = unescape(Substring(escaped)) else { return nil }
         return try? AppID(validating: text)
     }
 
-    /// Tries the name with a launcher prefix (`gnome-`, `KDE-`) first, then without, as the portal's
-    /// pattern does; the first reading whose app id is valid wins.
-    private static func candidate(_ body: Substring, stripRandom: (Substring) -> Substring?) -> Substring? {
-        guard let idPart = stripRandom(body), !idPart.isEmpty else { return nil }
-        if let dash = idPart.firstIndex(of: "-"), dash != idPart.startIndex,
-           idPart[..<dash].allSatisfy(isAlphanumeric) {
-            let withoutLauncher = idPart[idPart.index(after: dash)...]
-            if !withoutLauncher.isEmpty, let text = unescape(withoutLauncher), AppID.isValid(text) {
-                return withoutLauncher
+    /// systemd's unit-name escaping of one name component (`systemd-escape`, `unit_name_escape`): ASCII
+    /// letters, digits, `:`, `_` and `.` (not first) stay; every other byte, `-` and `\` included,
+    /// becomes `\xNN` (lowercase hex). `org.example.my-app` → `org.example.my\x2dapp`. O(length).
+    public static func escape(_ text: String) -> String {
+        var out = ""
+        for (i, byte) in text.utf8.enumerated() {
+            let c = Character(Unicode.Scalar(byte))
+            let plain = (byte < 0x80 && (c.isLetter || c.isNumber)) || c == ":" || c == "_" || (c == "." && i > 0)
+            if plain { out.append(c) } else {
+                let hex = String(byte, radix: 16)
+                out += "\\x" + (hex.count == 1 ? "0" + hex : hex)
             }
         }
-        return idPart
+        return out
+    }
+
+    /// What a unit name may hold besides the type suffix (systemd's VALID_CHARS: `0-9A-Za-z:-_.\`).
+    private static func isUnitNameCharacter(_ c: Character) -> Bool {
+        isAlphanumeric(c) || c == ":" || c == "-" || c == "_" || c == "." || c == "\\"
     }
 
     /// Undoes systemd's unit-name escaping (`\x2d` → `-`); nil for a malformed escape or non-UTF-8 result.

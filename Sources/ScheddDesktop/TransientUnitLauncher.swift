@@ -2,7 +2,7 @@ import ScheddApps
 import ScheddBus
 
 /// Launches an app's command line outside schedd (CONTRACT §8 "Opening it opens the app"; docs/apps.md
-/// "Opened outside schedd"): as a transient unit `app-schedd-<escaped app id>-<random>.service` of the
+/// "Opened outside schedd"): as a transient unit `app-schedd-<escaped app id>@<random>.service` of the
 /// systemd user manager on the session bus (`org.freedesktop.systemd1` `StartTransientUnit`, the way
 /// desktop launchers start apps, systemd's XDG application naming), so the app has the user's normal
 /// environment, network, home and cgroup, and survives a schedd restart; when no manager owns
@@ -80,24 +80,11 @@ final class TransientUnitLauncher {
         try m.closeContainer()
     }
 
-    /// `app-schedd-<app id escaped as systemd-escape does>-<16 random hex digits>.service`.
+    /// `app-schedd-<app id escaped as systemd-escape does>@<16 random hex digits>.service`: systemd's XDG
+    /// naming for services (`app[-<launcher>]-<ApplicationID>[@<RANDOM>].service`; `-RANDOM` is the
+    /// form for scopes), so the app so started is identified as its app id (`SystemdUnit.appID`).
     static func unitName(app: String) -> String {
         let random = String(UInt64.random(in: .min ... .max), radix: 16)
-        return "app-schedd-\(escape(app))-\(String(repeating: "0", count: 16 - random.count) + random).service"
-    }
-
-    /// systemd's unit-name escaping of one component (`systemd-escape`): ASCII letters, digits, `:`,
-    /// `_` and `.` (not first) stay; every other byte, `-` included, becomes `\xNN`.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for (i, byte) in text.utf8.enumerated() {
-            let c = Character(Unicode.Scalar(byte))
-            let plain = (byte < 0x80 && (c.isLetter || c.isNumber)) || c == ":" || c == "_" || (c == "." && i > 0)
-            if plain { out.append(c) } else {
-                let hex = String(byte, radix: 16)
-                out += "\\x" + (hex.count == 1 ? "0" + hex : hex)
-            }
-        }
-        return out
+        return "app-schedd-\(SystemdUnit.escape(app))@\(String(repeating: "0", count: 16 - random.count) + random).service"
     }
 }

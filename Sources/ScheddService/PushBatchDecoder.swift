@@ -16,7 +16,7 @@ public final class PushBatchDecoder: @unchecked Sendable {
     /// Batches with fewer entries are decoded on the loop at once: the hand-over costs two wake-ups.
     public static let minimumEntries = 64
 
-    private typealias Job = (texts: [String], zones: any ZoneResolver, result: DecodingPushBatch)
+    private typealias Job = (texts: [String], zones: any ZoneResolver, rules: SandboxedPushRules?, result: DecodingPushBatch)
     // Guarded by `lock`: the jobs not yet taken, oldest first, and whether the thread should end.
     private var jobs: [Job] = []
     private var stopping = false
@@ -28,11 +28,12 @@ public final class PushBatchDecoder: @unchecked Sendable {
         guard startThread({ [self] in run() }) else { return nil }
     }
 
-    /// Hands `texts` to the thread; the result is to be waited for on the loop. O(1).
-    public func submit(_ texts: [String], zones: any ZoneResolver) -> DecodingPushBatch {
+    /// Hands `texts` to the thread (checked against a sandboxed caller's `rules`, nil: unsandboxed);
+    /// the result is to be waited for on the loop. O(1).
+    public func submit(_ texts: [String], zones: any ZoneResolver, rules: SandboxedPushRules? = nil) -> DecodingPushBatch {
         let result = DecodingPushBatch()
         lock.withLock {
-            jobs.append((texts, zones, result))
+            jobs.append((texts, zones, rules, result))
             lock.signal()
         }
         return result
@@ -47,7 +48,7 @@ public final class PushBatchDecoder: @unchecked Sendable {
             defer { jobs.removeAll() }
             return jobs
         }
-        for job in left { job.result.fulfil(Service.decodeBatch(job.texts, zones: job.zones)) }
+        for job in left { job.result.fulfil(Service.decodeBatch(job.texts, zones: job.zones, rules: job.rules)) }
     }
 
     private func run() {
@@ -57,7 +58,7 @@ public final class PushBatchDecoder: @unchecked Sendable {
                 return jobs.isEmpty ? nil : jobs.removeFirst()
             }
             guard let job else { return }
-            job.result.fulfil(Service.decodeBatch(job.texts, zones: job.zones))
+            job.result.fulfil(Service.decodeBatch(job.texts, zones: job.zones, rules: job.rules))
         }
     }
 }

@@ -6,7 +6,13 @@ public struct Caller: Sendable, Equatable {
     public var app: String
     /// A Flatpak-sandboxed caller sees only its own app's schedules.
     public var sandboxed: Bool
-    public init(app: String, sandboxed: Bool) { self.app = app; self.sandboxed = sandboxed }
+    /// What a sandboxed caller's pushes may link to and show (CONTRACT §8 "Nothing of the host"); nil
+    /// for an unsandboxed caller. A sandboxed caller given none is held to `SandboxedPushRules()`
+    /// (http and https links only).
+    public var pushRules: SandboxedPushRules?
+    public init(app: String, sandboxed: Bool, pushRules: SandboxedPushRules? = nil) {
+        self.app = app; self.sandboxed = sandboxed; self.pushRules = sandboxed ? pushRules ?? SandboxedPushRules() : nil
+    }
 }
 
 /// A method's answer, typed by its reply signature (SchedulerMethod.reply).
@@ -77,12 +83,13 @@ public final class Service {
         let method = call.method
         if method.grouped {
             do throws(ServiceFailure) {
-                let app = try requireCaller(caller, method).app
+                let known = try requireCaller(caller, method)
+                let app = known.app
                 let operation: GroupCommit.Operation
                 if case .pushBatch(let texts) = call, texts.count >= PushBatchDecoder.minimumEntries, let batchDecoder {
-                    operation = .decoding(batchDecoder.submit(texts, zones: engine().zones))
+                    operation = .decoding(batchDecoder.submit(texts, zones: engine().zones, rules: known.pushRules))
                 } else {
-                    operation = try Self.operation(call, zones: engine().zones)
+                    operation = try Self.operation(call, zones: engine().zones, rules: known.pushRules)
                 }
                 groupCommit.enqueue(operation, app: app, member: method.name, reply: reply)
             } catch {
@@ -108,11 +115,13 @@ public final class Service {
     }
 
     /// The group-commit operation of a grouped call: arguments decoded and checked now, so a rejected
-    /// push or malformed data is answered at once, without waiting for the commit.
-    static func operation(_ call: SchedulerCall, zones: any ZoneResolver) throws(ServiceFailure) -> GroupCommit.Operation {
+    /// push or malformed data is answered at once, without waiting for the commit. `rules`: a sandboxed
+    /// caller's (nil: unsandboxed, not checked).
+    static func operation(_ call: SchedulerCall, zones: any ZoneResolver,
+                          rules: SandboxedPushRules? = nil) throws(ServiceFailure) -> GroupCommit.Operation {
         switch call {
-        case .push(let text): return .push(try decodePush(text, zones: zones))
-        case .pushBatch(let texts): return decodeBatch(texts, zones: zones)
+        case .push(let text): return .push(try decodePush(text, zones: zones, rules: rules))
+        case .pushBatch(let texts): return decodeBatch(texts, zones: zones, rules: rules)
         case .track(let event, let data):
             if let data {
                 do { _ = try JSONValue.parse(data) } catch { throw ServiceFailure(.invalidArgument, "data: \(error.description)") }
@@ -126,14 +135,14 @@ public final class Service {
 
     /// A `PushBatch`'s operation: each text decoded on its own, a rejected one answered with its error.
     /// Pure (the zone resolver is `Sendable`): `PushBatchDecoder` runs it on its thread. O(total bytes).
-    static func decodeBatch(_ texts: [String], zones: any ZoneResolver) -> GroupCommit.Operation {
+    static func decodeBatch(_ texts: [String], zones: any ZoneResolver, rules: SandboxedPushRules? = nil) -> GroupCommit.Operation {
         var answers = [String?](repeating: nil, count: texts.count)
         var pushes: [Push] = [], indexes: [Int] = []
         pushes.reserveCapacity(texts.count)
         indexes.reserveCapacity(texts.count)
         for (i, text) in texts.enumerated() {
             do throws(ServiceFailure) {
-                pushes.append(try decodePush(text, zones: zones))
+                pushes.append(try decodePush(text, zones: zones, rules: rules))
                 indexes.append(i)
             } catch {
                 answers[i] = errorJSON(error.message)
@@ -142,15 +151,24 @@ public final class Service {
         return .pushBatch(pushes: pushes, indexes: indexes, answers: answers)
     }
 
-    static func decodePush(_ text: String, zones: any ZoneResolver) throws(ServiceFailure) -> Push {
+    /// One push decoded; with `rules` (a sandboxed caller's), also checked against them: a link or
+    /// file it may not give is InvalidArgument naming the member (CONTRACT §8 "Nothing of the host").
+    static func decodePush(_ text: String, zones: any ZoneResolver, rules: SandboxedPushRules? = nil) throws(ServiceFailure) -> Push {
+        var push: Push
         do {
-            var push = try PushDecoder.decode(text.utf8, zones: zones)  // the string's own bytes, not a copy
-            // The engine reads it once per push: for a batch this runs on the decoder's thread, off the loop.
-            push.local?.memoizeDigest()
-            return push
+            push = try PushDecoder.decode(text.utf8, zones: zones)  // the string's own bytes, not a copy
         } catch {
             throw ServiceFailure(.invalidPush, error.message)
         }
+        try checkSandboxed(push, rules)
+        // The engine reads it once per push: for a batch this runs on the decoder's thread, off the loop.
+        push.local?.memoizeDigest()
+        return push
+    }
+
+    /// Throws InvalidArgument when `rules` (a sandboxed caller's) refuse a member of `push`.
+    static func checkSandboxed(_ push: Push, _ rules: SandboxedPushRules?) throws(ServiceFailure) {
+        do { try rules?.check(push) } catch { throw ServiceFailure(.invalidArgument, error.message) }
     }
 
     /// The calls that are not grouped; nil when the answer comes later through `reply` (a clock move
@@ -255,10 +273,11 @@ public final class Service {
         return result
     }
 
-    /// One push of `app` given as bytes (a decrypted UnifiedPush message): decoded, applied in the
+    /// One push of `app` given as bytes (a decrypted UnifiedPush message): decoded, checked against
+    /// `rules` (the host holds every message from the network to the sandboxed rules), applied in the
     /// app's namespace, durable; returns the outcome array as JSON. (The Push method goes through the
     /// group commit instead.) Any waiting writes are committed first.
-    public func push(bytes: [UInt8], app: String) throws(ServiceFailure) -> String {
+    public func push(bytes: [UInt8], app: String, rules: SandboxedPushRules? = nil) throws(ServiceFailure) -> String {
         groupCommit.flush()
         let decoded: Push
         do {
@@ -266,6 +285,7 @@ public final class Service {
         } catch {
             throw ServiceFailure(.invalidPush, error.message)
         }
+        try Self.checkSandboxed(decoded, rules)
         let outcomes: [PushOutcome]
         do {
             outcomes = try engineCall { now throws(EngineError) in try engine().push(decoded, app: app, now: now) }

@@ -66,3 +66,15 @@ final class DesktopEntryTests: XCTestCase {
         XCTAssertNil(locator.entry(for: try AppID(validating: "org.example.None"), read: read))
     }
 }
+
+final class DesktopEntrySchemesTests: XCTestCase {
+    /// `MimeType=`'s `x-scheme-handler/…` items are the schemes a sandboxed app may link to.
+    func testURISchemes() {
+        let text = "[Desktop Entry]\nType=Application\nName=R\nExec=r %U\n"
+            + "MimeType=text/plain; x-scheme-handler/Reminders;x-scheme-handler/reminders;X-Scheme-Handler/web+r;x-scheme-handler/;\n"
+        let entry = DesktopEntry(bytes: Array(text.utf8), path: "/x.desktop")
+        XCTAssertEqual(entry?.uriSchemes, ["reminders", "web+r"])
+        let none = DesktopEntry(bytes: Array("[Desktop Entry]\nType=Application\nName=R\n".utf8), path: "/x.desktop")
+        XCTAssertEqual(none?.uriSchemes, [])
+    }
+}

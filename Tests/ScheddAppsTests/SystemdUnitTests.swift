@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import ScheddApps
 
@@ -17,6 +18,27 @@ final class SystemdUnitTests: XCTestCase {
             ("app-com.obsproject.Studio-d70acc38b5154a3a8b4a60accc4b15f4.scope", "com.obsproject.Studio"),
             ("app-org.example.Reminders-42.scope", "org.example.Reminders"),
             ("app-org.example.Reminders@42.service", "org.example.Reminders"),
+            // Issue 31 item 5: systemd's XDG naming, services and scopes, with and without launcher,
+            // `@` instance, `-autostart`, escaped ids (systemd.io/DESKTOP_ENVIRONMENTS).
+            ("app-gnome-org.gnome.Terminal-12345.scope", "org.gnome.Terminal"),
+            ("app-org.gnome.Nautilus@abc.service", "org.gnome.Nautilus"),
+            ("app-flatpak-org.mozilla.firefox-1234.scope", "org.mozilla.firefox"),
+            ("app-gnome-firefox\\x2desr-4321.scope", nil),            // firefox-esr: not reverse DNS
+            ("app-KDE-org.kde.dolphin@8f2a91.service", "org.kde.dolphin"),
+            ("app-KDE-org.kde.okular.service", "org.kde.okular"),
+            ("app-schedd-org.example.Probe@0123abcd.service", "org.example.Probe"),
+            ("app-schedd-org.example.my\\x2dapp@0123456789abcdef.service", "org.example.my-app"),
+            // schedd before issue 31 named its units this way (a scope's form): still read right.
+            ("app-schedd-org.example.my\\x2dapp-0123456789abcdef.service", "org.example.my-app"),
+            ("app-gnome-org.gnome.Evolution\\x2dalarm\\x2dnotify-2437-autostart.service", "org.gnome.Evolution-alarm-notify"),
+            ("app-org.gnome.Evince@autostart.service", "org.gnome.Evince"),
+            ("app-gnome-org.gnome.Evince-12345.service", "org.gnome.Evince"),
+            ("app-org.gnome.Evince-12345.service", "org.gnome.Evince"),
+            ("app-gnome-org.example.my-app-42.scope", "org.example.my-app"),   // a launcher that does not escape
+            ("app-org.example.App@.service", nil),                           // a template, not a unit
+            ("app-org.example.App@a/b.service", nil),
+            ("app-gnome-.scope", nil),
+            ("app-gnome-42.scope", nil),
             ("app-flatpak-org.example.Reminders-1234.scope", "org.example.Reminders"),
             ("org.example.Reminders-42.scope", nil),               // no app- prefix
             ("app-gnome-org.example.App-42.socket", nil),          // not a scope, slice or service
@@ -31,6 +53,23 @@ final class SystemdUnitTests: XCTestCase {
         // The id itself may hold '-': only the text after the last '-' is RANDOM.
         XCTAssertEqual(SystemdUnit.appID(unitName: "app-org.example.Reminders-4-2.scope")?.rawValue,
                        "org.example.Reminders-4")
+    }
+
+    /// `SystemdUnit.escape` is systemd-escape's: compared with the real tool, and read back by `appID`.
+    func testEscape_isSystemdEscapes_andRoundTrips() throws {
+        for id in ["org.example.my-app", "org.example.Reminders", "org.gnome.Evolution-alarm-notify", "org.x_y.Z9"] {
+            let unit = "app-schedd-" + SystemdUnit.escape(id) + "@0123abcd.service"
+            XCTAssertEqual(SystemdUnit.appID(unitName: unit)?.rawValue, id, unit)
+            let tool = Process()
+            tool.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-escape")
+            tool.arguments = ["--", id]
+            let out = Pipe()
+            tool.standardOutput = out
+            try tool.run()
+            tool.waitUntilExit()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            XCTAssertEqual(SystemdUnit.escape(id), text.trimmingCharacters(in: .whitespacesAndNewlines), id)
+        }
     }
 
     func testUserUnitFromCgroupFile() {

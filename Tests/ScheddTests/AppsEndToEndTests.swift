@@ -23,6 +23,7 @@ final class AppsEndToEndTests: XCTestCase {
             Icon=org.example.Reminders
             Exec=reminders %U
             DBusActivatable=true
+            MimeType=x-scheme-handler/reminders;
             """)
     }
 

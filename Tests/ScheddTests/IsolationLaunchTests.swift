@@ -64,8 +64,8 @@ final class IsolationLaunchTests: XCTestCase {
 
         let call = try XCTUnwrap(log.events("StartTransientUnit").first, log.text)
         let unit = try XCTUnwrap(call["name"] as? String)
-        XCTAssertNotNil(unit.range(of: #"^app-schedd-org\.example\.my\\x2dapp-[0-9a-f]{16}\.service$"#, options: .regularExpression),
-                        "XDG app naming, the app id escaped as systemd does: \(unit)")
+        XCTAssertNotNil(unit.range(of: #"^app-schedd-org\.example\.my\\x2dapp@[0-9a-f]{16}\.service$"#, options: .regularExpression),
+                        "XDG app naming for services (@RANDOM), the app id escaped as systemd does: \(unit)")
         XCTAssertEqual(call["mode"] as? String, "fail")
         let properties = try XCTUnwrap(call["properties"] as? [String: Any])
         let exec = try XCTUnwrap((properties["ExecStart"] as? [[Any]])?.first, "\(properties)")
@@ -85,6 +85,14 @@ final class IsolationLaunchTests: XCTestCase {
 
         XCTAssertEqual(opened["ok"] as? Bool, true)
         XCTAssertEqual(opened["ran"] as? String, "launch \(script) \(launches) --open my://item/7 (unit \(unit))")
+
+        // The app so started calls back from a cgroup of that unit's name: it is its own app id (on main
+        // 067d7ec the unit was `…my\x2dapp-<16 hex>.service` and the caller became org.example.my-app-<hex>).
+        let back = try runInAppScope(unit, Build.schedd, ["push", "-", "--bus", h.bus.address],
+                                     stdin: #"{"bk":{"local":{"id":"back:1","at":"2026-03-08T06:00:00Z","title":"from the app"}}}"#)
+        XCTAssertEqual(back.status, 0, back.stderr)
+        XCTAssertEqual(try h.list(app: Self.app).compactMap { $0["id"] as? String }, ["back:1"],
+                       "the opened app's own push is in its own namespace")
     }
 
     func testWithoutAManager_theAppIsStartedDetached_notAsSchedsChild() throws {

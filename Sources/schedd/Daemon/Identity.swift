@@ -68,6 +68,8 @@ final class Identity {
     var appeared: [String: UInt64] = [:]
     /// Declared apps (validated when declared), by unique name.
     private var declared: [String: CallerApp] = [:]
+    /// The push rules of sandboxed connections, by unique name (Identity_Sandbox.swift).
+    var sandboxRules: [String: (app: AppID, rules: SandboxedPushRules)] = [:]
 
     init(bus: BusConnection, logger: Logger, callerPolicy: CallerPolicy?, subscriptions: SignalSubscriptions) {
         self.bus = bus; self.logger = logger; self.callerPolicy = callerPolicy; self.subscriptions = subscriptions
@@ -154,7 +156,7 @@ final class Identity {
         guard let m = call.message else { return done(.failure(ServiceFailure(.usage, "the call was answered already"))) }
         do throws(CallerIdentityError) {
             let app = try app(of: m)
-            done(.success(Caller(app: app.id.rawValue, sandboxed: app.sandboxed)))
+            done(.success(Caller(app: app.id.rawValue, sandboxed: app.sandboxed, pushRules: pushRules(for: app, sender: m.sender))))
         } catch {
             done(.failure(ServiceFailure(error)))
         }
@@ -244,6 +246,7 @@ final class Identity {
     private func depart(_ name: String) {
         appeared[name] = nil
         declared[name] = nil
+        sandboxRules[name] = nil
         subscriptions.drop(name)
         if pinned.removeValue(forKey: name) != nil, let index = pinOrder.firstIndex(of: name) { pinOrder.remove(at: index) }
     }

@@ -1,4 +1,5 @@
 import ScheddClientCore
+import ScheddDesktop
 import ScheddBus
 import ScheddPush
 import ScheddService
@@ -35,10 +36,13 @@ final class PushHost {
     }
 
     /// A decrypted push: applied as a push of `app` (in its namespace, under its quota), durable when
-    /// this returns. Each failure kind to the connector's answer, explicitly.
+    /// this returns. Each failure kind to the connector's answer, explicitly. A message comes from the
+    /// network, never from the person: it is held to the sandboxed rules whatever app registered
+    /// (http, https and the app's declared schemes as links; no local file as link, icon or image).
     private static func apply(_ service: Service, app: String, plaintext: [UInt8]) -> PushConnector.PushApplication {
         do {
-            return .applied(try service.push(bytes: plaintext, app: app))
+            let rules = Identity.pushRules(app: app, in: AppDirectory.fromEnvironment())
+            return .applied(try service.push(bytes: plaintext, app: app, rules: rules))
         } catch {
             switch error.name {
             case .storage: return .failed(error.message)
