@@ -9,6 +9,9 @@ public enum AppIDSource: String, Sendable, Hashable, CaseIterable {
     case declared
     /// Nobody named an app: `AppID.defaultApp`.
     case defaultApp = "default"
+    /// The caller's sandbox status could not be read (another user's `/proc/PID/root` on the system
+    /// bus): treated as sandboxed (CONTRACT §8 v3), its app the one of its `app-…` unit, else the default.
+    case unreadableSandbox = "sandbox-unreadable"
 }
 
 /// The app a call is attributed to.
@@ -18,8 +21,9 @@ public struct CallerApp: Sendable, Hashable, CustomStringConvertible {
 
     public init(id: AppID, source: AppIDSource) { self.id = id; self.source = source }
 
-    /// A sandboxed caller sees and changes only its own app; an unsandboxed one may name any app.
-    public var sandboxed: Bool { source == .flatpak }
+    /// A sandboxed caller sees and changes only its own app; an unsandboxed one may name any app. A
+    /// caller whose sandbox cannot be read counts as sandboxed.
+    public var sandboxed: Bool { source == .flatpak || source == .unreadableSandbox }
 
     /// `org.example.App (flatpak)`.
     public var description: String { "\(id) (\(source.rawValue))" }
@@ -31,6 +35,9 @@ public struct ProcessFacts: Sendable, Hashable {
     public var flatpakInfo: [UInt8]?
     /// The text of `/proc/PID/cgroup`; nil when it could not be read.
     public var cgroup: String?
+    /// True when the caller's root could not be looked into (another user's process, the kernel said
+    /// EACCES/EPERM), so whether it is sandboxed is unknown: it counts as sandboxed.
+    public var sandboxUnreadable = false
     /// When the process started, in µs of CLOCK_BOOTTIME (field 22 of `/proc/PID/stat`, whole clock
     /// ticks, rounded down); nil when it could not be read.
     public var startedAt: UInt64?
@@ -51,6 +58,9 @@ public struct ProcessFacts: Sendable, Hashable {
 /// | in `app-gnome-org.c.App-42.scope` | `org.d.App` | `org.d.App` (declared): no boundary between unsandboxed callers |
 /// | no app unit | `org.d.App` | `org.d.App` (declared) |
 /// | no app unit | none | `AppID.defaultApp` (default) |
+/// | sandbox unreadable, in `app-flatpak-org.e.App-42.scope` | none or `org.e.App` | `org.e.App` (sandbox-unreadable, sandboxed) |
+/// | sandbox unreadable, no app unit | none | `AppID.defaultApp` (sandbox-unreadable, sandboxed) |
+/// | sandbox unreadable | another id | refused: it may be a sandboxed app |
 ///
 /// A declared id that is not a valid app id is refused (the error names the rule).
 public enum CallerIdentity {
@@ -65,6 +75,15 @@ public enum CallerIdentity {
                     + "a sandboxed app acts only as itself, not as \(Self.quoted(declared))")
             }
             return CallerApp(id: info.appID, source: .flatpak)
+        }
+        if facts.sandboxUnreadable {
+            let own = facts.cgroup.flatMap(SystemdUnit.userUnit(cgroupFile:)).flatMap(SystemdUnit.appID(unitName:))
+                ?? AppID.defaultApp
+            if let declared, declared != own.rawValue {
+                throw CallerIdentityError(.sandboxed, "schedd cannot read whether the caller is sandboxed (its process root is "
+                    + "unreadable), so it counts as the sandboxed app \(own) and acts only as itself, not as \(Self.quoted(declared))")
+            }
+            return CallerApp(id: own, source: .unreadableSandbox)
         }
         if let declared {
             do { return CallerApp(id: try AppID(validating: declared), source: .declared) } catch {

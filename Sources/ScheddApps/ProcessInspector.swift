@@ -16,12 +16,14 @@ import ScheddSystem
 /// PID the bus reported was not recycled between the credentials query and step 1.
 ///
 /// A root that cannot be opened is an error, not "unsandboxed": a caller must not escape its sandbox
-/// by making itself unreadable. Exceptions, treated as having no `.flatpak-info`:
-/// - a FUSE root, which Flatpak never uses (a toolbox container);
+/// by making itself unreadable. Exceptions:
+/// - a FUSE root, which Flatpak never uses (a toolbox container): no `.flatpak-info`;
 /// - `EACCES`/`EPERM` for a caller of *another* user (`callerUID` ≠ the daemon's euid, the daemon not
 ///   root): the kernel does not let one user look into another's processes. This happens only to a
-///   system-bus daemon running as its own user, whose callers are checked by `--allow-group` instead;
-///   the session daemon runs as its callers' user and always sees their sandbox (docs/apps.md).
+///   system-bus daemon running as its own user; the caller is served but counts as **sandboxed**
+///   (`ProcessFacts.sandboxUnreadable`, CONTRACT §8 v3): it may be a Flatpak app, so it acts only as
+///   the app of its unit (or the default app) and never for every app (docs/apps.md). A root caller is
+///   the exception: it is above every boundary schedd keeps, so it counts as unsandboxed.
 public enum ProcessInspector {
     /// Blocking: a few small reads from procfs (microseconds).
     public static func facts(pid: Int32, pidfd givenPidfd: Int32? = nil, callerUID: UInt32? = nil,
@@ -42,7 +44,12 @@ public enum ProcessInspector {
 
         let ownUID = CurrentProcess.effectiveUserID
         let foreign = callerUID.map { $0 != ownUID && ownUID != 0 } ?? false
-        let flatpakInfo = try readFlatpakInfo(rootPath: "\(procRoot)/\(pid)/root", pid: pid, foreignUser: foreign)
+        var unreadable = false
+        let flatpakInfo = try readFlatpakInfo(rootPath: "\(procRoot)/\(pid)/root", pid: pid, foreignUser: foreign,
+                                              unreadable: &unreadable)
+        // Root is above every boundary schedd keeps (it could read every file itself): a root caller
+        // whose root a daemon of its own user cannot open is not held to a sandbox.
+        if callerUID == 0 { unreadable = false }
         let cgroup = readSmallFile("\(procRoot)/\(pid)/cgroup", limit: 64 * 1024).map { String(decoding: $0, as: UTF8.self) }
         let startedAt = readSmallFile("\(procRoot)/\(pid)/stat", limit: 4096).flatMap(ProcessPin.startTime(statLine:))
 
@@ -52,16 +59,24 @@ public enum ProcessInspector {
         if let stillConnected, !stillConnected() {
             throw CallerIdentityError(.unattributable, "the caller left the bus while it was being identified")
         }
-        return ProcessFacts(flatpakInfo: flatpakInfo, cgroup: cgroup, startedAt: startedAt)
+        var facts = ProcessFacts(flatpakInfo: flatpakInfo, cgroup: cgroup, startedAt: startedAt)
+        facts.sandboxUnreadable = unreadable
+        return facts
     }
 
-    static func readFlatpakInfo(rootPath: String, pid: Int32, foreignUser: Bool) throws(CallerIdentityError) -> [UInt8]? {
+    /// The caller's `.flatpak-info`; nil when it has none. `unreadable` is set when the root of another
+    /// user's process could not be opened (nil is returned: the caller counts as sandboxed).
+    static func readFlatpakInfo(rootPath: String, pid: Int32, foreignUser: Bool,
+                                unreadable: inout Bool) throws(CallerIdentityError) -> [UInt8]? {
         let root: FileDescriptor
         do {
             root = try FileDescriptor.open(rootPath, .readOnly, options: [.nonBlocking, .directory, .noControllingTerminal])
         } catch {
             if error == .permissionDenied, (try? FileSystem.fileSystemType(rootPath)) == FileSystem.fuseMagic { return nil }
-            if (error == .permissionDenied || error == .notPermitted) && foreignUser { return nil }
+            if (error == .permissionDenied || error == .notPermitted) && foreignUser {
+                unreadable = true
+                return nil
+            }
             throw failure("cannot open the root of the caller's process \(pid)", error)
         }
         defer { root.close() }

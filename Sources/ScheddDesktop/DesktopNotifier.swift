@@ -265,7 +265,8 @@ public final class DesktopNotifier: Notifier {
     }
     private func send(_ notification: DueNotification, capabilities: Set<String>, on bus: NotificationsBus)
         -> DeliveryResult {
-        let presentation = appDirectory.presentation(for: notification.app)
+        // A user's namespace on a bus of several users (`u1001:org.example.App`) is shown as its app.
+        let presentation = appDirectory.presentation(for: AppNamespace.appID(of: notification.app)?.rawValue ?? notification.app)
         let request = NotifyRequest(notification: notification, capabilities: capabilities,
                                     replacesId: serverIds[Key(app: notification.app, id: notification.id)] ?? 0,
                                     configuration: configuration, presentation: presentation)
@@ -484,7 +485,9 @@ public final class DesktopNotifier: Notifier {
                 invocation: key == "default" ? .body : .button(key), deepLink: notification.extras.deepLink,
                 action: notification.extras.action.map { ($0.name, $0.dataJSON) }, activationToken: token)
         } else {
-            plan = .nothing(reason: "\(notification.app) is not a valid app id")
+            plan = .nothing(reason: AppNamespace.parse(notification.app) != nil
+                            ? "\(notification.app) is another user's app: a daemon serving several users opens only its own user's apps"
+                            : "\(notification.app) is not a valid app id")
         }
         let app = notification.app, id = notification.id
         activator.run(plan, app: app, on: connection?.connection) { [weak self] ran, ok in

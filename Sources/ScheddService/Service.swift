@@ -10,8 +10,12 @@ public struct Caller: Sendable, Equatable {
     /// for an unsandboxed caller. A sandboxed caller given none is held to `SandboxedPushRules()`
     /// (http and https links only).
     public var pushRules: SandboxedPushRules?
-    public init(app: String, sandboxed: Bool, pushRules: SandboxedPushRules? = nil) {
+    /// Whether it may call the every-app methods (`ListAllAppsPage`, …): an unsandboxed caller, and on
+    /// a bus of several users only root or the daemon's own user (CONTRACT §8 v3, per-user namespaces).
+    public var mayNameEveryApp: Bool
+    public init(app: String, sandboxed: Bool, pushRules: SandboxedPushRules? = nil, mayNameEveryApp: Bool? = nil) {
         self.app = app; self.sandboxed = sandboxed; self.pushRules = sandboxed ? pushRules ?? SandboxedPushRules() : nil
+        self.mayNameEveryApp = !sandboxed && (mayNameEveryApp ?? true)
     }
 }
 
@@ -257,6 +261,10 @@ public final class Service {
         if caller.sandboxed {
             throw ServiceFailure(accessDenied: "the caller is the sandboxed app \(caller.app); a sandboxed app sees only "
                                  + "its own schedules, so \(what) is not allowed")
+        }
+        if !caller.mayNameEveryApp {
+            throw ServiceFailure(accessDenied: "the caller (\(caller.app)) sees only its own user's schedules (each user has "
+                                 + "its own namespace on this bus; only root sees every user's), so \(what) is not allowed")
         }
     }
 

@@ -23,3 +23,21 @@ final class HostileSystemBusTests: XCTestCase {
         try Self.verdicts.assertPassed(["open bus /"])
     }
 }
+
+// On a bus of several users a namespace is per user and app (CONTRACT §8 v3, issue 31), driven by
+// Tests/Support/torture/sysbus_namespaces.py: the daemon runs as user `schedd`; two real members of
+// group schedd each push `shared:1` and see, cancel and read the history of only their own; neither may
+// list every app or name the other's namespace, and another user's process (its /proc/PID/root
+// unreadable to the daemon), in a fake Flatpak sandbox or not, counts as sandboxed. Root lists both
+// with --all-apps. On main 067d7ec both users shared org.schedd.Default and each listed the other's.
+final class SystemBusNamespaceTests: XCTestCase {
+    private static let verdicts = DriverVerdicts(driver: "sysbus_namespaces.py")
+
+    func testEachUserSeesAndChangesOnlyItsOwnNamespace_rootSeesAll() throws {
+        try Self.verdicts.assertPassed(["namespaces /"])
+    }
+
+    func testAnotherUsersUnreadableProcess_countsAsSandboxed() throws {
+        try Self.verdicts.assertPassed(["unreadable sandbox /"])
+    }
+}

@@ -70,6 +70,9 @@ final class Identity {
     private var declared: [String: CallerApp] = [:]
     /// The push rules of sandboxed connections, by unique name (Identity_Sandbox.swift).
     var sandboxRules: [String: (app: AppID, rules: SandboxedPushRules)] = [:]
+    /// The user whose namespace an administrator declared (`DeclareApp("u1001:org.example.App")`), by
+    /// unique name (Identity_Namespace.swift).
+    var declaredOwner: [String: uid_t] = [:]
 
     init(bus: BusConnection, logger: Logger, callerPolicy: CallerPolicy?, subscriptions: SignalSubscriptions) {
         self.bus = bus; self.logger = logger; self.callerPolicy = callerPolicy; self.subscriptions = subscriptions
@@ -156,7 +159,10 @@ final class Identity {
         guard let m = call.message else { return done(.failure(ServiceFailure(.usage, "the call was answered already"))) }
         do throws(CallerIdentityError) {
             let app = try app(of: m)
-            done(.success(Caller(app: app.id.rawValue, sandboxed: app.sandboxed, pushRules: pushRules(for: app, sender: m.sender))))
+            let uid = try caller(of: m).uid
+            done(.success(Caller(app: namespaceKey(app, uid: uid, sender: m.sender), sandboxed: app.sandboxed,
+                                 pushRules: pushRules(for: app, sender: m.sender),
+                                 mayNameEveryApp: !app.sandboxed && isAdministrator(uid))))
         } catch {
             done(.failure(ServiceFailure(error)))
         }
@@ -172,10 +178,13 @@ final class Identity {
         do throws(CallerIdentityError) {
             if app.isEmpty {
                 declared[sender] = nil
+                declaredOwner[sender] = nil
                 return done(.success(Self.identityJSON(try self.app(of: m))))
             }
-            let resolved = try self.app(of: m, declaring: app)
+            let (owner, id) = try declaredNamespace(app, of: m)
+            let resolved = try self.app(of: m, declaring: id)
             if !resolved.sandboxed {
+                declaredOwner[sender] = owner
                 guard declared[sender] != nil || declared.count < Self.maxDeclared else {
                     throw CallerIdentityError(.unattributable, "DeclareApp: schedd keeps the declared app of at most "
                                               + "\(Self.maxDeclared) connections; declare it per call with --app instead")
@@ -203,7 +212,12 @@ final class Identity {
                 throw ServiceFailure(accessDenied: "the caller is the sandboxed app \(caller.id); a sandboxed app receives "
                                      + "only its own signals, so SubscribeAllApps is not allowed")
             }
-            if let refusal = subscriptions.subscribe(sender, app: allApps ? nil : caller.id.rawValue) {
+            let uid: uid_t
+            do { uid = try self.caller(of: m).uid } catch { throw ServiceFailure(error) }
+            if allApps && !isAdministrator(uid) {
+                throw ServiceFailure(accessDenied: Self.otherUsersRefusal(uid, what: "SubscribeAllApps"))
+            }
+            if let refusal = subscriptions.subscribe(sender, app: allApps ? nil : namespaceKey(caller, uid: uid, sender: sender)) {
                 throw ServiceFailure(.invalidArgument, refusal)
             }
             done(.success(JSONValue.object(Self.identityFields(caller) + [JSONMember("allApps", .bool(allApps))]).serialized()))
@@ -219,7 +233,8 @@ final class Identity {
         do {
             let known = try caller(of: call)
             let app = try app(of: call, declaring: declared.isEmpty ? nil : declared)
-            return PushConnector.PushCaller(app: app.id.rawValue, seesEveryApp: !app.sandboxed && known.uid == CurrentProcess.effectiveUserID)
+            return PushConnector.PushCaller(app: namespaceKey(app, uid: known.uid, sender: declared.isEmpty ? call.sender : nil),
+                                            seesEveryApp: !app.sandboxed && known.uid == CurrentProcess.effectiveUserID)
         } catch {
             switch error.kind {
             case .invalidAppID: throw PushConnectorError(.invalidArgument, "app: \(error.message)")
@@ -247,6 +262,7 @@ final class Identity {
         appeared[name] = nil
         declared[name] = nil
         sandboxRules[name] = nil
+        declaredOwner[name] = nil
         subscriptions.drop(name)
         if pinned.removeValue(forKey: name) != nil, let index = pinOrder.firstIndex(of: name) { pinOrder.remove(at: index) }
     }

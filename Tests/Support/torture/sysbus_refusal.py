@@ -120,7 +120,8 @@ class Refusal:
             after = self.rows(db)
             self.record('%s bus / outsider stored nothing' % name,
                         None if after == before else 'rows %s → %s' % (before, after))
-            r = daemon.cli(['list', '--json'])
+            # Every user has a namespace of its own (CONTRACT §8 v3): root sees the member's with --all-apps.
+            r = daemon.cli(['list', '--all-apps', '--json'])
             ids = sorted(p['id'] for p in json.loads(r.stdout)) if r.returncode == 0 else None
             self.record('%s bus / daemon still answers with the allowed pushes pending' % name,
                         None if ids == ['run_member:a', 'run_root:a'] else 'list: exit %d, %s' % (r.returncode, ids))
