@@ -122,12 +122,18 @@ func cliFailure(_ error: ScheddError, target: BusTarget) -> CommandFailure {
 }
 
 /// Says that no daemon answers on `target` (or that the bus itself is not there: `connected` false)
-/// and how to start one: `schedd run`, and on the session bus `systemctl --user start schedd`, saying
-/// whether schedd.service is installed where systemd's user manager looks (docs/cli.md).
+/// and what works from here: on the session bus, the line that reaches the daemon scripts/run.sh
+/// started when one serves (`RunScriptDaemon`); with no session bus at all, how to get one
+/// (`noSessionBusAdvice`); else `schedd run`, or `systemctl --user start schedd`, saying whether
+/// schedd.service is installed where systemd's user manager looks (docs/cli.md).
 func noDaemonMessage(target: BusTarget, connected: Bool) -> String {
     let what = connected ? "no schedd daemon answers on \(target)" : "cannot connect to \(target)"
     switch target {
     case .session:
+        if let daemon = RunScriptDaemon.find() { return what + ": " + daemon.hint }
+        if !connected, let missing = missingSessionBus() {
+            return "cannot connect to the session bus: " + missing + ": " + noSessionBusAdvice(daemon: false)
+        }
         let unit = installedUserUnit()
         return what + ": start one with 'schedd run', or 'systemctl --user start schedd' "
             + (unit.map { "(schedd.service is installed: \($0))" }
@@ -137,6 +143,28 @@ func noDaemonMessage(target: BusTarget, connected: Bool) -> String {
     case .address(let address):
         return what + ": start one there with 'schedd run --bus \(address)'"
     }
+}
+
+/// Why this process has no session bus, in the terms of `sd_bus_open_user` (which reads
+/// `DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`, and fails with ENOMEDIUM, "No medium found",
+/// when neither is set); nil when one of them names a bus.
+func missingSessionBus() -> String? {
+    func env(_ name: String) -> String? { CurrentProcess.environment(name).flatMap { $0.isEmpty ? nil : $0 } }
+    guard env("DBUS_SESSION_BUS_ADDRESS") == nil else { return nil }
+    guard let runtime = env("XDG_RUNTIME_DIR") else {
+        return "this shell has none (neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set: no login session)"
+    }
+    if FileSystem.exists(runtime + "/bus") { return nil }
+    return "this shell has none (DBUS_SESSION_BUS_ADDRESS is not set and \(runtime)/bus does not exist)"
+}
+
+/// What works without a session bus: a daemon on a bus of its own. `daemon`: said to `schedd run`.
+func noSessionBusAdvice(daemon: Bool) -> String {
+    (daemon ? "run it on a bus of its own with 'dbus-run-session -- schedd run' (only commands started inside that "
+              + "session reach it)"
+            : "start a shell with a bus of its own, 'dbus-run-session -- bash', and run 'schedd run &' in it")
+        + ", or use scripts/run.sh from the source tree (it starts a bus and prints the line that reaches its daemon "
+        + "from another terminal), or give --bus ADDRESS"
 }
 
 /// The first schedd.service in systemd's user unit search path (systemd.unit(5), "User Unit Search

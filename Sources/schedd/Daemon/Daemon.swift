@@ -60,6 +60,9 @@ final class Daemon {
             loop = try EventLoop()
             bus = try BusConnection.open(options.bus, description: "schedd-service")
         } catch {
+            if options.bus == .session, let missing = missingSessionBus() {
+                throw .failure("cannot connect to the session bus: " + missing + ": " + noSessionBusAdvice(daemon: true))
+            }
             throw .failure(error.description)
         }
         if let slash = options.databasePath.lastIndex(of: "/"), slash != options.databasePath.startIndex {
