@@ -56,7 +56,8 @@ extension CalendarParser {
         guard isDigit(current) else {
             if current == 0 { throw error("missing \(field)") }
             if isAlnum(current) || current >= 0x80 {
-                throw error("unknown word '\(word(at: i))' (not a weekday, shorthand, number or '*')")
+                let word = word(at: i)
+                throw error("unknown word '\(word)' (not a weekday, shorthand, number or '*'\(CalendarWordHints.hint(for: word)))")
             }
             throw error("unexpected '\(rest(1))' (expected a number or '*' for the \(field))")
         }

@@ -95,6 +95,9 @@ public struct FileDescriptor: Hashable, Sendable, RawRepresentable {
         }
     }
 
+    /// Whether this descriptor is a terminal (`isatty(3)`): a person typing, not a pipe or a file.
+    public var isTerminal: Bool { isatty(rawValue) == 1 }
+
     /// `fstat(2)`.
     public func status() throws(Errno) -> FileStatus {
         var info = stat()

@@ -258,10 +258,10 @@ final class CLIPersonTests: XCTestCase {
         let ndjson = localPush(id: "a", at: "2026-12-24T18:00") + "\n" + "{\"bk\": \n" + localPush(id: "b", at: "2026-12-24T18:00")
         try run(h, ["push", "-"], stdin: ndjson, status: 1,
                 stdout: "a: scheduled, next Thu 2026-12-24 18:00:00 CET\nb: scheduled, next Thu 2026-12-24 18:00:00 CET\n",
-                stderr: "schedd: push rejected: line 2, column 7: invalid JSON: unexpected end of input\n")
+                stderr: "schedd: push rejected: standard input, line 2, column 7: invalid JSON: unexpected end of input\n")
         try run(h, ["push", "-"], stdin: localPush(id: "c", at: "2026-12-24T18:00") + "\n   {\"bk\" 1}\n", status: 1,
                 stdout: "c: scheduled, next Thu 2026-12-24 18:00:00 CET\n",
-                stderr: "schedd: push rejected: line 2, column 10: invalid JSON: unexpected '1', expected ':'\n")
+                stderr: "schedd: push rejected: standard input, line 2, column 10: invalid JSON: unexpected '1', expected ':'\n")
     }
 
     /// Item 7: `schedd completion <TAB>` offers the shells.

@@ -39,7 +39,7 @@ final class PushStreamingTests: XCTestCase {
         XCTAssertEqual(ids[1_999], "push: larger than 65536 bytes")
         XCTAssertEqual(ids.last, "n:2499")
         XCTAssertEqual(result.stderr.components(separatedBy: "push rejected").count - 1, 1, result.stderr)
-        XCTAssertTrue(result.stderr.contains("line 2001: push rejected: push: larger than 65536 bytes"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("schedd: push rejected: '\(path)', line 2001: push: larger than 65536 bytes"), result.stderr)
         XCTAssertEqual(try h.list().count, 2_501)
     }
 
@@ -114,7 +114,7 @@ final class PushStreamingTests: XCTestCase {
         XCTAssertTrue(out[0].hasPrefix("o:1: scheduled"), out[0])
         XCTAssertEqual(out[1], "schedd: warning: line 2: bk.local.colour: unknown member, ignored")
         XCTAssertTrue(out[2].hasPrefix("o:2: scheduled"), out[2])
-        XCTAssertTrue(out[3].hasPrefix("schedd: line 3: push rejected: "), out[3])
+        XCTAssertTrue(out[3].hasPrefix("schedd: push rejected: '\(path)', line 3: "), out[3])
         XCTAssertTrue(out[4].hasPrefix("o:4: scheduled"), out[4])
     }
 

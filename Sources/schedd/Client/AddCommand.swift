@@ -29,6 +29,14 @@ func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
     var bk: [JSONMember] = []
     try addPresentation(args, to: &local, envelope: &bk)
 
+    // Checked before the daemon is asked anything: a usage error needs no daemon.
+    let inSpan = try args.value("in").map { (span: String) throws(CommandFailure) -> Int64 in
+        guard let micro = parseTimeSpan(span) else {
+            throw .usage("--in needs a systemd time span (90s, 15min, '1h 30min'), not '\(span)'" + spanHint(span))
+        }
+        return micro
+    }
+
     let session = try DaemonSession(args)
     let clock = try DaemonClock.read(session)
     let fix = "give a later time (e.g. --at 'tomorrow 09:00'), or --in SPAN"
@@ -42,10 +50,7 @@ func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
         requested = time.instant
         local.append(JSONMember("at", .string(time.pushText)))
         if let pin { local.append(JSONMember("timeZone", .string(pin.name))) }
-    } else if let span = args.value("in") {
-        guard let micro = parseTimeSpan(span) else {
-            throw .usage("--in needs a systemd time span (90s, 15min, '1h 30min'), not '\(span)'")
-        }
+    } else if let span = args.value("in"), let micro = inSpan {
         let at = clock.now.adding(microseconds: micro)
         guard at.isSupported else {
             throw .rejected("--in: \(span) from now is past the end of the supported range \(Instant.supportedRangeDescription)")
@@ -99,8 +104,21 @@ func runAddCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
         _ = try session.string("Unblock", { m throws(BusError) in try m.append(id) })
         outcomes = try addPush(push, session: session)
     }
-    printOutcomes(outcomes, args: args, zone: clock.zone)
+    // A bare number is seconds (systemd's default unit): said, so that `--in 5` is not read as minutes.
+    var output = StdoutLines()
+    printOutcomes(outcomes, args: args, zone: clock.zone, into: &output,
+                  note: args.value("in").flatMap(bareSeconds).map { "in \($0) s" })
+    output.flush()
     return .success
+}
+
+/// The number of a span written as a bare number (`5`, ` 90 `, `1.5`), which systemd reads as
+/// seconds; nil for a span with a unit.
+private func bareSeconds(_ span: String) -> String? {
+    let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+    let number = String(span.drop(while: blank).reversed().drop(while: blank).reversed())
+    guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) else { return nil }
+    return number
 }
 
 /// The `next` of add's one `bk.local` outcome; nil when null.
@@ -139,7 +157,7 @@ private func addPresentation(_ args: ParsedArguments, to local: inout [JSONMembe
     }
     if let grace = args.value("grace") {
         guard let micro = parseTimeSpan(grace), micro % 1_000_000 == 0 else {
-            throw .usage("--grace needs a systemd time span of whole seconds (90s, 15min), not '\(grace)'")
+            throw .usage("--grace needs a systemd time span of whole seconds (90s, 15min), not '\(grace)'" + spanHint(grace))
         }
         local.append(JSONMember("graceSeconds", .number(String(micro / 1_000_000))))
     }
@@ -160,7 +178,7 @@ private func addPresentation(_ args: ParsedArguments, to local: inout [JSONMembe
         var seconds: [JSONValue] = []
         for span in snoozes {
             guard let micro = parseTimeSpan(span), micro % 1_000_000 == 0 else {
-                throw .usage("--snooze needs a systemd time span of whole seconds (10min, 1h), not '\(span)'")
+                throw .usage("--snooze needs a systemd time span of whole seconds (10min, 1h), not '\(span)'" + spanHint(span))
             }
             seconds.append(.number(String(micro / 1_000_000)))
         }

@@ -29,6 +29,10 @@ let batchBytes = 8 << 20
 /// here, in order with the daemon's answers to the others, with the message the daemon would give.
 func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
     let input = try PushInput(path: args.positionals.first ?? "-")
+    if input.isTerminal {
+        Console.err("schedd: reading pushes from standard input (a terminal): paste one push or NDJSON lines, then "
+                    + "Ctrl-D; or give a file: schedd push FILE")
+    }
     let whole = try input.wholeInput(ifAtMost: PushDecoder.maxPushBytes)
     let session = try DaemonSession(args)
     // Human answers name `next` in the daemon's device zone, which only the daemon knows: its ClockShow
@@ -37,14 +41,16 @@ func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode 
     // One line holding one push is one push, too (answered without a line number).
     let onePush = whole.map { bytes in (try? JSONValue.parse(bytes)) != nil } ?? false
     if onePush || firstLineStartsADocument(input.buffered) {
+        // The line the push starts on, which its rejections name.
+        let startLine = 1 + input.buffered.prefix(while: isBlank).filter { $0 == 0x0A }.count
         guard let whole else {
-            printRejection(PushDecoder.tooLarge.message, line: nil, args: args)
+            printRejection(PushDecoder.tooLarge.message, at: "\(input.name), line \(startLine)", args: args)
             return .rejected
         }
         do throws(JSONError) {
             _ = try JSONValue.parse(whole[...])
         } catch {
-            printRejection("\(input.name), \(documentPosition(of: error, in: whole))", line: nil, args: args)
+            printRejection("\(input.name), \(documentPosition(of: error, in: whole))", at: nil, args: args)
             return .rejected
         }
         let text = String(decoding: whole, as: UTF8.self)
@@ -56,11 +62,11 @@ func runPushCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode 
             printOutcomes(try DaemonSession.json(answer, "Push"), args: args, zone: clock?.wait()?.zone)
             return .success
         } catch where error.code == .rejected {
-            printRejection(error.message, line: nil, args: args)
+            printRejection(error.message, at: "\(input.name), line \(startLine)", args: args, push: text)
             return .rejected
         }
     }
-    var batch = PushBatch(client: session, args: args, zone: clock?.wait()?.zone)
+    var batch = PushBatch(client: session, args: args, zone: clock?.wait()?.zone, inputName: input.name)
     var check = UnknownMemberCheck()
     var any = false
     while let line = try input.nextLine() {
@@ -143,14 +149,16 @@ private struct PushBatch {
     let client: DaemonSession
     let args: ParsedArguments
     let zone: TimeZoneRules?
+    /// How the input is named in rejections (`'pushes.ndjson'`, `standard input`).
+    let inputName: String
     private var entries: [Line] = []
     /// Batches sent (or, without a push to send, only collected) and not yet printed, oldest first.
     private var inFlight: [(lines: [Line], pending: PendingCall<[String]>?, count: Int)] = []
     /// Whether any push so far was rejected.
     private(set) var rejected = false
 
-    init(client: DaemonSession, args: ParsedArguments, zone: TimeZoneRules?) {
-        self.client = client; self.args = args; self.zone = zone
+    init(client: DaemonSession, args: ParsedArguments, zone: TimeZoneRules?, inputName: String) {
+        self.client = client; self.args = args; self.zone = zone; self.inputName = inputName
     }
 
     /// Bytes the collected texts take in the PushBatch message.
@@ -204,21 +212,23 @@ private struct PushBatch {
         for (entry, line, warnings) in lines {
             for warning in warnings { output.err(warning) }
             let value: JSONValue
+            var pushText: String?
             switch entry {
             case .text(let text, let indent):
+                pushText = text
                 value = try DaemonSession.json(next.next()!, "PushBatch")
                 if let error = value[member: "error"]?.stringValue, let column = syntaxColumn(error, in: text, indent: indent) {
                     // --json keeps the daemon's message; the person reads the line and column.
                     rejected = true
                     if args.json { output.out(value.serialized()) }
-                    output.err("schedd: push rejected: line \(line), \(column)")
+                    output.err("schedd: push rejected: \(inputName), line \(line), \(column)")
                     continue
                 }
             case .rejected(let message): value = .object([JSONMember("error", .string(message))])
             }
             if let error = value[member: "error"]?.stringValue {
                 rejected = true
-                printRejection(error, line: line, args: args, into: &output)
+                printRejection(error, at: "\(inputName), line \(line)", args: args, push: pushText, into: &output)
             } else {
                 printOutcomes(value, args: args, zone: zone, into: &output)
             }
@@ -287,20 +297,27 @@ struct UnknownMemberCheck {
 private func unknownMemberWarnings(_ text: String, line: Int?) -> [String] {
     guard let push = try? PushDecoder.decode(Array(text.utf8), zones: ZoneDatabase.shared) else { return [] }
     let at = line.map { "line \($0): " } ?? ""
-    return push.unknownMembers.map { member in "schedd: warning: \(at)\(member): unknown member, ignored" }
+    return push.unknownMembers.map { member in "schedd: warning: \(at)\(member): unknown member, ignored\(memberHint(member))" }
 }
 
-private func printRejection(_ message: String, line: Int?, args: ParsedArguments) {
+private func printRejection(_ message: String, at location: String?, args: ParsedArguments, push: String? = nil) {
     var output = StdoutLines()
-    printRejection(message, line: line, args: args, into: &output)
+    printRejection(message, at: location, args: args, push: push, into: &output)
     output.flush()
 }
 
-private func printRejection(_ message: String, line: Int?, args: ParsedArguments, into output: inout StdoutLines) {
+/// Prints a rejected push: `{"error": message}` under `--json`; on stderr `schedd: push rejected:
+/// LOCATION: message` (`'pushes.ndjson', line 3` — every rejection names the input and the line), then
+/// each member of `push` that schedd does not read, with its nearest known name
+/// (`schedd: bk.local.titel: unknown member (did you mean title?)`): a misspelt member is often why a
+/// required one is missing.
+private func printRejection(_ message: String, at location: String?, args: ParsedArguments, push: String? = nil,
+                            into output: inout StdoutLines) {
     if args.json {
         output.out(JSONValue.object([JSONMember("error", .string(message))]).serialized())
     }
-    output.err("schedd: \(line.map { "line \($0): " } ?? "")push rejected: \(message)")
+    output.err("schedd: push rejected: \(location.map { $0 + ": " } ?? "")\(message)")
+    for hint in push.map(unknownMemberHints) ?? [] { output.err("schedd: " + hint) }
 }
 
 /// A daemon's syntax error for an NDJSON line (`push: invalid JSON at byte N: REASON`) as the line's
@@ -323,7 +340,9 @@ func printOutcomes(_ outcomes: JSONValue, args: ParsedArguments, zone: TimeZoneR
     output.flush()
 }
 
-func printOutcomes(_ outcomes: JSONValue, args: ParsedArguments, zone: TimeZoneRules?, into output: inout StdoutLines) {
+/// `note` ends each human line in parentheses (`add --in 5`: `(in 5 s)`); JSON lines are left as they are.
+func printOutcomes(_ outcomes: JSONValue, args: ParsedArguments, zone: TimeZoneRules?, into output: inout StdoutLines,
+                   note: String? = nil) {
     for outcome in outcomes.arrayValue ?? [] {
         if args.json {
             output.out(outcome.serialized())
@@ -341,6 +360,7 @@ func printOutcomes(_ outcomes: JSONValue, args: ParsedArguments, zone: TimeZoneR
         if let closed = outcome[member: "closed"]?.arrayValue, !closed.isEmpty {
             line += ", closed " + closed.compactMap(\.stringValue).joined(separator: ", ")
         }
+        if let note { line += " (\(note))" }
         output.out(line)
     }
 }

@@ -40,6 +40,9 @@ final class PushInput {
 
     deinit { if fd != .standardInput { fd.close() } }
 
+    /// Whether the input is a terminal (standard input not redirected): a person may be waiting on it.
+    var isTerminal: Bool { fd == .standardInput && fd.isTerminal }
+
     /// How the input is named in messages.
     var name: String { path == "-" ? "standard input" : "'\(path)'" }
 

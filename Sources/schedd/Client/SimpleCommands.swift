@@ -92,7 +92,7 @@ func runClockCommand(_ args: ParsedArguments) throws(CommandFailure) {
         reply = try client.string("ClockSet", { m throws(BusError) in try m.append(target.rfc3339) })
     case "advance":
         guard let span = parseTimeSpan(rest) else {
-            throw .usage("clock advance needs a systemd time span like 90s, 15min, 2h or '1d 6h', not '\(rest)'")
+            throw .usage("clock advance needs a systemd time span like 90s, 15min, 2h or '1d 6h', not '\(rest)'" + spanHint(rest))
         }
         // Time passing delivers everything due in the span before answering: allow it an hour.
         reply = try client.string("ClockAdvance", timeoutMicroseconds: 3_600_000_000,

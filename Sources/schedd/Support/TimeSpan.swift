@@ -38,3 +38,54 @@ func relativeToNow(_ deltaMicroseconds: Int64, future: String = "left", past: St
     let span = formatRelativeSpan(microseconds: deltaMicroseconds)
     return deltaMicroseconds > 0 ? "\(span) \(future)" : "\(span) \(past)"
 }
+
+/// Unit words people write that systemd's span grammar refuses (`systemd-analyze timespan '5 mins'`
+/// fails in systemd 252), with systemd's word for each: for "did you mean" hints.
+private let spanUnitReplacements: [String: String] = [
+    "mins": "min", "mns": "min", "mn": "min", "hrs": "h", "secs": "s", "sek": "s", "wk": "w", "wks": "w",
+    "yr": "y", "yrs": "y", "mo": "month", "mos": "months", "mon": "month", "mons": "months",
+    "millis": "ms", "msecs": "ms", "usecs": "us", "dys": "d", "hs": "h",
+]
+
+/// systemd's unit words (`TimeSpan`'s table) that a misspelling is measured against.
+private let spanUnitWords = ["seconds", "second", "sec", "minutes", "minute", "min", "hours", "hour", "days", "day",
+                             "weeks", "week", "months", "month", "years", "year", "msec", "usec"]
+
+/// What the person probably meant by a span systemd refuses — `5 mins` → `5min`, `1 hrs 30 secs` →
+/// `1h 30s`, `2 mintues` → `2 minutes` — or nil when no unit word explains the refusal or the
+/// rewritten span is refused too. Each component is a number (digits, `.`, `+`) and a word; a word
+/// systemd knows stays, one in `spanUnitReplacements` is replaced, any other goes to the closest of
+/// `spanUnitWords` (`closestMatch`). O(n) in the text, on the error path only.
+func spanSuggestion(_ text: String) -> String? {
+    var components: [String] = []
+    var changed = false
+    var rest = Substring(text)
+    while true {
+        rest = rest.drop(while: { $0 == " " || $0 == "\t" })
+        if rest.isEmpty { break }
+        let number = rest.prefix(while: { $0.isASCII && ($0.isNumber || $0 == "." || $0 == "+") })
+        rest = rest.dropFirst(number.count)
+        let spaced = rest.first == " " || rest.first == "\t"
+        rest = rest.drop(while: { $0 == " " || $0 == "\t" })
+        let word = String(rest.prefix(while: { $0.isLetter }))
+        rest = rest.dropFirst(word.count)
+        guard !number.isEmpty else { return nil }
+        var unit = word
+        if !word.isEmpty && (try? TimeSpan.parse("1" + word)) == nil {
+            guard let replacement = spanUnitReplacements[word.lowercased()]
+                    ?? closestMatch(to: word.lowercased(), among: spanUnitWords) else { return nil }
+            unit = replacement
+            changed = true
+        }
+        // Spaced as written, but a one- or three-letter unit sticks to its number as systemd prints it.
+        components.append(number + (spaced && unit.count > 3 ? " " : "") + unit)
+    }
+    guard changed else { return nil }
+    let suggestion = components.joined(separator: " ")
+    return parseTimeSpan(suggestion) == nil ? nil : suggestion
+}
+
+/// `; did you mean 'X'?` for a refused span (`spanSuggestion`), or "".
+func spanHint(_ text: String) -> String {
+    spanSuggestion(text).map { "; did you mean '\($0)'?" } ?? ""
+}
