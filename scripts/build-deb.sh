@@ -9,13 +9,16 @@
 #   /usr/lib/systemd/system/schedd-system.service     system service (kiosks), runs as user schedd
 #   /usr/share/dbus-1/services/org.schedd.Scheduler1.service   session-bus activation
 #   /usr/share/dbus-1/system.d/org.schedd.Scheduler1.conf      system-bus policy
+#   /usr/share/dbus-1/system-services/org.schedd.Scheduler1.service   system-bus activation of schedd-system.service
 #   /usr/share/dbus-1/interfaces/org.schedd.{Scheduler1,UnifiedPush1}.xml   D-Bus interface descriptions
 #   /usr/share/man/manN/*.N.gz, shell completions     when the repository has them (man/, completions/)
 #   /usr/share/doc/schedd/{copyright,changelog.gz}   copyright: Apache-2.0, Debian's machine-readable format
 #   /usr/share/doc/schedd/*.md, *.png                  the documentation the units' Documentation= names
-# The postinst creates the system group `schedd` (whose members may call the system daemon) and the
-# system user `schedd` that schedd-system.service runs as; removing the package leaves both (Debian
-# policy: accounts may own files elsewhere).
+# The preinst creates the system group `schedd` (whose members may call the system daemon) and the
+# system user `schedd` that schedd-system.service runs as, before dpkg unpacks the bus policy that names
+# them: dbus-daemon reloads its configuration the moment the policy file appears, and a policy naming
+# an unknown user is logged (`Unknown username "schedd"`) and ignored until the next reload. Hence
+# Pre-Depends: adduser. Removing the package leaves both (Debian policy: accounts may own files elsewhere).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -52,6 +55,10 @@ root="$work/root"
 mkdir -p "$root"
 PREFIX=/usr DESTDIR="$root" BINARY="$BINARY" bash scripts/install.sh --no-build >/dev/null
 # Debian keeps systemd units under /usr/lib/systemd (install.sh's PREFIX/lib/systemd with PREFIX=/usr).
+install -d -m 0755 "$root/usr/share/dbus-1/system-services"
+sed 's|/usr/local/bin/schedd|/usr/bin/schedd|' units/org.schedd.Scheduler1.system-service \
+  > "$root/usr/share/dbus-1/system-services/org.schedd.Scheduler1.service"
+chmod 0644 "$root/usr/share/dbus-1/system-services/org.schedd.Scheduler1.service"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/schedd"
 
 doc="$root/usr/share/doc/schedd"
@@ -118,7 +125,8 @@ Version: $VERSION
 Architecture: amd64
 Maintainer: $MAINTAINER
 Installed-Size: $size
-Depends: $shlibs, adduser
+Pre-Depends: adduser
+Depends: $shlibs
 Recommends: dbus-daemon | dbus-broker
 Suggests: dunst | notification-daemon
 Section: utils
@@ -130,14 +138,22 @@ Description: local notification scheduler daemon
  when due. Apps reach it on D-Bus (org.schedd.Scheduler1); test suites drive
  its fake clock with 'schedd testbed'.
 EOF
+cat > "$root/DEBIAN/preinst" <<'EOF'
+#!/bin/sh
+set -e
+if [ "$1" = install ] || [ "$1" = upgrade ]; then
+    # Before the bus policy naming them is unpacked (see build-deb.sh): members of group schedd (and
+    # root) may call the system-bus daemon; schedd-system.service runs as user schedd.
+    getent group schedd >/dev/null || addgroup --quiet --system schedd
+    getent passwd schedd >/dev/null || adduser --quiet --system --ingroup schedd --home /var/lib/schedd \
+        --no-create-home --gecos "schedd notification scheduler" schedd
+fi
+exit 0
+EOF
 cat > "$root/DEBIAN/postinst" <<'EOF'
 #!/bin/sh
 set -e
 if [ "$1" = configure ]; then
-    # Members of group schedd (and root) may call the system-bus daemon; schedd-system.service runs as user schedd.
-    getent group schedd >/dev/null || addgroup --quiet --system schedd
-    getent passwd schedd >/dev/null || adduser --quiet --system --ingroup schedd --home /var/lib/schedd \
-        --no-create-home --gecos "schedd notification scheduler" schedd
     if [ -d /run/systemd/system ]; then
         systemctl daemon-reload >/dev/null 2>&1 || true
     fi
@@ -152,7 +168,7 @@ if [ "$1" = remove ] && [ -d /run/systemd/system ]; then
 fi
 exit 0
 EOF
-chmod 0755 "$root/DEBIAN/postinst" "$root/DEBIAN/postrm"
+chmod 0755 "$root/DEBIAN/preinst" "$root/DEBIAN/postinst" "$root/DEBIAN/postrm"
 (cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"
 chmod 0644 "$root/DEBIAN/md5sums" "$root/DEBIAN/control"
 find "$root" -type d -exec chmod 0755 {} +

@@ -9,7 +9,8 @@ PKGS=(pkg-config libsqlite3-dev sqlite3 libsystemd-dev systemd dbus-daemon dbus-
       python3-jeepney python3-pytest python3-venv python3-setuptools python3-wheel jq
       lintian dpkg-dev binutils adduser
       libglib2.0-dev-bin libglib2.0-dev gcc
-      xfce4-notifyd notification-daemon mate-notification-daemon imagemagick)
+      xfce4-notifyd notification-daemon mate-notification-daemon imagemagick
+      systemd-container debootstrap dbus-broker)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs schedd's whole test suite on a fresh machine: installs what is missing, builds (warnings are
-# errors), runs the unit, differential and integration tests (XCTest), a 60-second libFuzzer smoke
-# run of each harness, and the unit tests once more under AddressSanitizer.
+# errors), runs the unit, differential and integration tests (XCTest), the Debian package on a real
+# systemd (Tests/System/run.sh), a 60-second libFuzzer smoke run of each harness, and the unit tests
+# once more under AddressSanitizer.
 #   scripts/test.sh                 everything (what .ci/run runs)
 #   scripts/test.sh --quick         XCTest only
 #   scripts/test.sh --quick ARGS…   XCTest only, with `swift test` arguments (e.g. --filter ScenarioTests)
@@ -34,6 +35,8 @@ echo "== README quick-start examples (shell testbed, Swift ScheddTestKit, Python
 bash scripts/readme-examples.sh
 echo "== Debian package (build, lintian, dpkg -i, D-Bus activation, purge)"
 bash Tests/Support/deb/test-deb.sh
+echo "== system suite (the package on a real systemd 252 in systemd-nspawn, Debian 12; docs/testing.md)"
+bash Tests/System/run.sh
 echo "== fuzz smoke (60 s per harness)"
 bash scripts/fuzz.sh all "${FUZZ_SECONDS:-60}"
 echo "== unit tests under AddressSanitizer"

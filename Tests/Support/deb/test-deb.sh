@@ -35,11 +35,12 @@ lintian --fail-on error --allow-root "$deb" || fail "lintian reported errors"
 echo "-- dpkg -i"
 had_group=no; getent group schedd >/dev/null && had_group=yes
 dpkg -i "$deb" >/dev/null
-echo "group schedd: $( [ $had_group = yes ] && echo "already present (other tests make it)" || echo "created by postinst")"
-getent group schedd >/dev/null || fail "postinst did not create group schedd"
-getent passwd schedd >/dev/null || fail "postinst did not create user schedd"
+echo "group schedd: $( [ $had_group = yes ] && echo "already present (other tests make it)" || echo "created by preinst")"
+getent group schedd >/dev/null || fail "preinst did not create group schedd"
+getent passwd schedd >/dev/null || fail "preinst did not create user schedd"
 for f in /usr/bin/schedd /usr/share/dbus-1/services/org.schedd.Scheduler1.service \
          /usr/share/dbus-1/system.d/org.schedd.Scheduler1.conf /usr/lib/systemd/user/schedd.service \
+         /usr/share/dbus-1/system-services/org.schedd.Scheduler1.service \
          /usr/lib/systemd/system/schedd-system.service /usr/share/doc/schedd/copyright \
          /usr/share/dbus-1/interfaces/org.schedd.Scheduler1.xml /usr/share/dbus-1/interfaces/org.schedd.UnifiedPush1.xml; do
   [ -f "$f" ] || fail "$f not installed"
