@@ -130,19 +130,20 @@ final class ManPageAndCompletionTests: XCTestCase {
 
     // MARK: - Completions, in the real shells
 
-    private func bash(_ words: [String]) throws -> [String] {
+    private func bash(_ words: [String], environment: [String: String] = [:]) throws -> [String] {
         let script = """
         source "$1"; shift
         COMP_WORDS=("$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); COMPREPLY=()
         _schedd
         printf '%s\\n' "${COMPREPLY[@]}"
         """
-        let result = try runProcess("/bin/bash", ["--norc", "-c", script, "bash", root.appendingPathComponent("completions/schedd.bash").path] + words)
+        let result = try runProcess("/bin/bash", ["--norc", "-c", script, "bash", root.appendingPathComponent("completions/schedd.bash").path] + words,
+                                    environment: environment)
         XCTAssertEqual(result.status, 0, result.stderr)
         return result.lines
     }
 
-    private func zsh(_ words: [String]) throws -> [String] {
+    private func zsh(_ words: [String], environment: [String: String] = [:]) throws -> [String] {
         // Outside a completion widget zsh has no compadd/_describe: stand-ins print what the script offers.
         let script = """
         compadd() { while (( $# )) && [[ $1 != -- ]]; do shift; done; shift; print -l -- "$@"; }
@@ -153,15 +154,17 @@ final class ManPageAndCompletionTests: XCTestCase {
         words=("$@"); CURRENT=$#
         source $file
         """
-        let result = try runProcess("/usr/bin/zsh", ["-f", "-c", script, "zsh", root.appendingPathComponent("completions/_schedd").path] + words)
+        let result = try runProcess("/usr/bin/zsh", ["-f", "-c", script, "zsh", root.appendingPathComponent("completions/_schedd").path] + words,
+                                    environment: environment)
         XCTAssertEqual(result.status, 0, result.stderr)
         return result.lines.map { $0.replacingOccurrences(of: "\\:", with: ":") }
     }
 
-    private func fish(_ line: String) throws -> [String] {
+    private func fish(_ line: String, environment: [String: String] = [:]) throws -> [String] {
         let result = try runProcess("/usr/bin/fish", ["--no-config", "-c",
                                                       "source $argv[1]; complete -C $argv[2]",
-                                                      root.appendingPathComponent("completions/schedd.fish").path, line])
+                                                      root.appendingPathComponent("completions/schedd.fish").path, line],
+                                    environment: environment)
         XCTAssertEqual(result.status, 0, result.stderr)
         return result.lines.map { String($0.split(separator: "\t").first ?? "") }
     }
@@ -191,6 +194,56 @@ final class ManPageAndCompletionTests: XCTestCase {
         XCTAssertEqual(try bash(["schedd", "clock", "advance", ""]), [], "after the action comes its argument")
         XCTAssertEqual(try zsh(["schedd", "push", ""]), ["<files>"])
         XCTAssertEqual(try bash(["schedd", "add", "T", "--at", ""]), [], "free-form values offer nothing")
+    }
+
+    /// Issue 36 item 5: a ZONE (`--tz`, `clock zone`) completes from the zoneinfo the daemon reads —
+    /// `$TZDIR`'s tzdata.zi (zones and links), else its files without posix/ and right/ — and an ID
+    /// (`cancel`, `add --id`) or RUN (`cancel --run`) from `schedd list --json` of the bus on the line,
+    /// at most 1,000; with no daemon, nothing.
+    func testEachShell_completesZonesFromZoneinfo_andPendingIdsBounded() throws {
+        XCTAssertEqual(try bash(["schedd", "add", "T", "--tz", "Europe/Ber"]), ["Europe/Berlin"])
+        XCTAssertEqual(try zsh(["schedd", "clock", "zone", "Europe/Ber"]).filter { $0.hasPrefix("Europe/Ber") }, ["Europe/Berlin"])
+        XCTAssertEqual(try fish("schedd calendar --tz Europe/Ber"), ["Europe/Berlin"])
+        XCTAssertEqual(try bash(["schedd", "clock", "zone", "Asia/Tok"]), ["Asia/Tokyo"])
+        let zones = try TemporaryDirectory()
+        defer { zones.remove() }
+        try "# version test\nZ Mars/Olympus 0 - OMT\nL Mars/Olympus Mars/Base\nR X 1 2 - Ja 1 0 0 -\n"
+            .write(toFile: zones.file("tzdata.zi"), atomically: true, encoding: .utf8)
+        let fromIndex = ["TZDIR": zones.path]
+        XCTAssertEqual(try bash(["schedd", "add", "T", "--tz", ""], environment: fromIndex), ["Mars/Olympus", "Mars/Base"])
+        XCTAssertEqual(try zsh(["schedd", "run", "--tz", ""], environment: fromIndex), ["Mars/Olympus", "Mars/Base"])
+        XCTAssertEqual(try fish("schedd clock zone ", environment: fromIndex), ["Mars/Base", "Mars/Olympus"])
+        try FileManager.default.removeItem(atPath: zones.file("tzdata.zi"))
+        for file in ["Venus/Maxwell", "posix/Venus/Maxwell", "right/Venus/Maxwell", "zone.tab"] {
+            try FileManager.default.createDirectory(atPath: (zones.file(file) as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+            XCTAssertTrue(FileManager.default.createFile(atPath: zones.file(file), contents: Data()))
+        }
+        XCTAssertEqual(try bash(["schedd", "clock", "zone", ""], environment: fromIndex), ["Venus/Maxwell"])
+        XCTAssertEqual(try fish("schedd add T --tz ", environment: fromIndex), ["Venus/Maxwell"])
+
+        let h = try ScheddHarness(fakeClock: "2026-12-01T08:00:00Z")
+        defer { h.tearDown() }
+        let ndjson = (0..<1_200).map { #"{"bk":{"local":{"id":"run_\#($0 / 100):n\#($0)","at":"2026-12-02T08:00:00Z","title":"T"}}}"# }
+            + [#"{"bk":{"local":{"id":"with space","at":"2026-12-01T09:00:00Z","title":"T"}}}"#]
+        XCTAssertEqual(try h.cli(["push", "-"], stdin: ndjson.joined(separator: "\n")).status, 0)
+        let line = [Build.schedd, "cancel", "--bus", h.bus.address]
+        let offered = try bash(line + [""])
+        XCTAssertEqual(offered.count, 1_000, "bounded")
+        XCTAssertEqual(offered.first, "with\\ space", "quoted for the shell, soonest first")
+        XCTAssertEqual(try bash(line + ["run_3:n30"]), ["run_3:n300", "run_3:n301", "run_3:n302", "run_3:n303", "run_3:n304",
+                                                        "run_3:n305", "run_3:n306", "run_3:n307", "run_3:n308", "run_3:n309"])
+        XCTAssertEqual(try bash(line + ["--run", "run_"]), (0...9).map { "run_\($0)" })
+        XCTAssertEqual(try zsh(line + ["with"]).filter { $0.hasPrefix("with") }, ["with space"])
+        XCTAssertEqual(try zsh(line + [""]).count, 1_000)
+        XCTAssertEqual(try fish(line.joined(separator: " ") + " run_3:n30"), (300...309).map { "run_3:n\($0)" })
+        XCTAssertEqual(try fish(line.joined(separator: " ") + " run_11:n119"), [], "past the first 1,000 (soonest first)")
+        XCTAssertEqual(try bash(line + ["run_11:n119"]), [], "past the first 1,000")
+        XCTAssertEqual(try bash([Build.schedd, "add", "T", "--bus", h.bus.address, "--id", "with"]), ["with\\ space"])
+        // No daemon on that bus: nothing offered, and no error on the terminal.
+        h.stopDaemon()
+        XCTAssertEqual(try bash(line + [""]), [])
+        XCTAssertEqual(try fish(line.joined(separator: " ") + " "), [])
     }
 
     func testInstallScript_installsTheManPagesAndCompletionsWhereToolsLook() throws {

@@ -28,8 +28,9 @@ struct ActionSpec: Sendable {
     var help: String
 }
 
-/// What a positional argument is, for completions: a file (`push FILE`) or free text.
-enum PositionalKind: Sendable { case text, file }
+/// What a positional argument is, for completions: a file (`push FILE`), a pending schedule's id
+/// (`cancel ID`) or free text.
+enum PositionalKind: Sendable { case text, file, id }
 
 /// One subcommand: its name, the positional arguments it takes and its options.
 struct CommandSpec: Sendable {
@@ -143,7 +144,8 @@ let commandTable: [CommandSpec] = [
     CommandSpec(name: "track", arguments: "EVENT", summary: "Report an event: cancels schedules with it in cancelOn",
                 positionalCount: 1...1, options: [busOption, appOption, .value("data", "JSON", "Data recorded with the event")]),
     CommandSpec(name: "cancel", arguments: "ID | --run RUN", summary: "Cancel one schedule, or every schedule of a run",
-                positionalCount: 0...1, options: [busOption, appOption, .value("run", "RUN", "Cancel every schedule of this run")]),
+                positionalCount: 0...1, options: [busOption, appOption, .value("run", "RUN", "Cancel every schedule of this run")],
+                positionalKind: .id),
     CommandSpec(name: "list", arguments: "", summary: "List pending notifications, soonest first",
                 positionalCount: 0...0, options: [
         busOption, appOption, .flag("all-apps", "List the pending notifications of every app, with an APP column (not for sandboxed callers)"),

@@ -1,8 +1,15 @@
 /// Shell completion scripts for bash, zsh and fish, generated from `commandTable` (`schedd
 /// completion SHELL`): subcommands, each command's options, the values of options that have
 /// choices (`--urgency low|normal|critical`, `--bus session|system`), `clock`'s actions, files for
-/// `push` and for options whose value is a PATH or FILE. The files in completions/ are this output;
-/// a test compares them and runs each shell on them.
+/// `push` and for options whose value is a PATH or FILE, zone names for a ZONE (`--tz`, `clock zone`)
+/// and the pending schedules' ids for an ID (`cancel ID`, `add --id`) and their runs for a RUN
+/// (`cancel --run`). The files in completions/ are this output; a test compares them and runs each
+/// shell on them.
+///
+/// Zones come from the zoneinfo the daemon reads (`$TZDIR`, else /usr/share/zoneinfo): the zones and
+/// links of its `tzdata.zi`, else its files (without posix/ and right/). Ids come from `schedd list
+/// --json --limit 1000` (with the command line's `--bus` and `--app`), bounded in time too (`timeout
+/// 2`): a completion never waits on a hung daemon, and with no daemon it offers nothing.
 enum CompletionShell: String, CaseIterable, Sendable {
     case bash, zsh, fish
 }
@@ -25,11 +32,58 @@ private func allOptions(_ spec: CommandSpec) -> [OptionSpec] { spec.options + co
 /// Whether an option's value is a file name.
 private func takesFile(_ option: OptionSpec) -> Bool { option.valueName == "PATH" || option.valueName == "FILE" }
 
+/// Values a shell function lists: zone names, pending ids, their runs.
+private enum ValueSource: String { case zones, ids, runs }
+
+/// What completes a value named `valueName` (`ZONE`, `ID`, `RUN`), or nil.
+private func valueSource(_ valueName: String?) -> ValueSource? {
+    switch valueName {
+    case "ZONE": return .zones
+    case "ID": return .ids
+    case "RUN": return .runs
+    default: return nil
+    }
+}
+
+/// The awk program that lists the zones and links of a `tzdata.zi` (`Z NAME …`, `L TARGET NAME`).
+private let tzdataProgram = "'$1 == \"Z\" { print $2 } $1 == \"L\" { print $3 }'"
+/// Lists the zone files under `$dir` by their names, without posix/ and right/ (where there is no
+/// tzdata.zi). The same text in bash, zsh and fish.
+private let zoneFilesCommand = #"find "$dir" -type f -name '[A-Z]*' ! -path "$dir/posix/*" ! -path "$dir/right/*" 2>/dev/null | sed "s|^$dir/||""#
+/// Reads ids out of `list --json`: each row starts `{"id":"…"`, which a string inside a row cannot
+/// hold (its quotes are escaped); then `\"` and `\\` are unescaped.
+private let idsFilter = #"grep -o '{"id":"\([^"\\]\|\\.\)*"' | sed -e 's/^{"id":"//' -e 's/"$//' -e 's/\\"/"/g' -e 's/\\\\/\\/g'"#
+
 /// Single-quoted for sh/zsh/fish (`'` written as `'\''`).
 private func quoted(_ text: String) -> String { "'" + text.replacing("'", with: "'\\''") + "'" }
 
 private func bashCompletion() -> String {
-    var lines = ["# bash completion for schedd — \(note("bash"))", "_schedd() {",
+    var lines = ["# bash completion for schedd — \(note("bash"))",
+                 "_schedd_zones() {",
+                 "    local dir=\"${TZDIR:-/usr/share/zoneinfo}\"",
+                 "    if [ -r \"$dir/tzdata.zi\" ]; then awk \(tzdataProgram) \"$dir/tzdata.zi\"",
+                 "    else \(zoneFilesCommand); fi",
+                 "}",
+                 "_schedd_ids() {",
+                 "    local i args=()",
+                 "    for ((i = 2; i < COMP_CWORD; i++)); do",
+                 "        case \"${COMP_WORDS[i]}\" in --bus|--app) args+=(\"${COMP_WORDS[i]}\" \"${COMP_WORDS[i+1]}\") ;; esac",
+                 "    done",
+                 "    timeout 2 \"${COMP_WORDS[0]}\" list --json --limit 1000 \"${args[@]}\" 2>/dev/null | \(idsFilter)",
+                 "}",
+                 "_schedd_runs() { _schedd_ids | sed 's/:.*//' | sort -u; }",
+                 "# Offers the lines of stdin that start with the word being completed, quoted for the shell (ids",
+                 "# hold ':', where bash splits words: what precedes $cur in the word is already on the line).",
+                 "_schedd_offer() {",
+                 "    local word=\"$cur\" value quoted",
+                 "    if [ -n \"${COMP_LINE:-}\" ]; then word=\"${COMP_LINE:0:COMP_POINT}\"; word=\"${word##*[[:space:]]}\"; fi",
+                 "    local done=\"${word%\"$cur\"}\"  # the part of the word bash split off before $cur",
+                 "    while IFS= read -r value; do",
+                 "        [[ \"$value\" == \"$word\"* ]] || continue",
+                 "        printf -v quoted %q \"${value#\"$done\"}\"; COMPREPLY+=(\"$quoted\")  # an id may hold spaces",
+                 "    done",
+                 "}",
+                 "_schedd() {",
                  "    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"",
                  "    COMPREPLY=()",
                  "    if [ \"$COMP_CWORD\" -eq 1 ]; then",
@@ -43,6 +97,8 @@ private func bashCompletion() -> String {
             let pattern = "\(spec.name):--\(option.name)"
             if !option.choices.isEmpty {
                 lines.append("        \(pattern)) COMPREPLY=($(compgen -W \(quoted(option.choices.joined(separator: " "))) -- \"$cur\")); return 0 ;;")
+            } else if let source = valueSource(option.valueName) {
+                lines.append("        \(pattern)) _schedd_offer < <(_schedd_\(source.rawValue)); return 0 ;;")
             } else if takesFile(option) {
                 lines.append("        \(pattern)) COMPREPLY=($(compgen -f -- \"$cur\")); return 0 ;;")
             } else {
@@ -60,10 +116,18 @@ private func bashCompletion() -> String {
         lines += ["        \(spec.name))",
                   "            local i n=0",
                   "            for ((i = 2; i < COMP_CWORD; i++)); do [[ \"${COMP_WORDS[i]}\" == -* ]] || n=$((n + 1)); done",
-                  "            [ \"$n\" -eq 0 ] && COMPREPLY=($(compgen -W \(quoted(spec.actions.map(\.name).joined(separator: " "))) -- \"$cur\")) ;;"]
+                  "            if [ \"$n\" -eq 0 ]; then COMPREPLY=($(compgen -W \(quoted(spec.actions.map(\.name).joined(separator: " "))) -- \"$cur\"))"]
+        for action in spec.actions {
+            guard let source = valueSource(action.arguments) else { continue }
+            lines.append("            elif [ \"$n\" -eq 1 ] && [ \"${COMP_WORDS[COMP_CWORD-1]}\" = \(action.name) ]; then _schedd_offer < <(_schedd_\(source.rawValue))")
+        }
+        lines += ["            fi ;;"]
     }
     for spec in commandTable where spec.positionalKind == .file {
         lines.append("        \(spec.name)) COMPREPLY=($(compgen -f -- \"$cur\")) ;;")
+    }
+    for spec in commandTable where spec.positionalKind == .id {
+        lines.append("        \(spec.name)) _schedd_offer < <(_schedd_ids) ;;")
     }
     lines += ["        help) COMPREPLY=($(compgen -W \(quoted(commandTable.map(\.name).joined(separator: " "))) -- \"$cur\")) ;;",
               "    esac", "    return 0", "}", "complete -F _schedd schedd", ""]
@@ -74,7 +138,19 @@ private func zshCompletion() -> String {
     func describeEntry(_ name: String, _ help: String) -> String {
         quoted(name.replacing(":", with: "\\:") + ":" + help)
     }
-    var lines = ["#compdef schedd", "# zsh completion for schedd — \(note("zsh"))", "_schedd() {",
+    var lines = ["#compdef schedd", "# zsh completion for schedd — \(note("zsh"))",
+                 "_schedd_zones() {",
+                 "    local dir=${TZDIR:-/usr/share/zoneinfo}",
+                 "    if [[ -r $dir/tzdata.zi ]]; then awk \(tzdataProgram) $dir/tzdata.zi",
+                 "    else \(zoneFilesCommand); fi",
+                 "}",
+                 "_schedd_ids() {",
+                 "    local -a args; local i",
+                 "    for (( i = 3; i < CURRENT; i++ )); do [[ ${words[i]} == --(bus|app) ]] && args+=(${words[i]} ${words[i+1]}); done",
+                 "    timeout 2 ${words[1]} list --json --limit 1000 $args 2>/dev/null | \(idsFilter)",
+                 "}",
+                 "_schedd_runs() { _schedd_ids | sed 's/:.*//' | sort -u; }",
+                 "_schedd() {",
                  "    local cur=${words[CURRENT]} prev=${words[CURRENT-1]}",
                  "    local -a entries",
                  "    if (( CURRENT == 2 )); then",
@@ -89,6 +165,8 @@ private func zshCompletion() -> String {
             let pattern = "\(spec.name):--\(option.name)"
             if !option.choices.isEmpty {
                 lines.append("        \(pattern)) compadd -- \(option.choices.map(quoted).joined(separator: " ")); return ;;")
+            } else if let source = valueSource(option.valueName) {
+                lines.append("        \(pattern)) compadd -- ${(f)\"$(_schedd_\(source.rawValue))\"}; return ;;")
             } else if takesFile(option) {
                 lines.append("        \(pattern)) _files; return ;;")
             } else {
@@ -107,10 +185,18 @@ private func zshCompletion() -> String {
         lines += ["        \(spec.name))",
                   "            local w n=0",
                   "            for w in ${words[3,CURRENT-1]}; do [[ $w == -* ]] || (( n++ )); done",
-                  "            (( n == 0 )) && { entries=(\(entries)); _describe -t actions 'action' entries; } ;;"]
+                  "            if (( n == 0 )); then entries=(\(entries)); _describe -t actions 'action' entries"]
+        for action in spec.actions {
+            guard let source = valueSource(action.arguments) else { continue }
+            lines.append("            elif (( n == 1 )) && [[ $prev == \(action.name) ]]; then compadd -- ${(f)\"$(_schedd_\(source.rawValue))\"}")
+        }
+        lines += ["            fi ;;"]
     }
     for spec in commandTable where spec.positionalKind == .file {
         lines.append("        \(spec.name)) _files ;;")
+    }
+    for spec in commandTable where spec.positionalKind == .id {
+        lines.append("        \(spec.name)) compadd -- ${(f)\"$(_schedd_ids)\"} ;;")
     }
     lines += ["        help) compadd -- \(commandTable.map { quoted($0.name) }.joined(separator: " ")) ;;",
               "    esac", "}", "_schedd \"$@\"", ""]
@@ -119,7 +205,28 @@ private func zshCompletion() -> String {
 
 private func fishCompletion() -> String {
     let names = commandTable.map(\.name).joined(separator: " ")
-    var lines = ["# fish completion for schedd — \(note("fish"))", "complete -c schedd -f"]
+    var lines = ["# fish completion for schedd — \(note("fish"))", "complete -c schedd -f",
+                 "function __schedd_zones",
+                 "    set -l dir /usr/share/zoneinfo",
+                 "    set -q TZDIR; and set dir $TZDIR",
+                 "    if test -r $dir/tzdata.zi",
+                 "        awk \(tzdataProgram) $dir/tzdata.zi",
+                 "    else",
+                 "        \(zoneFilesCommand)",
+                 "    end",
+                 "end",
+                 "function __schedd_ids",
+                 "    set -l tokens (commandline -opc)",
+                 "    set -l args",
+                 "    for i in (seq 2 (count $tokens))",
+                 "        contains -- $tokens[$i] --bus --app; and test $i -lt (count $tokens); and set -a args $tokens[$i] $tokens[(math $i + 1)]",
+                 "    end",
+                 // In fish's single quotes `\\` is one backslash: each is doubled.
+                 "    timeout 2 $tokens[1] list --json --limit 1000 $args 2>/dev/null | \(idsFilter.replacing("\\", with: "\\\\"))",
+                 "end",
+                 "function __schedd_runs",
+                 "    __schedd_ids | sed 's/:.*//' | sort -u",
+                 "end"]
     for spec in commandTable {
         lines.append("complete -c schedd -n \(quoted("not __fish_seen_subcommand_from \(names)")) -a \(spec.name) -d \(quoted(spec.summary))")
     }
@@ -130,6 +237,7 @@ private func fishCompletion() -> String {
             if option.valueName != nil {
                 line += takesFile(option) ? " -r -F" : " -x"
                 if !option.choices.isEmpty { line += " -a \(quoted(option.choices.joined(separator: " ")))" }
+                if let source = valueSource(option.valueName) { line += " -a \(quoted("(__schedd_\(source.rawValue))"))" }
             }
             lines.append(line + " -d \(quoted(option.help))")
         }
@@ -139,8 +247,14 @@ private func fishCompletion() -> String {
             for action in spec.actions {
                 lines.append("complete -c schedd -n \(when) -a \(action.name) -d \(quoted(action.help))")
             }
+            for action in spec.actions {
+                guard let source = valueSource(action.arguments) else { continue }
+                let after = quoted("__fish_seen_subcommand_from \(spec.name); and __fish_seen_subcommand_from \(action.name)")
+                lines.append("complete -c schedd -n \(after) -a \(quoted("(__schedd_\(source.rawValue))"))")
+            }
         }
         if spec.positionalKind == .file { lines.append("complete -c schedd -n \(condition) -F") }
+        if spec.positionalKind == .id { lines.append("complete -c schedd -n \(condition) -a \(quoted("(__schedd_ids)"))") }
     }
     lines.append("complete -c schedd -n \(quoted("__fish_seen_subcommand_from help")) -a \(quoted(names))")
     for option in commonOptions {
