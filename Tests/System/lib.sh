@@ -13,12 +13,13 @@
 MACHINE_DIR="" MACHINE_ROOT="" NSPAWN_PID="" LEADER="" MACHINE_CGROUPS=() MACHINE_OVERLAY=0
 CT_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
-# Prints the PID of nspawn's child (the container's PID 1, as seen from here), or nothing yet.
+# Prints the PID of the container's PID 1 as seen from here (nspawn's child that runs systemd), or
+# nothing yet. nspawn's first child is a helper that forks PID 1 and exits, so the child must be checked.
 machine_leader() {
-  local children
-  children=$(cat "/proc/$NSPAWN_PID/task/$NSPAWN_PID/children" 2>/dev/null || true)
-  set -- $children
-  [ $# -ge 1 ] && echo "$1"
+  local child
+  for child in $(cat "/proc/$NSPAWN_PID/task/$NSPAWN_PID/children" 2>/dev/null || true); do
+    if [ "$(cat "/proc/$child/comm" 2>/dev/null)" = systemd ]; then echo "$child"; return 0; fi
+  done
   return 0
 }
 
@@ -65,7 +66,7 @@ boot_machine() {
   local state="" i
   for i in $(seq 600); do
     kill -0 "$NSPAWN_PID" 2>/dev/null || { echo "boot: systemd-nspawn exited: $(tail -n 20 "$MACHINE_DIR/console.log")" >&2; return 1; }
-    [ -n "$LEADER" ] || LEADER=$(machine_leader)
+    LEADER=$(machine_leader)
     if [ -n "$LEADER" ]; then
       state=$(nsenter -t "$LEADER" -a env -i PATH="$CT_PATH" systemctl is-system-running 2>/dev/null || true)
       case "$state" in

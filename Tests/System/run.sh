@@ -365,12 +365,35 @@ check_kiosk_namespaces() {
   true
 }
 
+# What the session bus tells schedd about a caller, and that schedd identifies a caller by its systemd
+# unit through it: the probe app, started by the user manager as app-org.example.Probe@systemtest.service
+# (systemd's XDG application naming), calls DeclareApp("") and must be org.example.Probe from
+# "systemd-unit". Debian 12's buses (dbus-daemon 1.14, dbus-broker 33) give no ProcessFD, so schedd
+# pins the caller by PID and start time (docs/apps.md); a ProcessFD appearing changes that path.
+check_caller_identity() {
+  local creds probe="$MACHINE_ROOT/home/tester/probe-1.json"
+  as_user tester schedd list >/dev/null   # activates schedd.service when an earlier check did not
+  creds=$(as_user tester busctl --user call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+    GetConnectionCredentials s org.schedd.Scheduler1)
+  note "GetConnectionCredentials(org.schedd.Scheduler1) on the $VARIANT session bus: $creds"
+  printf '%s' "$creds" | grep -q '"ProcessID"' || fail "the bus gives no ProcessID"
+  printf '%s' "$creds" | grep -q '"ProcessFD"' && fail "the bus gives a ProcessFD now: docs/apps.md's table and this check need updating"
+  ct rm -f /home/tester/probe-1.json
+  as_user tester systemd-run --user -q --wait --unit=app-org.example.Probe@systemtest.service \
+    /opt/schedd-test/probe_app.py || fail "the probe app's unit failed"
+  [ -s "$probe" ] || fail "the probe app wrote nothing"
+  note "app: $(json_get "$probe" 'json.dumps(d.get("identity") or d.get("identity_error"))') from $(json_get "$probe" '[l for l in d["cgroup"].splitlines() if l.startswith("0::")][0][3:]')"
+  [ "$(json_get "$probe" 'd.get("identity", {}).get("app")')" = org.example.Probe ] || fail "not identified as org.example.Probe"
+  [ "$(json_get "$probe" 'd.get("identity", {}).get("source")')" = systemd-unit ] || fail "not identified by its unit"
+  ct rm -f /home/tester/probe-1.json
+}
+
 # One daemon per database (CONTRACT v3 §9): `schedd run` by hand beside the running service — on the
 # same session bus and on a bus of its own — exits 1 naming the service's PID and bus; the service
 # keeps running.
 check_one_daemon() {
   local pid rc how
-  wait_for 30 prop_is tester schedd.service ActiveState active || as_user tester schedd list >/dev/null
+  as_user tester schedd list >/dev/null   # activates schedd.service when an earlier check did not
   pid=$(user_prop tester schedd.service MainPID)
   [ "${pid:-0}" -gt 0 ] || fail "schedd.service is not running"
   for how in same-bus own-bus; do
@@ -397,7 +420,7 @@ check_one_daemon() {
 # and `schedd status --json` reports the resume.
 check_sleep() {
   local mon
-  wait_for 30 prop_is tester schedd.service ActiveState active || as_user tester schedd list >/dev/null
+  as_user tester schedd list >/dev/null   # activates schedd.service when an earlier check did not
   ct sh -c 'echo "freeze mem" > /run/fake-power-state && mount --bind /run/fake-power-state /sys/power/state'
   [ "$(ct busctl --system call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager CanSuspend)" = 's "yes"' ] \
     || fail "logind says it cannot suspend"
@@ -464,6 +487,7 @@ user_checks() {
   run_check watchdog check_watchdog
   run_check journal check_journal
   run_check kill-9 check_kill9
+  run_check caller-identity check_caller_identity
   run_check opened-app check_opened_app
   run_check one-daemon check_one_daemon
 }
