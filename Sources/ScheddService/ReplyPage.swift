@@ -43,40 +43,39 @@ public enum ListStart: Sendable, Equatable {
     case skipping(Int)
 }
 
-/// The text of a `ListPage` cursor: `v1:NEXT:KEY`, the next due (µs since the epoch) and the store key
-/// of the last row of the previous page. Clients treat it as opaque and pass it back as it came; the
-/// version prefix lets the order change without breaking a client. `after` may
-/// also be `""` (from the first row) or `+N` (after skipping N rows, as `schedd list --offset N` asks).
+/// The text of a `ListPage` cursor: `v2:` and 40 hex digits, the position (next due, store key) of the
+/// last row of the previous page sealed for the app (`PagingSeal`: opaque, per app, good for one daemon
+/// run; it says nothing of other apps' rows). Clients treat it as opaque and pass it back as it came; the
+/// version prefix lets the order change without breaking a client. `after` may also be `""` (from the
+/// first row) or `+N` (after skipping N rows, as `schedd list --offset N` asks).
 public enum ListCursorText {
-    public static func encode(_ cursor: PendingCursor) -> String { "v1:\(cursor.next.microseconds):\(cursor.key)" }
+    public static func encode(_ cursor: PendingCursor, seal: PagingSeal, app: String?) -> String { seal.seal(cursor, app: app) }
 
-    /// The cursor of `text`; nil for "" (the first page); throws for anything that is not a cursor.
-    public static func decode(_ text: String) throws(ArgumentRejection) -> PendingCursor? {
-        switch try start(text) {
+    /// The cursor of `text`; nil for "" (the first page); throws for anything that is not a cursor of `app`.
+    public static func decode(_ text: String, seal: PagingSeal, app: String?) throws(ArgumentRejection) -> PendingCursor? {
+        switch try start(text, seal: seal, app: app) {
         case .first: return nil
         case .after(let cursor): return cursor
         case .skipping: throw rejection(text)
         }
     }
 
-    /// Where a page whose `after` is `text` starts.
-    public static func start(_ text: String) throws(ArgumentRejection) -> ListStart {
+    /// Where a page of `app` (nil: every app's) whose `after` is `text` starts.
+    public static func start(_ text: String, seal: PagingSeal, app: String?) throws(ArgumentRejection) -> ListStart {
         if text.isEmpty { return .first }
         let digits = text.utf8.dropFirst()
         if text.hasPrefix("+"), (1...10).contains(digits.count), digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
            let skip = Int(text.dropFirst()) {
             return .skipping(skip)
         }
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == "v1", let next = Int64(parts[1]), let key = Int64(parts[2]) else {
-            throw rejection(text)
-        }
-        return .after(PendingCursor(next: Instant(microseconds: next), key: key))
+        guard let cursor = seal.open(list: text, app: app) else { throw rejection(text) }
+        return .after(cursor)
     }
 
     private static func rejection(_ text: String) -> ArgumentRejection {
         let shown = text.utf8.count > 64 ? String(decoding: Array(text.utf8.prefix(64)), as: UTF8.self) + "…" : text
         return ArgumentRejection("ListPage: after must be \"\" (the first page), +N (after N rows) or the next "
-                                 + "cursor of a previous ListPage reply, not '\(shown)'")
+                                 + "cursor of a previous ListPage reply to the same app (cursors are per app and "
+                                 + "per daemon run), not '\(shown)'")
     }
 }

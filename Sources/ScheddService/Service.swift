@@ -74,6 +74,8 @@ public final class Service {
     public var batchDecoder: PushBatchDecoder?
     /// The cancellation jobs' slicing, which `ClockNext` waits for (set by the wiring; nil: it does not wait).
     public var cancelSlicing: CancelSlicing?
+    /// Seals paging positions per app (`ListPage` cursors, `HistoryPage` positions): drawn at start.
+    let pagingSeal = PagingSeal()
 
     public init(engine: @escaping () -> Engine, clock: ServiceClock, delivery: Delivery, groupCommit: GroupCommit,
                 storage: StorageMonitor, announcer: CancelAnnouncer) {

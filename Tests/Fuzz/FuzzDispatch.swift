@@ -179,7 +179,8 @@ final class FuzzWorld {
             check(pending.utf8.count <= ReplyBounds.maxBytes, "ListPage of \(pending.utf8.count) bytes")
             guard case .array(let rows)? = try? JSONValue.parse(pending) else { return check(false, "ListPage is not an array") }
             check(rows.count <= ReplyBounds.maxRows, "ListPage of \(rows.count) rows")
-            if !next.isEmpty { check((try? ListCursorText.decode(next)) != nil, "ListPage next '\(next)' does not decode") }
+            // Sealed per app (PagingSeal): `v2:` and 40 hex digits.
+            if !next.isEmpty { check(next.hasPrefix("v2:") && next.utf8.count == 43, "ListPage next '\(next)' is not a sealed cursor") }
         case .historyPage(let records, _):
             check(records.utf8.count <= ReplyBounds.maxBytes, "HistoryPage of \(records.utf8.count) bytes")
             guard case .array(let rows)? = try? JSONValue.parse(records) else { return check(false, "HistoryPage is not an array") }

@@ -29,22 +29,29 @@ final class ReplyPageTests: XCTestCase {
     }
 
     func testListCursorText_roundTrips_andRejectsAnythingElse() throws {
+        let seal = PagingSeal(secret: Array(repeating: 7, count: 32))
         let cursor = PendingCursor(next: Instant(microseconds: 1_772_946_000_000_000), key: 42)  // 2026-03-08T05:00:00Z
-        XCTAssertEqual(ListCursorText.encode(cursor), "v1:1772946000000000:42")
-        XCTAssertEqual(try ListCursorText.decode("v1:1772946000000000:42"), cursor)
-        XCTAssertEqual(try ListCursorText.decode("v1:-5:0"), PendingCursor(next: Instant(microseconds: -5), key: 0))
-        XCTAssertNil(try ListCursorText.decode(""))
-        XCTAssertEqual(try ListCursorText.start(""), .first)
-        XCTAssertEqual(try ListCursorText.start("+0"), .skipping(0))
-        XCTAssertEqual(try ListCursorText.start("+500000"), .skipping(500_000))
-        XCTAssertEqual(try ListCursorText.start("v1:5:6"), .after(PendingCursor(next: Instant(microseconds: 5), key: 6)))
-        for bad in ["+", "+-1", "+x", "++1", "+99999999999", "+１"] {
-            XCTAssertThrowsError(try ListCursorText.start(bad), bad)
+        let text = ListCursorText.encode(cursor, seal: seal, app: "org.example.A")
+        XCTAssertTrue(text.hasPrefix("v2:") && text.utf8.count == 43, text)
+        XCTAssertFalse(text.contains("1772946000000000") || text.hasSuffix(":42"), "opaque: \(text)")
+        XCTAssertEqual(try ListCursorText.decode(text, seal: seal, app: "org.example.A"), cursor)
+        let negative = PendingCursor(next: Instant(microseconds: -5), key: 0)
+        XCTAssertEqual(try ListCursorText.decode(ListCursorText.encode(negative, seal: seal, app: nil), seal: seal, app: nil), negative)
+        XCTAssertNil(try ListCursorText.decode("", seal: seal, app: nil))
+        XCTAssertEqual(try ListCursorText.start("", seal: seal, app: nil), .first)
+        XCTAssertEqual(try ListCursorText.start("+0", seal: seal, app: nil), .skipping(0))
+        XCTAssertEqual(try ListCursorText.start("+500000", seal: seal, app: nil), .skipping(500_000))
+        // Per app and per daemon run: another app's cursor, the every-app listing's, or an earlier run's is refused.
+        for (other, app) in [(seal, "org.example.B"), (seal, nil), (PagingSeal(secret: Array(repeating: 8, count: 32)), "org.example.A")] {
+            XCTAssertThrowsError(try ListCursorText.start(text, seal: other, app: app), "\(String(describing: app))")
         }
-        XCTAssertThrowsError(try ListCursorText.decode("+5"), "decode is for cursors only")
-        for bad in ["v2:1:2", "v1:1", "v1:1:2:3", "v1::2", "v1:x:2", "v1:99999999999999999999:1", "1:2",
+        for bad in ["+", "+-1", "+x", "++1", "+99999999999", "+１"] {
+            XCTAssertThrowsError(try ListCursorText.start(bad, seal: seal, app: nil), bad)
+        }
+        XCTAssertThrowsError(try ListCursorText.decode("+5", seal: seal, app: nil), "decode is for cursors only")
+        for bad in ["v2:1:2", "v1:1772946000000000:42", "v1:1", "v2:" + String(repeating: "0", count: 40), "v2:xyz", "1:2",
                     String(repeating: "v", count: 1 << 20)] {
-            XCTAssertThrowsError(try ListCursorText.decode(bad)) { error in
+            XCTAssertThrowsError(try ListCursorText.decode(bad, seal: seal, app: nil)) { error in
                 let rejection = error as? ArgumentRejection
                 XCTAssertTrue(rejection?.message.hasPrefix("ListPage: after must be") == true, "\(String(describing: rejection))")
                 XCTAssertLessThan(rejection?.message.utf8.count ?? .max, 300, "the message quotes a bounded prefix")
