@@ -42,7 +42,7 @@ let package = Package(
         // procfs reads; no bus (the daemon hands it bus-verified PIDs).
         .target(name: "ScheddApps", dependencies: ["ScheddSystem", "Scheduler"], path: "Sources/ScheddApps"),
         // UnifiedPush connector: RFC 8188/8291 decryption (libcrypto through ScheddCrypto), registrations.
-        .target(name: "ScheddPush", dependencies: ["ScheddCrypto", "SchedCalendar", "Scheduler", "ScheddBus", "CSchedBus", "ScheddProtocol"],
+        .target(name: "ScheddPush", dependencies: ["ScheddCrypto", "SchedCalendar", "Scheduler", "ScheddBus", "CSchedBus", "ScheddProtocol", "ScheddSystem"],
                 path: "Sources/ScheddPush"),
         .target(name: "Scheduler", dependencies: ["SchedCalendar", "CSQLite", "ScheddCrypto", "ScheddSystem"], path: "Sources/Scheduler"),
         .target(name: "CSchedBus", dependencies: ["CSystemd"], path: "Sources/CSchedBus"),
@@ -87,7 +87,7 @@ let package = Package(
         .testTarget(name: "ScheddKitTests", dependencies: ["ScheddClient", "ScheddTestKit", "schedd"],
                     path: "Tests/ScheddKitTests"),
         .testTarget(name: "ScheddTests", dependencies: ["schedd", "SchedCalendar", "SystemZones", "Scheduler", "ScheddBus", "ScheddDesktop",
-                                                    "ScheddService", "ScheddApps", "ScheddClientCore", "SeededRandomness",
+                                                    "ScheddService", "ScheddApps", "ScheddClientCore", "ScheddSystem", "SeededRandomness",
                                                     "TestPrerequisites"],
                     path: "Tests/ScheddTests"),
     ],

@@ -114,6 +114,8 @@ public final class PushConnector {
     var waitTimer: EventTimer?
     /// Tokens whose Unregister schedd sent: the distributor's Unregistered is then a confirmation.
     var unregistering: Set<String> = []
+    /// The throttle of warnings that peers cause (PushConnector_PeerWarnings.swift).
+    var peerWarnings = PeerWarnings()
     /// When each app was last re-registered after its distributor unregistered it (monotonic µs).
     var lastReregister: [String: UInt64] = [:]
 

@@ -30,7 +30,7 @@ extension PushConnector {
             try? message.reply { _ throws(BusError) in }
             return .replied
         } catch {
-            host.log(.warning, "ignored \(message.member) from \(message.sender ?? "?"): \(error.message)")
+            warn(peer: message.sender, "ignored \(message.member) from \(message.sender ?? "?"): \(error.message)")
             return .failed(name: error.busName, message: error.message)
         }
     }
@@ -62,7 +62,7 @@ extension PushConnector {
     func deliver(_ message: ConnectorArguments.Message, call: BusMessage, version: Int) throws(PushConnectorError) -> BusMethodResult {
         guard let record = try storage({ () throws(StoreError) in try store.pushRegistration(token: message.token) }) else {
             // The spec: a request with a token the connector does not know is ignored.
-            host.log(.warning, "ignored a push with an unknown token from \(call.sender ?? "?")")
+            warn(peer: call.sender, "ignored a push with an unknown token from \(call.sender ?? "?")")
             return acknowledge(call, id: nil, version: version)
         }
         // Only the distributor the registration is with may deliver for it: any other peer could try
@@ -70,8 +70,8 @@ extension PushConnector {
         // followed on NameOwnerChanged; while unknown, nothing is accepted (the distributor retries).
         guard let distributor = record.distributor, let owner = running[distributor], !owner.isEmpty,
               call.sender == owner else {
-            host.log(.warning, "refused a push for \(record.app) from \(call.sender ?? "?"), which is not the owner of "
-                     + "its distributor \(record.distributor ?? "(none)")")
+            warn(peer: call.sender, "refused a push for \(record.app) from \(call.sender ?? "?"), which is not the owner of "
+                 + "its distributor \(record.distributor ?? "(none)")")
             throw PushConnectorError(.accessDenied, "Message for this token is accepted only from its distributor")
         }
         let label = "push for \(record.app)" + (message.id.isEmpty ? "" : " (message \(message.id))")
@@ -82,7 +82,7 @@ extension PushConnector {
                                        authSecret: Base64URL.decode(record.authSecret) ?? [])
             plaintext = try WebPush.decrypt(message.body, keys: keys)
         } catch {
-            try reject(record, message, "\(label) does not decrypt: \(error.message)")
+            try reject(record, message, "\(label) does not decrypt: \(error.message)", peer: call.sender)
             return acknowledge(call, id: message.id, version: version)
         }
         switch host.apply(record.app, plaintext) {
@@ -90,7 +90,7 @@ extension PushConnector {
             host.log(.info, "\(label) applied: \(outcomes)")
             return acknowledge(call, id: message.id, version: version)
         case .rejected(let reason):
-            try reject(record, message, "\(label) is not a valid push: \(reason)")
+            try reject(record, message, "\(label) is not a valid push: \(reason)", peer: call.sender)
             return acknowledge(call, id: message.id, version: version)
         case .failed(let reason):
             host.log(.error, "\(label) not applied (the distributor will deliver it again): \(reason)")
@@ -102,8 +102,8 @@ extension PushConnector {
     }
 
     private func reject(_ record: PushRegistrationRecord, _ message: ConnectorArguments.Message,
-                        _ reason: String) throws(PushConnectorError) {
-        host.log(.warning, "rejected a \(reason)")
+                        _ reason: String, peer: String?) throws(PushConnectorError) {
+        warn(peer: peer, "rejected a \(reason)")
         let rejection = PushRejection(at: host.now(), messageID: message.id, reason: reason)
         try storage { () throws(StoreError) in try store.recordPushRejection(app: record.app, rejection) }
     }
@@ -125,7 +125,7 @@ extension PushConnector {
     /// tells the app with `EndpointChanged` when the endpoint is new.
     func newEndpoint(token: String, endpoint: String, sender: String?) throws(PushConnectorError) {
         guard var record = try storage({ () throws(StoreError) in try store.pushRegistration(token: token) }) else {
-            host.log(.warning, "ignored NewEndpoint for an unknown token from \(sender ?? "?")")
+            warn(peer: sender, "ignored NewEndpoint for an unknown token from \(sender ?? "?")")
             return
         }
         try checkSender(sender, of: record, member: "NewEndpoint")
@@ -147,7 +147,7 @@ extension PushConnector {
     func unregistered(token: String, sender: String?) throws(PushConnectorError) {
         if unregistering.remove(token) != nil { return }
         guard var record = try storage({ () throws(StoreError) in try store.pushRegistration(token: token) }) else {
-            host.log(.warning, "ignored Unregistered for an unknown token from \(sender ?? "?")")
+            warn(peer: sender, "ignored Unregistered for an unknown token from \(sender ?? "?")")
             return
         }
         try checkSender(sender, of: record, member: "Unregistered")

@@ -1,6 +1,7 @@
 import Glibc
 import SchedCalendar
 import Scheduler
+import ScheddSystem
 
 /// Whether the database works, and what the daemon does while it does not (CONTRACT §9, "Storage
 /// failure"; README, "Faults"): a failed firing is retried with exponential back-off, 1 s doubling to

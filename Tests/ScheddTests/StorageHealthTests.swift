@@ -3,6 +3,7 @@ import Glibc
 import SchedCalendar
 import Scheduler
 import ScheddService
+import ScheddSystem
 import XCTest
 
 /// The storage-failure rules without a disk (issue 9 item 4): back-off 1 s doubling to 30 s, one log

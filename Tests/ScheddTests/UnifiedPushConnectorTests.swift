@@ -250,6 +250,31 @@ final class UnifiedPushConnectorTests: XCTestCase {
         XCTAssertEqual(try harness.pushRegistrations().count, 0)
     }
 
+    /// Issue 31 item 6: connector warnings are throttled per peer. One hostile peer sends 200 Messages
+    /// with an unknown token; another peer sends one. The log has one line for each peer (main 067d7ec
+    /// logged 201), and a later line of the flooding peer says how many were held back.
+    func testWarningsCausedByAPeer_areThrottledPerPeer() throws {
+        let script = """
+            import sys, dbus
+            bus = dbus.bus.BusConnection(sys.argv[1])
+            o = bus.get_object("org.schedd.Scheduler1", "/org/unifiedpush/Connector")
+            for i in range(int(sys.argv[2])):
+                o.Message({"token": "no-such-token-%d" % i, "message": dbus.ByteArray(b"x"), "id": "m%d" % i},
+                          dbus_interface="org.unifiedpush.Connector2")
+            print(bus.get_unique_name())
+            """
+        let flood = try runProcess(DesktopHarness.python, ["-c", script, harness.bus.address, "200"])
+        XCTAssertEqual(flood.status, 0, flood.stderr)
+        let other = try runProcess(DesktopHarness.python, ["-c", script, harness.bus.address, "1"])
+        XCTAssertEqual(other.status, 0, other.stderr)
+        let (flooder, bystander) = (flood.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
+                                    other.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        let lines = harness.daemonStderr.split(separator: "\n").filter { $0.contains("ignored a push with an unknown token") }
+        XCTAssertEqual(lines.filter { $0.hasSuffix("from \(flooder)") }.count, 1, "one line for the flooding peer: \(lines.count) lines")
+        XCTAssertEqual(lines.filter { $0.hasSuffix("from \(bystander)") }.count, 1, "the other peer's warning is not drowned")
+        XCTAssertLessThanOrEqual(lines.count, 2, "\(lines.prefix(5))")
+    }
+
     func testMessageWithBadArguments_isRefused_namingTheArgument() throws {
         let result = try runProcess("/usr/bin/busctl", ["--address=\(harness.bus.address)", "call", "org.schedd.Scheduler1",
                                                         "/org/unifiedpush/Connector", "org.unifiedpush.Connector2", "Message",
