@@ -60,7 +60,7 @@ public final class Engine {
     public let maxPendingPerApp: Int
     /// The byte quota: stored bytes of pending schedules per app (CONTRACT §8). A push that would take its
     /// app above it is rejected. ≥ 1.
-    public var maxBytesPerApp = Engine.defaultMaxBytesPerApp
+    public var maxBytesPerApp = Engine.defaultMaxBytesPerApp { didSet { store.maxBytesPerApp = maxBytesPerApp } }
     var wheel: TimerWheel
     var zoneCache: [String: TimeZoneRules] = [:] { didSet { zonesInUseGeneration &+= 1 } }
     /// Changes whenever the zones in use (`zoneNamesInUse`) may have changed: a watcher that synced at one
@@ -131,6 +131,7 @@ public final class Engine {
         self.lastNow = now
         zoneCache[deviceZone.name] = deviceZone
         store.historyLimitPerApp = retention.maxRecords
+        store.maxBytesPerApp = maxBytesPerApp
         try storage { () throws(StoreError) in
             unconfirmedAtStart = try store.markUnconfirmed()
             // Streamed straight into the wheel (committed rows: nothing to defer to a commit), so neither the

@@ -83,7 +83,9 @@ extension Engine {
         var closes: [String] = []
         let ids = try storage { () throws(StoreError) -> [String] in
             try store.transaction { () throws(StoreError) -> [String] in
-                try wrap { () throws(EngineError) in try body(&closes) }
+                try wrap { () throws(EngineError) in
+                    try withinByteQuota(app: app, what: "this cancel") { () throws(EngineError) in try body(&closes) }
+                }
             }
         }
         refreshSnoozeDue()

@@ -13,6 +13,12 @@ extension Engine {
     public static let cancelFirstSlice = 250
     /// Schedules per later slice: about 20 ms each in a release build (BENCHMARKS.md).
     public static let cancelSliceSize = 250
+    /// Cancellation jobs one app may have under way (issue 31 item 3). A Track or CancelRun that needs one
+    /// more is refused with `.quotaExceeded` naming the bound, and nothing of it is applied; the app's jobs
+    /// finish in seconds (a slice of 250 per loop iteration), then it may cancel again. 16: a client that
+    /// waits for its answers never has more than one; the bound keeps what a flood of calls leaves to the
+    /// slicer (and to the app's own listings and firings, which check its jobs) small.
+    public static let maxCancelJobsPerApp = 16
 
     /// What one slice did.
     public struct CancelSliceReport: Sendable, Hashable {
@@ -103,6 +109,11 @@ extension Engine {
         let bound = try store.cancelBound()
         let count = try store.countCoverable(app: app, kind: kind, name: name, bound: bound)
         guard count > 0 else { return ([], 0) }
+        if count > Self.cancelFirstSlice, try store.cancelJobCount(app: app) >= Self.maxCancelJobsPerApp {
+            throw StoreError(carrying: EngineError(.quotaExceeded, "app \(app) has \(Self.maxCancelJobsPerApp) "
+                + "cancellation jobs under way, the most allowed (cancel-jobs-per-app \(Self.maxCancelJobsPerApp)); "
+                + "this one covers \(count) schedules: try again when they are done"))
+        }
         let first = try store.firstCoverable(app: app, kind: kind, name: name, bound: bound, covered: count,
                                              limit: Self.cancelFirstSlice)
         for s in first {

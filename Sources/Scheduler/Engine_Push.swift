@@ -101,24 +101,62 @@ extension Engine {
     }
 
     /// `.quotaExceeded` unless `app` may hold `bytes` more stored bytes (and, `countingOne`, one more pending
-    /// schedule); the message names the bound (count or bytes). One key lookup of the store's kept totals
-    /// (count and bytes at once): O(log apps).
+    /// schedule); the message names the bound (count or bytes). The bytes are everything the app stores
+    /// (`StoredTotals`, schema 9): pending schedules, finished records, digests, tombstones, cancellation
+    /// jobs — and history, which gives way: when the rest leaves room, the app's oldest history records are
+    /// removed to make it (the only write here, done only when the call will pass). Two key lookups, plus
+    /// O(log n) per history record removed.
     func checkQuota(app: String, adding bytes: Int, countingOne: Bool = true) throws(EngineError) {
-        let (count, stored) = try storage { () throws(StoreError) -> (Int, Int) in
-            let totals = try store.pendingTotals(app: app), covered = try store.coveredRemaining(app: app)
-            return (totals.count - covered, totals.bytes)
+        let (count, totals) = try storage { () throws(StoreError) -> (Int, StoredTotals) in
+            let totals = try store.storedTotals(app: app), covered = try store.coveredRemaining(app: app)
+            return (totals.pendingCount - covered, totals)
         }
         if countingOne && count >= maxPendingPerApp {
             throw EngineError(.quotaExceeded, "app \(app) has \(count) pending schedules, the most allowed "
                 + "(max-pending-per-app \(maxPendingPerApp)); cancel some first")
         }
-        if bytes > 0 && stored + bytes > maxBytesPerApp {
-            throw EngineError(.quotaExceeded, "app \(app) has \(stored) bytes in pending schedules; this one "
-                + "(\(bytes) bytes) would exceed the most allowed (max-bytes-per-app \(maxBytesPerApp)); cancel some first")
+        guard bytes > 0 else { return }
+        if totals.firm + bytes > maxBytesPerApp { throw overByteQuota(app: app, totals, adding: bytes, what: "this one") }
+        let excess = totals.all + bytes - maxBytesPerApp
+        if excess > 0 { try storage { () throws(StoreError) in try store.makeRoomInHistory(app: app, bytes: excess) } }
+    }
+
+    /// The refusal naming the byte bound and what the app's bytes are in.
+    func overByteQuota(app: String, _ totals: StoredTotals, adding bytes: Int, what: String) -> EngineError {
+        EngineError(.quotaExceeded, "app \(app) has \(totals.firm) bytes stored (\(totals.pendingBytes) in pending "
+            + "schedules, \(totals.keptBytes) in finished records, digests, tombstones and cancellation jobs); "
+            + "\(what) (\(bytes) bytes) would exceed the most allowed (max-bytes-per-app \(maxBytesPerApp)); "
+            + "cancel some first")
+    }
+
+    /// Runs `body` (a cancellation, inside a transaction or savepoint that a throw undoes) and refuses it
+    /// with `.quotaExceeded` when it cancelled no pending schedule of `app` yet left the app's stored bytes
+    /// (history aside) above `maxBytesPerApp` and higher than before: a cancel of unknown ids or runs
+    /// leaves tombstones, and they count (CONTRACT §8 "Quota"). A cancel that removes a schedule always
+    /// passes, so an app at its bound can make room. Then history gives way as in `checkQuota`.
+    /// Two key lookups before and after.
+    func withinByteQuota<R>(app: String, what: String, _ body: () throws(EngineError) -> R) throws(EngineError) -> R {
+        let before = try storage { () throws(StoreError) in try store.storedTotals(app: app) }
+        let result = try body()
+        let after = try storage { () throws(StoreError) in try store.storedTotals(app: app) }
+        if after.firm > maxBytesPerApp && after.firm > before.firm && after.pendingCount >= before.pendingCount {
+            throw overByteQuota(app: app, before, adding: after.firm - before.firm, what: what)
         }
+        let excess = after.all - maxBytesPerApp
+        if excess > 0 { try storage { () throws(StoreError) in try store.makeRoomInHistory(app: app, bytes: excess) } }
+        return result
     }
 
     private func apply(_ push: Push, app: String, now: Instant, closes: inout [String]) throws(EngineError) -> [PushOutcome] {
+        // A push with `bk.cancel` runs in a savepoint (`pushEach`), so the quota may judge it after its writes.
+        guard push.cancel != nil else { return try applyInQuota(push, app: app, now: now, closes: &closes) }
+        return try withinByteQuota(app: app, what: "this push") { () throws(EngineError) in
+            try applyInQuota(push, app: app, now: now, closes: &closes)
+        }
+    }
+
+    private func applyInQuota(_ push: Push, app: String, now: Instant, closes: inout [String])
+        throws(EngineError) -> [PushOutcome] {
         var outcomes: [PushOutcome] = []
         if let cancel = push.cancel {
             // An unchanged pending schedule named by this push's own `bk.local` is spared, so that the same
@@ -201,12 +239,18 @@ extension Engine {
                 status = .replaced
             }
             guard let due = next else {
+                // Shown never: what is kept is what duplicate detection needs (id, digest, due: the finished
+                // record has no payload) and a history record without data; both count against the quota
+                // (checked before anything is written, like a schedule's bytes).
+                let kept = StoreKeptBytes.finished(id: schedule.id, title: nil, messageId: nil, dataJSON: nil)
+                    - (old.map { store.storedBytes(of: $0) } ?? 0)
+                try wrap { () throws(EngineError) in try checkQuota(app: app, adding: kept, countingOne: false) }
                 let missedDue: Instant? = schedule.kind == .calendar ? nil : schedule.next
                 try store.appendHistory(HistoryRecord(
                     app: app, id: schedule.id, event: .missed, at: now, due: missedDue,
                     reason: schedule.kind == .calendar ? "no occurrence" : nil,
                     lateSeconds: missedDue.map { Self.seconds(from: $0, to: now) }, title: schedule.title,
-                    messageId: schedule.messageId, dataJSON: schedule.dataJSON))
+                    messageId: nil, dataJSON: nil))
                 try recordFinished(schedule, outcome: .missed, due: missedDue, now: now)
                 return PushOutcome(id: local.id, status: .missed, next: nil)
             }

@@ -209,8 +209,11 @@ extension Engine {
             let graceEnd = due.adding(seconds: min(grace(of: s), Int64.max / 2_000_000))
             if graceEnd > keepUntil { keepUntil = graceEnd }
         }
+        // A missed schedule was never shown: nothing will be opened or dismissed, so its record keeps only
+        // what duplicate detection needs (id, digest, due), not its payload (CONTRACT §8 "Quota").
+        let shown = outcome != .missed
         try store.recordFinished(FinishedSchedule(
             app: s.app, id: s.id, fingerprint: s.fingerprint, outcome: outcome, due: due, finishedAt: now, keepUntil: keepUntil,
-            title: s.title, messageId: s.messageId, dataJSON: s.dataJSON))
+            title: shown ? s.title : nil, messageId: shown ? s.messageId : nil, dataJSON: shown ? s.dataJSON : nil))
     }
 }

@@ -32,10 +32,16 @@ public final class SQLiteScheduleStore: ScheduleStore {
     var lastApp: (name: String, n: Int64)?
     /// The highest bound of the cancellation jobs (nil: none exists; SQLiteScheduleStore_CancelJobs.swift).
     var cancelJobFloor: Int64?
+    /// The app numbers that may have a cancellation job (a superset: an app leaves it at the next
+    /// `refreshCancelJobs`). Another app's firing, push and listing never look at the jobs (issue 31 item 3).
+    var cancelJobApps: Set<Int64> = []
     /// The log's frames when the daemon checkpoints from another thread (SQLiteScheduleStore_Checkpoint.swift).
     var walFrames: WALFrames?
     /// History records kept per app (CONTRACT §5), enforced by `appendHistory` in the inserting transaction.
     public var historyLimitPerApp = HistoryRetention.standard.maxRecords
+    /// The byte quota per app (`Engine.maxBytesPerApp`): `appendHistory` removes the app's oldest records
+    /// while its stored total is above it (history gives way; CONTRACT §8 "Quota").
+    public var maxBytesPerApp = Engine.defaultMaxBytesPerApp
     /// Whether the previous run ended without closing the database (its write-ahead log was still there
     /// when this one opened): then the caller should run `integrityCheck` (off the critical path).
     public let openedAfterUncleanShutdown: Bool

@@ -41,6 +41,9 @@ public protocol CancelJobStore: AnyObject {
     func nextCovered(_ job: CancelJob, limit: Int) throws(StoreError) -> [StoredSchedule]
     /// The oldest job covering the pending schedule (`app`, `id`, `key`), if any.
     func coveringJob(app: String, id: String, key: Int64) throws(StoreError) -> CancelJob?
+    /// The jobs of `app` under way: none unless it may have one (no statement), else a count on
+    /// `cancel_jobs_by_app`. The engine bounds it (`Engine.maxCancelJobsPerApp`).
+    func cancelJobCount(app: String) throws(StoreError) -> Int
     /// `remaining` of job `n` goes down by `count`.
     func cancelJobProgress(_ n: Int64, cancelled count: Int) throws(StoreError)
     func deleteCancelJob(_ n: Int64) throws(StoreError)
@@ -56,6 +59,28 @@ extension SQLiteScheduleStore: CancelJobStore {
             let st = try db.statement("SELECT max(bound) FROM cancel_jobs")
             defer { st.reset() }
             return try st.step() ? st.optionalInt64(0) : nil
+        }
+        cancelJobApps = try sql { () throws(SQLiteError) -> Set<Int64> in
+            guard cancelJobFloor != nil else { return [] }
+            let st = try db.statement("SELECT DISTINCT app FROM cancel_jobs")
+            defer { st.reset() }
+            var apps: Set<Int64> = []
+            while try st.step() { apps.insert(st.int64(0)) }
+            return apps
+        }
+    }
+
+    /// Whether app number `n` may have a job: a set lookup, no statement.
+    func mayHaveCancelJob(_ n: Int64) -> Bool { cancelJobFloor != nil && cancelJobApps.contains(n) }
+
+    public func cancelJobCount(app: String) throws(StoreError) -> Int {
+        try sql { () throws(SQLiteError) -> Int in
+            let n = try lookupApp(app)
+            guard mayHaveCancelJob(n) else { return 0 }
+            let st = try db.statement("SELECT count(*) FROM cancel_jobs WHERE app = ?1")
+            defer { st.reset() }
+            st.bind(1, n)
+            return try st.step() ? Int(st.int64(0)) : 0
         }
     }
 
@@ -91,6 +116,7 @@ extension SQLiteScheduleStore: CancelJobStore {
     }
 
     /// `NOT EXISTS` an older job covering the row `s` (columns s.app, s.key, s.id); "" when no job exists.
+    /// The jobs are found by `cancel_jobs_by_app(app, n)`.
     private var uncoveredSQL: String {
         guard cancelJobsMayExist else { return "" }
         return """
@@ -100,8 +126,9 @@ extension SQLiteScheduleStore: CancelJobStore {
             """
     }
 
-    /// The filter of listings while jobs exist: " AND NOT (covered)" on alias `s`, or "".
-    var uncoveredFilter: String { uncoveredSQL }
+    /// The filter of a listing of app number `n` while it may have a job: " AND NOT (covered)" on alias `s`;
+    /// "" for every other app, whose listing never reads the jobs table.
+    func uncoveredFilter(_ n: Int64) -> String { mayHaveCancelJob(n) ? uncoveredSQL : "" }
 
     /// Rows matching (`kind`, `name`) of app number ?1 with key ≤ ?3: the WHERE of a SELECT over `schedules AS s`
     /// (?2 the event or run, ?4/?5 the run's id range).
@@ -123,7 +150,7 @@ extension SQLiteScheduleStore: CancelJobStore {
     }
 
     private func hasJob(ofApp app: String) throws(StoreError) -> Bool {
-        try cancelJobs().contains { $0.app == app }
+        try cancelJobCount(app: app) > 0
     }
 
     public func countCoverable(app: String, kind: CancelJob.Kind, name: String, bound: Int64) throws(StoreError) -> Int {
@@ -205,6 +232,7 @@ extension SQLiteScheduleStore: CancelJobStore {
             st.bind(7, Int64(job.remaining))
             try st.run()
             cancelJobFloor = max(cancelJobFloor ?? 0, job.bound)
+            cancelJobApps.insert(try lookupApp(job.app))
             return db.lastInsertRowid
         }
     }
@@ -226,8 +254,26 @@ extension SQLiteScheduleStore: CancelJobStore {
         }
     }
 
+    /// No statement unless `app` may have a job; then its jobs by `cancel_jobs_by_app` (never another app's).
     public func coveringJob(app: String, id: String, key: Int64) throws(StoreError) -> CancelJob? {
-        for job in try cancelJobs() where job.app == app && key <= job.bound {
+        let jobs = try sql { () throws(SQLiteError) -> [CancelJob] in
+            let n = try lookupApp(app)
+            guard mayHaveCancelJob(n) else { return [] }
+            let st = try db.statement("""
+                SELECT n, kind, name, reason, at, bound, remaining FROM cancel_jobs WHERE app = ?1 AND bound >= ?2 ORDER BY n
+                """)
+            defer { st.reset() }
+            st.bind(1, n)
+            st.bind(2, key)
+            var jobs: [CancelJob] = []
+            while try st.step() {
+                jobs.append(CancelJob(n: st.int64(0), app: app, kind: CancelJob.Kind(rawValue: st.int64(1)) ?? .event,
+                                      name: st.string(2), reason: st.string(3), at: Instant(microseconds: st.int64(4)),
+                                      bound: st.int64(5), remaining: Int(st.int64(6))))
+            }
+            return jobs
+        }
+        for job in jobs {
             switch job.kind {
             case .run:
                 if id == job.name || id.hasPrefix(job.name + ":") { return job }
@@ -266,6 +312,7 @@ extension SQLiteScheduleStore: CancelJobStore {
     public func coveredRemaining(app: String?) throws(StoreError) -> Int {
         guard cancelJobsMayExist else { return 0 }
         return try sql { () throws(SQLiteError) -> Int in
+            if let app, !mayHaveCancelJob(try lookupApp(app)) { return 0 }
             let st = try db.statement(app == nil ? "SELECT coalesce(sum(remaining), 0) FROM cancel_jobs"
                                       : "SELECT coalesce(sum(remaining), 0) FROM cancel_jobs WHERE app = ?1")
             defer { st.reset() }

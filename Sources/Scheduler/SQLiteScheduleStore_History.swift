@@ -3,23 +3,26 @@ import SchedCalendar
 // History: shared payloads, the hand-over confirmation, retention and page reclaim.
 extension SQLiteScheduleStore {
     /// The `ref` of the payload row holding `data`, inserted when new. O(log n) by the hash index.
-    private func payloadRef(_ data: String) throws(SQLiteError) -> Int64 {
+    /// Shared within `app` only (schema 9): the row counts once against that app's byte quota.
+    private func payloadRef(_ data: String, app: String) throws(SQLiteError) -> Int64 {
         let hash = StoreCoding.payloadHash(data)
-        let find = try db.statement("SELECT ref FROM payloads WHERE hash = ?1 AND data = ?2")
+        let find = try db.statement("SELECT ref FROM payloads WHERE hash = ?1 AND data = ?2 AND app = ?3")
         defer { find.reset() }
         find.bind(1, hash)
         find.bind(2, data)
+        find.bind(3, app)
         if try find.step() { return find.int64(0) }
-        let insert = try db.statement("INSERT INTO payloads(hash, data) VALUES(?1, ?2)")
+        let insert = try db.statement("INSERT INTO payloads(hash, data, app) VALUES(?1, ?2, ?3)")
         insert.bind(1, hash)
         insert.bind(2, data)
+        insert.bind(3, app)
         try insert.run()
         return db.lastInsertRowid
     }
 
     public func appendHistory(_ r: HistoryRecord, awaitingHandOver: Bool) throws(StoreError) {
         try sql { () throws(SQLiteError) in
-            let payload = try r.dataJSON.map(payloadRef)
+            let payload = try r.dataJSON.map { (data) throws(SQLiteError) in try payloadRef(data, app: r.app) }
             let st = try db.statement("""
                 INSERT INTO history(id, event, at, due, reason, late, title, message_id, payload, confirmed, app, ran, ok)
                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
@@ -40,7 +43,39 @@ extension SQLiteScheduleStore {
             try st.run()
             if awaitingHandOver { awaitingSince = awaitingSince ?? db.lastInsertRowid }
             try trimHistory(app: r.app)
+            try fitHistoryInQuota(app: r.app, keeping: db.lastInsertRowid)
         }
+    }
+
+    /// History gives way within the byte quota (CONTRACT §8 "Quota", schema 9): while `app`'s kept total
+    /// (`storedTotals`) is above `maxBytesPerApp`, its oldest records go, never the one at `newest` just
+    /// appended. Two key lookups when under the bound; O(log n) per record removed otherwise.
+    private func fitHistoryInQuota(app: String, keeping newest: Int64) throws(SQLiteError) {
+        let totals = try readTotals(app: app)
+        try trimHistory(app: app, freeing: totals.all - maxBytesPerApp, sparing: newest)
+    }
+
+    /// Removes `app`'s oldest records (never `sparing`) until they held at least `bytes` (or none is left).
+    func trimHistory(app: String, freeing bytes: Int, sparing: Int64? = nil) throws(SQLiteError) {
+        guard bytes > 0 else { return }
+        // A record frees its own bytes, and its data's once (when no record kept still shares it: assumed).
+        let oldest = try db.statement("""
+            SELECT seq, payload, \(StoreKeptBytes.historySQL("h.")),
+                coalesce((SELECT \(StoreKeptBytes.payloadSQL("")) FROM payloads WHERE ref = h.payload AND app = h.app), 0)
+            FROM history AS h WHERE app = ?1 ORDER BY seq
+            """)
+        oldest.bind(1, app)
+        var victims: [(seq: Int64, payload: Int64?)] = [], freed = 0, payloads: Set<Int64> = []
+        while freed < bytes, try oldest.step() {
+            let seq = oldest.int64(0)
+            if seq == sparing { continue }
+            let payload = oldest.optionalInt64(1)
+            victims.append((seq, payload))
+            freed += Int(oldest.int64(2))
+            if let payload, payloads.insert(payload).inserted { freed += Int(oldest.int64(3)) }
+        }
+        oldest.reset()
+        try deleteHistory(victims)
     }
 
     /// Removes `app`'s oldest records beyond `historyLimitPerApp`, in the caller's transaction: the count

@@ -39,7 +39,7 @@ extension SQLiteScheduleStore {
         }
         let n = try sql { () throws(SQLiteError) in try lookupApp(app) }
         guard let cursor else {
-            return try select("AS s WHERE app = ?4\(uncoveredFilter) ORDER BY next_due, key LIMIT ?1") {
+            return try select("AS s WHERE app = ?4\(uncoveredFilter(n)) ORDER BY next_due, key LIMIT ?1") {
                 $0.bind(1, Int64(max(0, limit)))
                 $0.bind(4, n)
             }
@@ -48,10 +48,10 @@ extension SQLiteScheduleStore {
             let st = try db.statement("""
                 SELECT * FROM (
                   SELECT * FROM (SELECT \(StoreRowCoding.columns) FROM schedules AS s WHERE app = ?4 AND next_due = ?1
-                                 AND key > ?2\(uncoveredFilter) ORDER BY key LIMIT ?3)
+                                 AND key > ?2\(uncoveredFilter(n)) ORDER BY key LIMIT ?3)
                   UNION ALL
                   SELECT * FROM (SELECT \(StoreRowCoding.columns) FROM schedules AS s WHERE app = ?4 AND next_due > ?1
-                                 \(uncoveredFilter) ORDER BY next_due, key LIMIT ?3))
+                                 \(uncoveredFilter(n)) ORDER BY next_due, key LIMIT ?3))
                 ORDER BY next_due, key LIMIT ?3
                 """)
             defer { st.reset() }
@@ -76,7 +76,7 @@ extension SQLiteScheduleStore {
             return Array(merged.dropFirst(max(0, offset)))
         }
         let n = try sql { () throws(SQLiteError) in try lookupApp(app) }
-        return try select("AS s WHERE app = ?3\(uncoveredFilter) ORDER BY next_due, key LIMIT ?1 OFFSET ?2") { st in
+        return try select("AS s WHERE app = ?3\(uncoveredFilter(n)) ORDER BY next_due, key LIMIT ?1 OFFSET ?2") { st in
             st.bind(1, Int64(limit ?? -1))
             st.bind(2, Int64(max(0, offset)))
             st.bind(3, n)

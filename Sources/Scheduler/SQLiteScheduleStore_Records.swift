@@ -6,6 +6,7 @@ extension SQLiteScheduleStore {
 
     public func addTombstone(app: String, _ kind: TombstoneKind, _ name: String, at: Instant) throws(StoreError) {
         try sql { () throws(SQLiteError) in
+            _ = try internApp(app)  // the byte quota's trigger counts it under the app's number
             let st = try db.statement("""
                 INSERT INTO tombstones(app, kind, name, created_at) VALUES(?4, ?1, ?2, ?3)
                 ON CONFLICT(app, kind, name) DO UPDATE SET created_at = max(created_at, excluded.created_at)

@@ -220,6 +220,10 @@ public protocol ScheduleStore: CancelJobStore {
     func pendingBytes(app: String?) throws(StoreError) -> Int
     /// `pendingCount` and `pendingBytes` from one read of the kept totals.
     func pendingTotals(app: String?) throws(StoreError) -> (count: Int, bytes: Int)
+    /// Everything `app` stores, as the byte quota counts it (schema 9): two key lookups.
+    func storedTotals(app: String) throws(StoreError) -> StoredTotals
+    /// Deletes `app`'s oldest history records until they held at least `bytes` (or none is left).
+    func makeRoomInHistory(app: String, bytes: Int) throws(StoreError)
     /// What `schedule` would add to its app's `pendingBytes`: the UTF-8 bytes of its id and texts plus a
     /// fixed overhead per row. O(size of the schedule).
     func storedBytes(of schedule: StoredSchedule) -> Int
@@ -269,6 +273,9 @@ public protocol ScheduleStore: CancelJobStore {
     /// The most history records kept per app: `appendHistory` removes the app's oldest records beyond it in
     /// the same transaction, so the count is never above it (CONTRACT §5).
     var historyLimitPerApp: Int { get set }
+    /// The byte quota per app: `appendHistory` removes the app's oldest records while everything the app
+    /// stores (`storedTotals(app:).all`) is above it, never the record it appends.
+    var maxBytesPerApp: Int { get set }
     /// Appends a record. `awaitingHandOver`: a firing recorded before it is handed to the notifier; it stays
     /// unconfirmed until `confirmHandOver` and the next commit after it.
     func appendHistory(_ record: HistoryRecord, awaitingHandOver: Bool) throws(StoreError)

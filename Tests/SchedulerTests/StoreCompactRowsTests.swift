@@ -117,7 +117,7 @@ final class StoreCompactRowsTests: XCTestCase {
         }
         XCTAssertEqual(try store.history(app: "org.example.Busy", limit: 100).map(\.id), ["h34", "h35", "h37", "h38", "h39"])
         XCTAssertEqual(try store.history(app: "org.example.Small", limit: 100).count, 5)
-        XCTAssertEqual(try scalar(store, "SELECT count(*) FROM payloads"), 3, "payloads still shared, orphans removed")
+        XCTAssertEqual(try scalar(store, "SELECT count(*) FROM payloads"), 6, "payloads shared within each app (schema 9), orphans removed")
     }
 
     /// Through the engine: a per-minute schedule firing for hours with `maxRecords` 30 never holds more.
