@@ -76,6 +76,9 @@ public final class Service {
     public var cancelSlicing: CancelSlicing?
     /// Seals paging positions per app (`ListPage` cursors, `HistoryPage` positions): drawn at start.
     let pagingSeal = PagingSeal()
+    /// The calls that are not writes, served one per loop iteration in turn by app (its trigger set by the
+    /// wiring; without one every call runs at once).
+    public let fairQueue = FairQueue()
 
     public init(engine: @escaping () -> Engine, clock: ServiceClock, delivery: Delivery, groupCommit: GroupCommit,
                 storage: StorageMonitor, announcer: CancelAnnouncer) {
@@ -91,6 +94,7 @@ public final class Service {
             do throws(ServiceFailure) {
                 let known = try requireCaller(caller, method)
                 let app = known.app
+                fairQueue.drain(lane: app)  // the app's calls sent before this write are served before it
                 let operation: GroupCommit.Operation
                 if case .pushBatch(let texts) = call, texts.count >= PushBatchDecoder.minimumEntries, let batchDecoder {
                     operation = .decoding(batchDecoder.submit(texts, zones: engine().zones, rules: known.pushRules))
@@ -103,6 +107,13 @@ public final class Service {
             }
             return
         }
+        // Served in its app's turn (FairQueue): one app's flood delays another's call by one call.
+        fairQueue.enqueue(lane: caller?.app ?? "") { [self] in serveNow(call, caller: caller, reply: reply) }
+    }
+
+    /// Runs a call that is not grouped, after committing the writes waiting before it.
+    private func serveNow(_ call: SchedulerCall, caller: Caller?, reply: @escaping CallReply) {
+        let method = call.method
         groupCommit.flush()  // every other call sees the writes that came before it
         do throws(ServiceFailure) {
             if let answer = try run(call, caller: caller, reply: reply) {

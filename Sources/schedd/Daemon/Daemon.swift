@@ -157,13 +157,19 @@ final class Daemon {
             for signal in [SIGTERM, SIGINT] {
                 try loop.addSignal(signal) { [unowned self] in
                     logger.info("signal \(signal): finishing")
-                    groupCommit.flush()  // calls already taken off the bus are committed and answered
+                    service.fairQueue.drainAll()  // calls already taken off the bus are answered
+                    groupCommit.flush()  // and committed
                     loop.exit(0)
                 }
             }
             // Below the bus (0): after every message already waiting was handed over. The group commit
             // before a delivery slice, so that calls are answered during a long catch-up.
             groupCommit.trigger = try trigger(priority: 10) { [unowned self] in groupCommit.flushReady() }
+            // Below the group commit, above the delivery: one call per iteration, apps in turn (FairQueue).
+            service.fairQueue.trigger = try trigger(priority: 12) { [unowned self] in service.fairQueue.serveNext() }
+            service.fairQueue.onTriggerFailure = { [unowned self] error in
+                logger.error("cannot schedule the next call (\(error)): the waiting calls run at once")
+            }
             service.batchDecoder = PushBatchDecoder { body in
                 guard let thread = startDaemonThread(body) else { return false }
                 pthread_detach(thread)

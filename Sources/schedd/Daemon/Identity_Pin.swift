@@ -1,3 +1,4 @@
+import Glibc
 import ScheddApps
 import ScheddBus
 import ScheddSystem
@@ -18,6 +19,9 @@ import ScheddSystem
 /// Any failure refuses the call (AccessDenied): a sandbox claim that cannot be pinned is never treated
 /// as unsandboxed.
 extension Identity {
+    /// Timeouts of `GetConnectionCredentials` retried before the call is refused (each waits 5 s).
+    static let credentialRetries = 12
+
     func pin(_ sender: String, _ done: @escaping (Result<Pinned, CallerIdentityError>) -> Void) {
         if waiting[sender] != nil {
             waiting[sender]!.append(done)
@@ -90,9 +94,17 @@ extension Identity {
         }
     }
 
-    private func query(_ sender: String, _ completion: @escaping (Result<BusPeerCredentials, CallerIdentityError>) -> Void) {
+    /// A bus timeout is retried (up to `credentialRetries` more times): the bus driver answers at once, so
+    /// a timeout means this loop was busy past the call's 5 s — the answer is waiting in the socket, and
+    /// sd-bus expires the call before reading it. A busy daemon delays the caller; it never refuses it
+    /// (CONTRACT §8 "Fair service", issue 31 item 4).
+    private func query(_ sender: String, retries: Int = Identity.credentialRetries,
+                       _ completion: @escaping (Result<BusPeerCredentials, CallerIdentityError>) -> Void) {
         do {
-            try bus.peerCredentials(of: sender) { result in
+            try bus.peerCredentials(of: sender) { [weak self] result in
+                if case .failure(let error) = result, error.errno == ETIMEDOUT, retries > 0, let self {
+                    return query(sender, retries: retries - 1, completion)
+                }
                 completion(result.mapError { error in
                     CallerIdentityError(.unattributable, "cannot verify the caller (\(error.detail)), so no app can be attributed")
                 })

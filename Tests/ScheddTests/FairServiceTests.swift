@@ -1,0 +1,47 @@
+import Foundation
+import XCTest
+import TestPrerequisites
+
+/// CONTRACT §8 "Fair service" (v3, issue 31 item 4) for real: the real daemon on a private bus with stock
+/// limits; one app floods it with 360 deep `List(20, DEPTH)` pages from 3 connections, 300 `CancelRun`s
+/// of runs over one slice, and 100 new connections, all sent without waiting
+/// (Tests/Support/flood/fair_flood.py, jeepney); another app's `PendingCount`, sent behind the whole
+/// flood, is answered within CONTRACT §9's second, and no call of the flood is refused for want of an
+/// identity (`AccessDenied: cannot verify the caller`). On 067d7ec (FIFO service) the same PendingCount
+/// waited 2.8–3.3 s (depth 199,980, release build).
+final class FairServiceTests: XCTestCase {
+    static let flood = "org.example.Flood", victim = "org.example.Victim"
+    static let runs = 300, perRun = 260
+
+    func testOneAppsFloods_delayAnotherAppsCall_byLessThanASecond() throws {
+        try requirePrerequisite(FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/jeepney"),
+                                "needs python3-jeepney (scripts/install-deps.sh)")
+        let h = try ScheddHarness(fakeClock: "2026-03-08T05:00:00Z")
+        defer { h.tearDown() }
+        // The flood's app: 300 runs of 260 schedules (each CancelRun needs a job), far in the future.
+        var lines: [String] = []
+        lines.reserveCapacity(Self.runs * Self.perRun)
+        for r in 0..<Self.runs {
+            for i in 0..<Self.perRun { lines.append(localPush(id: "r\(r):\(i)", at: "2026-06-01T09:00:00Z")) }
+        }
+        let loaded = try h.cli(["push", "-", "--app", Self.flood], stdin: lines.joined(separator: "\n"))
+        XCTAssertEqual(loaded.status, 0, loaded.stderr)
+        let answers = try h.cli(["push", "-", "--json", "--app", Self.victim],
+                                stdin: localPush(id: "mine", at: "2026-06-01T09:00:00Z"))
+        XCTAssertEqual(answers.status, 0, answers.stderr)
+        let depth = Self.runs * Self.perRun - 20
+        let flood = try runProcess("/usr/bin/python3", [Build.supportFile("flood/fair_flood.py"), h.bus.address,
+                                                        Self.flood, Self.victim, "\(depth)", "\(Self.runs)"])
+        XCTAssertEqual(flood.status, 0, flood.stderr)
+        let report = try XCTUnwrap(parseObject(flood.stdout.split(separator: "\n").last.map(String.init) ?? ""), flood.stdout)
+        let during = try XCTUnwrap(report["during"] as? [Double]), idle = try XCTUnwrap(report["idle"] as? [Double])
+        let answered = try XCTUnwrap(report["answers"] as? [String: Int])
+        print("fair service: victim PendingCount idle max \(idle.max()!) s; behind the flood \(during[0]) s, "
+              + "max \(during.max()!) s over \(during.count) probes; the flood took \(report["flood_seconds"] ?? "?") s; "
+              + "answers \(answered)")
+        XCTAssertLessThan(during.max()!, 1.0, "another app's call waits for at most CONTRACT §9's second")
+        XCTAssertNil(answered["org.freedesktop.DBus.Error.AccessDenied"], "a busy daemon never refuses a caller: \(answered)")
+        XCTAssertNil(answered["org.schedd.Scheduler1.Error.AccessDenied"], "\(answered)")
+        XCTAssertEqual(answered.values.reduce(0, +), 360 + Self.runs + 200)
+    }
+}
