@@ -91,6 +91,8 @@ func manPage() -> String {
         ".TP", ".B XDG_STATE_HOME", "Where the database lives (schedd/schedd.db; default ~/.local/state).",
         ".SH FILES",
         ".TP", ".I $XDG_STATE_HOME/schedd/schedd.db", "The schedules, tombstones and history (SQLite).",
+        ".TP", ".I $XDG_STATE_HOME/schedd/schedd.db.lock",
+        "Held (flock) by the daemon serving that database, with its PID and bus: a second daemon on the same database refuses to start.",
         ".TP", ".I $XDG_RUNTIME_DIR/schedd\\-run\\-UID.env",
         "Left by scripts/run.sh while its daemon runs (else in /run/user/UID or /tmp): the",
         ".B export",

@@ -25,6 +25,8 @@ import SystemZones
 final class Daemon {
     let options: DaemonOptions
     let logger = Logger()
+    /// The database's lock (DatabaseLock.swift), held until the process ends.
+    let databaseLock: DatabaseLock
     let loop: EventLoop
     let bus: BusConnection
     /// The store under the engine, also holding the UnifiedPush registrations.
@@ -56,6 +58,12 @@ final class Daemon {
         self.options = options
         let zone = try Zones.zone(option: options.zoneName)
         let policy = try options.allowGroup.map { name throws(CommandFailure) in try CallerPolicy(groupName: name) }
+        if let slash = options.databasePath.lastIndex(of: "/"), slash != options.databasePath.startIndex {
+            try makeDirectories(String(options.databasePath[..<slash]))
+        }
+        // First of all, before the database is opened and before a bus name is owned: one daemon per
+        // database (a second one exits here, having touched neither).
+        databaseLock = try DatabaseLock(databasePath: options.databasePath, bus: options.bus)
         do {
             loop = try EventLoop()
             bus = try BusConnection.open(options.bus, description: "schedd-service")
@@ -64,9 +72,6 @@ final class Daemon {
                 throw .failure("cannot connect to the session bus: " + missing + ": " + noSessionBusAdvice(daemon: true))
             }
             throw .failure(error.description)
-        }
-        if let slash = options.databasePath.lastIndex(of: "/"), slash != options.databasePath.startIndex {
-            try makeDirectories(String(options.databasePath[..<slash]))
         }
         let connection = bus, logger = logger, subscribers = subscriptions
         let choice = try makeNotifier(options.notifier, notifyBus: options.notifyBus, waitForBus: options.bus == .system)
