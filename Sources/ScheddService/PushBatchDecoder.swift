@@ -1,6 +1,6 @@
-import Glibc
 import SchedCalendar
 import Scheduler
+import ScheddSystem
 
 /// Decodes large `PushBatch` calls on a thread of its own (docs/faults.md "Group commit"),
 /// so that the loop applies and commits one batch while the next one is decoded: in a bulk load the
@@ -20,7 +20,7 @@ public final class PushBatchDecoder: @unchecked Sendable {
     // Guarded by `lock`: the jobs not yet taken, oldest first, and whether the thread should end.
     private var jobs: [Job] = []
     private var stopping = false
-    private let lock = Lock()
+    private let lock = ConditionLock()
 
     /// Starts the decoding thread with `startThread` (the daemon's one place that makes threads; it
     /// returns false when none could be made); nil when it could not.
@@ -67,7 +67,7 @@ public final class PushBatchDecoder: @unchecked Sendable {
 public final class DecodingPushBatch: @unchecked Sendable {
     // Guarded by `lock`.
     private var decoded: GroupCommit.Operation?
-    private let lock = Lock()
+    private let lock = ConditionLock()
 
     /// Whether the thread is done with it (the group commit applies it without waiting).
     public var isReady: Bool { lock.withLock { decoded != nil } }
@@ -86,34 +86,4 @@ public final class DecodingPushBatch: @unchecked Sendable {
             lock.signal()
         }
     }
-}
-
-/// A POSIX mutex with one condition variable, for the two classes above.
-private final class Lock: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-
-    init() {
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
-    }
-
-    func withLock<R>(_ body: () -> R) -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body()
-    }
-
-    /// With the lock held: releases it until `signal`, then holds it again.
-    func wait() { pthread_cond_wait(condition, mutex) }
-
-    /// With the lock held: wakes every waiter.
-    func signal() { pthread_cond_broadcast(condition) }
 }

@@ -8,14 +8,20 @@ final class WALFrames: Sendable {
     private let counts = Mutex(Counts())
     /// The checkpointer's threshold (frames).
     let threshold: Int
-    init(threshold: Int) { self.threshold = threshold }
+    /// Told (on the committing thread, outside the lock) after each commit that leaves a checkpoint
+    /// due: so the checkpointer sleeps until there is work, instead of looking on a timer.
+    private let whenDue: @Sendable () -> Void
+    init(threshold: Int, whenDue: @escaping @Sendable () -> Void = {}) { self.threshold = threshold; self.whenDue = whenDue }
 
     /// The hook: `frames` in the log after a commit. Fewer than were copied: the log was restarted.
+    /// Calls `whenDue` when the log now holds at least `threshold` frames, some not yet copied.
     func record(_ frames: Int) {
-        counts.withLock { counts in
+        let due = counts.withLock { counts -> Bool in
             if frames < counts.copied { counts.copied = 0 }
             counts.frames = frames
+            return frames >= threshold && frames > counts.copied
         }
+        if due { whenDue() }
     }
 
     /// A checkpoint's result: `copied` of the log's frames are in the database file.
@@ -38,8 +44,8 @@ final class WALFrames: Sendable {
 
 /// The store's checkpoints off the committing thread (docs/store.md "Checkpoints"): the store's
 /// connection no longer checkpoints inside a COMMIT (`SQLiteScheduleStore.handCheckpoints(to:)`); a
-/// second connection, used only by the thread that calls `checkpointIfDue`, runs
-/// `PRAGMA wal_checkpoint(PASSIVE)` once the log holds `threshold` frames. WAL lets a checkpoint run
+/// second connection, used only by the thread that calls `checkpointIfDue` (when told by `whenDue`),
+/// runs `PRAGMA wal_checkpoint(PASSIVE)` once the log holds `threshold` frames. WAL lets a checkpoint run
 /// beside the writer: PASSIVE never waits for a lock and the writer never waits for the checkpoint.
 public final class WALCheckpointer: Sendable {
     /// What one `checkpointIfDue` did.
@@ -62,8 +68,11 @@ public final class WALCheckpointer: Sendable {
     /// Frames in the log before a checkpoint is due: SQLite's own autocheckpoint default (1000 pages).
     public var threshold: Int { frames.threshold }
 
-    public init(path: String, threshold: Int = 1000) {
-        self.path = path; frames = WALFrames(threshold: threshold)
+    /// `whenDue` is called on the committing thread after each commit that leaves a checkpoint due
+    /// (at least `threshold` frames, some not copied): the owner's thread waits for it, then calls
+    /// `checkpointIfDue`. It must not block (a condition variable's signal).
+    public init(path: String, threshold: Int = 1000, whenDue: @escaping @Sendable () -> Void = {}) {
+        self.path = path; frames = WALFrames(threshold: threshold, whenDue: whenDue)
     }
 
     /// The frames the log held after the last commit (as recorded by the store's WAL hook).
