@@ -1,15 +1,20 @@
 /// Which distributor an app's registration goes to (docs/receiving-pushes.md, "Choosing a
-/// distributor"). Pure: the caller lists the names on the bus.
+/// distributor"): the one the user chose, or the single one present — as the UnifiedPush D-Bus spec
+/// asks of a connector (with several distributors, the user picks one; nobody else does). Pure: the
+/// caller lists the names on the bus.
 ///
 /// The rule, first match wins:
-/// 1. The override (`schedd run --push-distributor NAME`, else the `UNIFIEDPUSH_DISTRIBUTOR`
+/// 1. The user's choice (`schedd run --push-distributor NAME`, else the `UNIFIEDPUSH_DISTRIBUTOR`
 ///    environment variable; a full bus name or the part after `org.unifiedpush.Distributor.`): that
-///    one, running or activatable, or nothing (an override is never silently ignored).
-/// 2. The distributor the registration already uses, while it is running.
-/// 3. The first running distributor in byte order of the names.
-/// 4. The first activatable one (a `.service` file the bus can start) in the same order.
+///    one, running or activatable, or nothing (a choice is never silently ignored).
+/// 2. The distributor the registration already uses (chosen before by rule 1 or 3), while it is
+///    running or activatable.
+/// 3. The single distributor present (running or activatable).
+/// 4. Several and no choice: none — the registration waits, and says to choose one. (Before issue 31
+///    the first name in byte order won, so a distributor named to sort first took every app.)
 ///
-/// Example: running `…Distributor.ntfy` and `…Distributor.kde`, no override, a new registration →
+/// Example: running `…Distributor.ntfy` and `…Distributor.kde`, no choice, a new registration → none
+/// ("several UnifiedPush distributors … choose one"); `--push-distributor kde` →
 /// `org.unifiedpush.Distributor.kde`. Cost: O(n log n) in the names listed.
 public enum DistributorChoice {
     /// The prefix every distributor's bus name starts with (UnifiedPush D-Bus spec).
@@ -36,8 +41,13 @@ public enum DistributorChoice {
             return .failure(PushConnectorError(.noDistributor, "the distributor \(name) chosen by the override is not on the bus "
                 + "(running: \(listed(running)); activatable: \(listed(activatable)))"))
         }
-        if let current, running.contains(current) { return .success(current) }
-        if let first = running.first ?? activatable.first { return .success(first) }
+        if let current, running.contains(current) || activatable.contains(current) { return .success(current) }
+        let present = Array(Set(running + activatable)).sorted()
+        if present.count == 1 { return .success(present[0]) }
+        if present.count > 1 {
+            return .failure(PushConnectorError(.noDistributor, "several UnifiedPush distributors on the bus (\(listed(present))): "
+                + "choose one with schedd run --push-distributor NAME or UNIFIEDPUSH_DISTRIBUTOR"))
+        }
         return .failure(PushConnectorError(.noDistributor, "no UnifiedPush distributor on the bus "
             + "(no name starts with \(prefix)): install and start one, e.g. KDE's kunifiedpush-distributor"))
     }

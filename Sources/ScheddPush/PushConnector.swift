@@ -116,6 +116,11 @@ public final class PushConnector {
     var unregistering: Set<String> = []
     /// The throttle of warnings that peers cause (PushConnector_PeerWarnings.swift).
     var peerWarnings = PeerWarnings()
+    /// The owner each distributor name had when last seen (unique name), to tell a change of owner.
+    var knownOwners: [String: String] = [:]
+    /// Distributor names whose owner changed while schedd ran, with the new owner: its `Message`s are
+    /// refused until it confirms a registration (answers Register with REGISTRATION_SUCCEEDED).
+    var unconfirmedOwners: [String: String] = [:]
     /// When each app was last re-registered after its distributor unregistered it (monotonic µs).
     var lastReregister: [String: UInt64] = [:]
 

@@ -44,6 +44,7 @@ extension PushConnector {
             guard let self, case .success(let reply) = result, let owner = try? reply.readString(),
                   running[name] == "" else { return }
             running[name] = owner
+            knownOwners[name] = owner
         }
     }
 
@@ -65,6 +66,7 @@ extension PushConnector {
         let records = (try? store.pushRegistrations()) ?? []
         if new.isEmpty {
             running[name] = nil
+            unconfirmedOwners[name] = nil
             host.log(.info, "the distributor \(name) left the bus")
             // Its apps move to another distributor when there is one (never past an override).
             for record in records where record.distributor == name {
@@ -75,7 +77,16 @@ extension PushConnector {
             return
         }
         running[name] = new
-        host.log(.info, old.isEmpty ? "the distributor \(name) appeared" : "the distributor \(name) restarted")
+        if let before = knownOwners[name] ?? (old.isEmpty ? nil : old), before != new {
+            // Another connection owns the name now (a restart, or a process that took it over): it is
+            // trusted with the apps' messages only once it confirms their registration (issue 31).
+            unconfirmedOwners[name] = new
+            host.log(.warning, "the distributor \(name) changed owner (\(before) → \(new)); its apps are registered "
+                     + "again, and messages from the new owner are refused until it confirms a registration")
+        } else {
+            host.log(.info, "the distributor \(name) appeared")
+        }
+        knownOwners[name] = new
         for record in records {
             let waitingForOne: Bool = switch states[record.app] {
             case .noDistributor?, .failed?: true
@@ -143,6 +154,10 @@ extension PushConnector {
             let answer = (try? reply.readVariantDictionary()) ?? [:]
             let success = answer["success"]?.string ?? ""
             if success == "REGISTRATION_SUCCEEDED" {
+                if let pending = unconfirmedOwners[distributor], reply.sender == pending {
+                    unconfirmedOwners[distributor] = nil
+                    host.log(.info, "the new owner \(pending) of \(distributor) confirmed the registration of \(app)")
+                }
                 let known = (try? store.pushRegistration(token: token))?.endpoint != nil
                 states[app] = known ? .registered : .registering
                 host.log(.info, "\(distributor) registered \(app) for pushes")

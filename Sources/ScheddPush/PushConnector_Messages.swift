@@ -74,6 +74,11 @@ extension PushConnector {
                  + "its distributor \(record.distributor ?? "(none)")")
             throw PushConnectorError(.accessDenied, "Message for this token is accepted only from its distributor")
         }
+        if unconfirmedOwners[distributor] == owner {
+            warn(peer: call.sender, "refused a push for \(record.app) from \(owner), the new owner of \(distributor), "
+                 + "which has not confirmed a registration yet")
+            throw PushConnectorError(.accessDenied, "Message: the new owner of \(distributor) has not confirmed a registration yet")
+        }
         let label = "push for \(record.app)" + (message.id.isEmpty ? "" : " (message \(message.id))")
         let plaintext: [UInt8]
         do {

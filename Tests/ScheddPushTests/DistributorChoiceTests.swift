@@ -10,11 +10,15 @@ final class DistributorChoiceTests: XCTestCase {
         let cases: [(running: [String], activatable: [String], override: String?, current: String?, expected: String?)] = [
             ([], [], nil, nil, nil),
             ([p + "kde"], [], nil, nil, p + "kde"),
-            ([p + "ntfy", p + "kde"], [], nil, nil, p + "kde"),                 // byte order
+            // Issue 31: several and no choice → none (main 067d7ec took the first in byte order).
+            ([p + "ntfy", p + "kde"], [], nil, nil, nil),
+            ([p + "aaaa"], [p + "kde"], nil, nil, nil),                          // activatable ones count too
+            ([p + "kde"], [p + "kde"], nil, nil, p + "kde"),                     // one distributor, both lists
             ([p + "ntfy", p + "kde"], [], nil, p + "ntfy", p + "ntfy"),         // keeps the current one
-            ([p + "ntfy"], [], nil, p + "gone", p + "ntfy"),                     // current gone: the rule
-            ([], [p + "b", p + "a"], nil, nil, p + "a"),                         // activatable when none runs
-            ([p + "z"], [p + "a"], nil, nil, p + "z"),                           // running before activatable
+            ([p + "ntfy"], [], nil, p + "gone", p + "ntfy"),                     // current gone: the single one
+            ([p + "ntfy", p + "kde"], [], nil, p + "gone", nil),                 // current gone, several: none
+            ([], [p + "b"], nil, p + "b", p + "b"),                              // current, activatable
+            ([], [p + "b"], nil, nil, p + "b"),                                  // the single one, activatable
             ([p + "kde", p + "ntfy"], [], "ntfy", p + "kde", p + "ntfy"),        // the override wins, as a suffix
             ([p + "kde"], [p + "ntfy"], p + "ntfy", nil, p + "ntfy"),            // full name, activatable
             ([p + "kde"], [], "ntfy", nil, nil),                                 // a missing override is an error
@@ -29,6 +33,13 @@ final class DistributorChoiceTests: XCTestCase {
             default: XCTFail("\(c): got \(result)")
             }
         }
+    }
+
+    func testSeveralWithoutAChoice_saysToChooseOne() {
+        guard case .failure(let error) = DistributorChoice.choose(running: [p + "kde", p + "ntfy"], activatable: [],
+                                                                  override: nil, current: nil) else { return XCTFail() }
+        XCTAssertTrue(error.message.contains("several UnifiedPush distributors") && error.message.contains("--push-distributor"),
+                      error.message)
     }
 
     func testMissingOverride_namesItAndWhatIsThere() {

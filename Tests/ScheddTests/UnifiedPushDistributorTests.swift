@@ -75,13 +75,17 @@ final class UnifiedPushDistributorTests: XCTestCase {
         XCTAssertEqual(try harness!.list(app: "org.example.A").map { $0["id"] as? String }, ["two"])
     }
 
-    func testTwoDistributors_theRulePicksTheFirstName_andTheOverrideWins() throws {
+    /// Issue 31 item 6 (the UnifiedPush D-Bus spec's rule): with two distributors and no choice of the
+    /// user, neither is picked — main 067d7ec registered with the first name in byte order, so a
+    /// distributor named `aaaa` took every app; the user's choice (the override) wins.
+    func testTwoDistributors_withoutTheUsersChoice_noneIsPicked_andTheOverrideWins() throws {
         harness = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z")
         let zeta = try start("zeta")
         let alpha = try start("alpha")
-        let chosen = try harness!.registerForPushes("org.example.A")
-        XCTAssertEqual(chosen["distributor"] as? String, "org.unifiedpush.Distributor.alpha")
-        XCTAssertEqual(alpha.registeredTokens().count, 1)
+        let (status, text) = try harness!.unifiedPush("Register", "ss", ["org.example.A", "reminders"])
+        XCTAssertTrue(status != 0 || text.contains("several UnifiedPush distributors"), "\(status) \(text)")
+        XCTAssertTrue(text.contains("several UnifiedPush distributors") && text.contains("--push-distributor"), text)
+        XCTAssertEqual(alpha.registeredTokens().count, 0)
         XCTAssertEqual(zeta.registeredTokens().count, 0)
 
         harness!.stopDaemon()
@@ -99,10 +103,10 @@ final class UnifiedPushDistributorTests: XCTestCase {
     func testDistributorLeaves_theAppMovesToAnother_withTheSameTokenAndANewEndpoint() throws {
         harness = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z")
         let first = try start("alpha")
-        let second = try start("beta")
         let before = try harness!.registerForPushes("org.example.A")
         XCTAssertEqual(before["distributor"] as? String, "org.unifiedpush.Distributor.alpha")
-        first.stop()
+        let second = try start("beta")  // the registration keeps the distributor it has
+        first.stop()                    // then beta is the single one present
         XCTAssertTrue(waitUntil(30) {
             (try? self.harness!.pushRegistrations()["org.example.A"]?["distributor"] as? String) == "org.unifiedpush.Distributor.beta"
                 && (try? self.harness!.pushRegistrations()["org.example.A"]?["endpoint"] as? String) != nil
@@ -115,6 +119,50 @@ final class UnifiedPushDistributorTests: XCTestCase {
         let answer = try second.send(localPush(id: "moved", at: "2026-03-01T10:05:00Z"), to: after, id: "m1")
         XCTAssertEqual((answer["reply"] as? [String: Any])?["id"] as? String, "m1")
         XCTAssertEqual(try harness!.list(app: "org.example.A").map { $0["id"] as? String }, ["moved"])
+    }
+
+    /// Issue 31 item 6: a change of a distributor name's owner is logged, and the new owner is not
+    /// trusted with the apps' messages until it confirms a registration. Here the distributor stops and
+    /// another process (which serves no Distributor object, so it never confirms) takes its name and
+    /// sends a Message for the app's token: refused. On main 067d7ec it was accepted (acknowledged).
+    func testNewOwnerOfTheDistributorName_isNotTrusted_untilItConfirms() throws {
+        harness = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z")
+        let h = harness!
+        let real = try start("test")
+        _ = try h.registerForPushes("org.example.A")
+        let token = try XCTUnwrap(real.registeredTokens().first)
+        real.stop()
+        let script = """
+            import sys, time, dbus
+            bus = dbus.bus.BusConnection(sys.argv[1])
+            bus.request_name("org.unifiedpush.Distributor.test")
+            deadline = time.monotonic() + 30
+            while "changed owner" not in open(sys.argv[3]).read() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            o = bus.get_object("org.schedd.Scheduler1", "/org/unifiedpush/Connector")
+            try:
+                r = o.Message({"token": sys.argv[2], "message": dbus.ByteArray(b"forged" * 20), "id": "f1"},
+                              dbus_interface="org.unifiedpush.Connector2")
+                print("accepted", dict(r))
+            except dbus.exceptions.DBusException as e:
+                print("refused", e.get_dbus_name())
+            """
+        let stderrFile = h.directory.file("stderr.1")
+        let impostor = try runProcess(DesktopHarness.python, ["-c", script, h.bus.address, token, stderrFile])
+        XCTAssertTrue(h.daemonStderr.contains("the distributor org.unifiedpush.Distributor.test changed owner"), h.daemonStderr)
+        XCTAssertTrue(impostor.stdout.hasPrefix("refused org.freedesktop.DBus.Error.AccessDenied"),
+                      "\(impostor.stdout) \(impostor.stderr)")
+        XCTAssertEqual(try h.pushRegistrations()["org.example.A"]?["rejected"] as? Int ?? 0, 0, "nothing of it was looked at")
+
+        // A real distributor taking the name again confirms (Register) and is trusted.
+        let back = try start("test")
+        XCTAssertTrue(waitUntil(30) { back.registeredTokens().contains(token) })
+        XCTAssertTrue(waitUntil(30) { (try? h.pushRegistrations()["org.example.A"]?["endpoint"] as? String) != nil })
+        let registration = try XCTUnwrap(try h.pushRegistrations()["org.example.A"])
+        XCTAssertTrue(waitUntil(30) { h.daemonStderr.contains("confirmed the registration of org.example.A") }, h.daemonStderr)
+        let answer = try back.send(localPush(id: "after", at: "2026-03-01T10:05:00Z"), to: registration, id: "m2")
+        XCTAssertEqual((answer["reply"] as? [String: Any])?["id"] as? String, "m2", "\(answer)")
+        XCTAssertEqual(try h.list(app: "org.example.A").map { $0["id"] as? String }, ["after"])
     }
 
     func testDistributorRefuses_registerFailsWithItsReason() throws {
