@@ -27,7 +27,7 @@ _schedd() {
     local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
     COMPREPLY=()
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W 'run add push track cancel list history clock calendar resolve timespan timestamp check testbed completion help --help --version' -- "$cur"))
+        COMPREPLY=($(compgen -W 'run add push track cancel list history status clock calendar resolve timespan timestamp check testbed completion help --help --version' -- "$cur"))
         return 0
     fi
     local cmd="${COMP_WORDS[1]}"
@@ -44,6 +44,7 @@ _schedd() {
         run:--push-distributor) return 0 ;;
         run:--max-pending-per-app) return 0 ;;
         run:--max-bytes-per-app) return 0 ;;
+        run:--fold-threshold) return 0 ;;
         add:--bus) COMPREPLY=($(compgen -W 'session system' -- "$cur")); return 0 ;;
         add:--app) return 0 ;;
         add:--at) return 0 ;;
@@ -75,6 +76,8 @@ _schedd() {
         history:--bus) COMPREPLY=($(compgen -W 'session system' -- "$cur")); return 0 ;;
         history:--app) return 0 ;;
         history:--limit) return 0 ;;
+        status:--bus) COMPREPLY=($(compgen -W 'session system' -- "$cur")); return 0 ;;
+        status:--app) return 0 ;;
         clock:--bus) COMPREPLY=($(compgen -W 'session system' -- "$cur")); return 0 ;;
         clock:--app) return 0 ;;
         calendar:--tz) _schedd_offer < <(_schedd_zones); return 0 ;;
@@ -90,13 +93,14 @@ _schedd() {
     esac
     if [[ "$cur" == -* ]]; then
         case "$cmd" in
-            run) COMPREPLY=($(compgen -W '--bus --db --notifier --notify-bus --fake-clock --tz --allow-group --history-days --history-max --push-distributor --max-pending-per-app --max-bytes-per-app --json --help' -- "$cur")) ;;
+            run) COMPREPLY=($(compgen -W '--bus --db --notifier --notify-bus --fake-clock --tz --allow-group --history-days --history-max --push-distributor --max-pending-per-app --max-bytes-per-app --fold-threshold --json --help' -- "$cur")) ;;
             add) COMPREPLY=($(compgen -W '--bus --app --at --in --calendar --body --id --replace --cancel-on --urgency --grace --action --snooze --icon --deep-link --until --tz --json --help' -- "$cur")) ;;
             push) COMPREPLY=($(compgen -W '--bus --app --json --help' -- "$cur")) ;;
             track) COMPREPLY=($(compgen -W '--bus --app --data --json --help' -- "$cur")) ;;
             cancel) COMPREPLY=($(compgen -W '--bus --app --run --json --help' -- "$cur")) ;;
             list) COMPREPLY=($(compgen -W '--bus --app --all-apps --limit --offset --json --help' -- "$cur")) ;;
             history) COMPREPLY=($(compgen -W '--bus --app --all-apps --limit --json --help' -- "$cur")) ;;
+            status) COMPREPLY=($(compgen -W '--bus --app --json --help' -- "$cur")) ;;
             clock) COMPREPLY=($(compgen -W '--bus --app --json --help' -- "$cur")) ;;
             calendar) COMPREPLY=($(compgen -W '--tz --base-time --iterations --json --help' -- "$cur")) ;;
             resolve) COMPREPLY=($(compgen -W '--tz --json --help' -- "$cur")) ;;
@@ -113,7 +117,7 @@ _schedd() {
         clock)
             local i n=0
             for ((i = 2; i < COMP_CWORD; i++)); do [[ "${COMP_WORDS[i]}" == -* ]] || n=$((n + 1)); done
-            if [ "$n" -eq 0 ]; then COMPREPLY=($(compgen -W 'show set advance next zone' -- "$cur"))
+            if [ "$n" -eq 0 ]; then COMPREPLY=($(compgen -W 'show set advance next sleep zone' -- "$cur"))
             elif [ "$n" -eq 1 ] && [ "${COMP_WORDS[COMP_CWORD-1]}" = zone ]; then _schedd_offer < <(_schedd_zones)
             fi ;;
         completion)
@@ -123,7 +127,7 @@ _schedd() {
             fi ;;
         push) COMPREPLY=($(compgen -f -- "$cur")) ;;
         cancel) _schedd_offer < <(_schedd_ids) ;;
-        help) COMPREPLY=($(compgen -W 'run add push track cancel list history clock calendar resolve timespan timestamp check testbed completion help' -- "$cur")) ;;
+        help) COMPREPLY=($(compgen -W 'run add push track cancel list history status clock calendar resolve timespan timestamp check testbed completion help' -- "$cur")) ;;
     esac
     return 0
 }

@@ -46,6 +46,8 @@ static const sd_bus_vtable vtable[] = {
     METHOD("SnoozedAllApps", "u", SD_BUS_PARAM(limit), "s", SD_BUS_PARAM(snoozed)),
     METHOD("Subscribe", "", "", "s", SD_BUS_PARAM(identity)),
     METHOD("SubscribeAllApps", "", "", "s", SD_BUS_PARAM(identity)),
+    METHOD("Status", "", "", "s", SD_BUS_PARAM(status)),
+    METHOD("ClockSleep", "t", SD_BUS_PARAM(microseconds), "s", SD_BUS_PARAM(clock)),
     SD_BUS_SIGNAL_WITH_NAMES("NotificationShown", "sss", SD_BUS_PARAM(id) SD_BUS_PARAM(notification) SD_BUS_PARAM(app), 0),
     SD_BUS_SIGNAL_WITH_NAMES("NotificationCancelled", "sss", SD_BUS_PARAM(id) SD_BUS_PARAM(reason) SD_BUS_PARAM(app), 0),
     SD_BUS_SIGNAL_WITH_NAMES("NotificationOpened", "sss", SD_BUS_PARAM(id) SD_BUS_PARAM(action) SD_BUS_PARAM(app), 0),

@@ -54,7 +54,9 @@ import Scheduler
 /// | `ActionInvoked(id, KEY)` | `.opened`, reason `action:KEY` (`default` = the body was clicked), after opening the app (`AppActivation`: `ran`, `ok`) |
 /// | `ActionInvoked(id, schedd-snooze-S)` | `onSnooze(notification, S)`; the notification is closed (hidden) |
 /// | `NotificationClosed(id, 2)` dismissed by the user | `.dismissed` — unless an action was invoked first (servers close a notification after its action: that is `opened` only) |
-/// | `NotificationClosed(id, 1)` expired | nothing: the person did nothing with it (the id is forgotten) |
+/// | `NotificationClosed(id, 1)` expired | nothing: the person did nothing with it (the id is forgotten); an alarm is shown again (bounded: `AlarmReshow`) |
+/// | `ActionInvoked(id, schedd-dismiss)` on an alarm | `.dismissed`, reason `action:schedd-dismiss`; closed |
+/// | the server goes away | its alarms still on screen are shown again on the next server |
 /// | `NotificationClosed(id, 3)` closed by CloseNotification | nothing: schedd (a cancel) closed it |
 /// | `NotificationClosed(id, 4)` undefined | nothing |
 public final class DesktopNotifier: Notifier {
@@ -110,6 +112,11 @@ public final class DesktopNotifier: Notifier {
 
     /// The server's capabilities, nil until read (or after the server changed).
     public private(set) var capabilities: Set<String>?
+    /// The server's GetServerInformation answer (name, vendor, version, spec version), nil until read
+    /// (`describeServer`) or after the server changed.
+    public private(set) var serverInformation: [String]?
+    /// The server's unique bus name, nil when none is known.
+    public var serverName: String? { serverOwner }
     /// Why the circuit is open (the server timed out), nil while it is closed.
     public private(set) var circuitReason: String?
     /// True while calls to the server fail at once because it timed out before (until it changes owner).
@@ -134,6 +141,12 @@ public final class DesktopNotifier: Notifier {
     /// Notifications waiting for the first GetCapabilities answer of this server instance.
     private var waitingForCapabilities: [DueNotification] = []
     private var capabilitiesRequested = false
+    /// Alarms on screen when their server went away: shown again when a server appears (CONTRACT §11).
+    private var droppedAlarms: [DueNotification] = []
+    /// The bound on showing alarms again (`AlarmReshow`).
+    private var alarmReshows = AlarmReshow()
+    /// Whether this server instance's alarm limitations were logged (once per instance).
+    private var alarmLimitationsLogged = false
 
     /// Connects to `address` (e.g. `unix:path=/run/user/1000/bus`), or to the user's session bus when
     /// nil, and subscribes to the server's signals and NameOwnerChanged. A missing notification server
@@ -224,6 +237,18 @@ public final class DesktopNotifier: Notifier {
         return .pending
     }
 
+    /// Asks the current server for its capabilities and GetServerInformation, asynchronously (for
+    /// `schedd status`; never starts a server by D-Bus activation). Called at attach and when a server appears.
+    public func describeServer() {
+        guard serverOwner != nil, let connection, connection.isOpen else { return }
+        let askedOf = generation
+        try? connection.getServerInformation { [weak self] result in
+            guard let self, askedOf == generation, case .success(let info) = result else { return }
+            serverInformation = info
+        }
+        if capabilities == nil && !capabilitiesRequested { try? requestCapabilities(on: connection) }
+    }
+
     /// Closes the notification of schedule `id` of `app` when the server still shows it (it has not sent
     /// `NotificationClosed` for it); returns whether it did. Never waits: CloseNotification is sent
     /// asynchronously; a failure is ignored (a server that went away took its notifications with it),
@@ -271,7 +296,15 @@ public final class DesktopNotifier: Notifier {
                                     replacesId: serverIds[Key(app: notification.app, id: notification.id)] ?? 0,
                                     configuration: configuration, presentation: presentation)
         let dropped = NotifyRequest.droppedButtons(notification, capabilities: capabilities, presentation: presentation)
-        if !dropped.isEmpty {
+        if notification.extras.alarm && !alarmLimitationsLogged {
+            alarmLimitationsLogged = true
+            let missing = AlarmPresentation.limitations(capabilities: capabilities)
+            if !missing.isEmpty {
+                onProblem?("the notification server \(serverOwner ?? "") cannot show alarms in full: "
+                           + missing.joined(separator: "; ") + " (logged once per server)")
+            }
+        }
+        if !dropped.isEmpty && !notification.extras.alarm {
             onProblem?("the notification server has no 'actions' capability: \(notification.id) [\(notification.app)] is shown "
                        + "without its buttons (\(dropped.joined(separator: ", "))); it cannot be opened, snoozed or "
                        + "answered from the notification")
@@ -412,8 +445,13 @@ public final class DesktopNotifier: Notifier {
 
     /// Forgets everything that belonged to the previous server instance (its circuit included).
     private func forgetServer() {
+        // Alarms it still showed were dropped unanswered: they come back on the next server.
+        droppedAlarms += shown.values.filter { $0.extras.alarm && !droppedAlarms.contains($0) }
+            .sorted { ($0.due, $0.id) < ($1.due, $1.id) }
+        alarmLimitationsLogged = false
         generation += 1
         capabilities = nil
+        serverInformation = nil
         capabilitiesRequested = false
         circuitReason = nil
         serverOwner = nil
@@ -448,13 +486,27 @@ public final class DesktopNotifier: Notifier {
                     do throws(BusError) { try requestCapabilities(on: connection) } catch { failWaiting(error) }
                 }
             }
-            if !newOwner.isEmpty { onServerAppeared?() }
+            if !newOwner.isEmpty {
+                describeServer()
+                reshowDroppedAlarms()
+                onServerAppeared?()
+            }
         case .activationToken(let sender, let serverId, let token):
             guard isCurrentServer(sender), shown[serverId] != nil, !token.isEmpty else { return }
             tokens[serverId] = token
         case .actionInvoked(let sender, let serverId, let key):
             guard isCurrentServer(sender), let notification = shown[serverId] else { return }
             actionInvoked.insert(serverId)
+            if notification.extras.alarm { alarmReshows.reset(Self.alarmKey(notification)) }
+            if notification.extras.alarm && key == AlarmPresentation.dismissKey {
+                // Answered: hidden, recorded as dismissed (the close that follows is ours, reason 3).
+                serverIds[Key(app: notification.app, id: notification.id)] = nil
+                forget(serverId)
+                closeOnServer(serverId)
+                onInteraction?(Interaction(app: notification.app, id: notification.id, event: .dismissed,
+                                           reason: "action:\(key)"))
+                return
+            }
             if let seconds = NotifyRequest.snoozeSeconds(ofKey: key), notification.extras.snoozeSeconds.contains(seconds) {
                 // Hide it; it comes back from the engine after `seconds`.
                 serverIds[Key(app: notification.app, id: notification.id)] = nil
@@ -464,13 +516,23 @@ public final class DesktopNotifier: Notifier {
                 return
             }
             open(notification, key: key, token: tokens.removeValue(forKey: serverId))
+            if notification.extras.alarm {
+                // Opened is an answer: a resident alarm would otherwise stay on screen, ringing.
+                serverIds[Key(app: notification.app, id: notification.id)] = nil
+                forget(serverId)
+                closeOnServer(serverId)
+            }
         case .notificationClosed(let sender, let serverId, let reason):
             guard isCurrentServer(sender), let notification = shown[serverId] else { return }
             serverIds[Key(app: notification.app, id: notification.id)] = nil
             let hadAction = actionInvoked.contains(serverId)
             forget(serverId)
             if reason == Self.closedReasonDismissed && !hadAction {
+                if notification.extras.alarm { alarmReshows.reset(Self.alarmKey(notification)) }
                 onInteraction?(Interaction(app: notification.app, id: notification.id, event: .dismissed, reason: nil))
+            } else if notification.extras.alarm && !hadAction
+                        && (reason == Self.closedReasonExpired || reason == Self.closedReasonUndefined) {
+                reshowAlarm(notification, why: "the notification server closed it unanswered (reason \(reason))")
             }
         }
     }
@@ -497,6 +559,34 @@ public final class DesktopNotifier: Notifier {
 
     /// NotificationClosed reasons (spec 1.2): 1 expired, 2 dismissed by the user, 3 CloseNotification, 4 undefined.
     static let closedReasonDismissed: UInt32 = 2
+    static let closedReasonExpired: UInt32 = 1
+    static let closedReasonUndefined: UInt32 = 4
+
+    // MARK: - Alarms shown again (CONTRACT §11)
+
+    static func alarmKey(_ n: DueNotification) -> String { n.app + "\u{0}" + n.id }
+
+    /// Shows `alarm` again, at once, unless it was shown again `AlarmReshow.maxReshows` times already
+    /// (then it is left closed and the log says so once). A failure goes the usual way (`failed`, retried).
+    private func reshowAlarm(_ alarm: DueNotification, why: String) {
+        guard alarmReshows.allow(Self.alarmKey(alarm)) else {
+            onProblem?("alarm \(alarm.id) [\(alarm.app)] was dropped unanswered \(AlarmReshow.maxReshows + 1) times: "
+                       + "not shown again (\(why))")
+            return
+        }
+        onProblem?("alarm \(alarm.id) [\(alarm.app)] shown again: \(why)")
+        if case .failed(let reason) = show(alarm) { onDeliveryFailed?(alarm, reason) }
+    }
+
+    /// The alarms the previous server dropped when it went away, shown on the new one.
+    private func reshowDroppedAlarms() {
+        let alarms = droppedAlarms
+        droppedAlarms.removeAll()
+        for alarm in alarms { reshowAlarm(alarm, why: "the notification server restarted") }
+    }
+
+    /// Alarms waiting for a server to be shown again (the previous one went away with them).
+    public var alarmsWaitingForServer: Int { droppedAlarms.count }
 
     private func isCurrentServer(_ sender: String) -> Bool { serverOwner == nil || sender == serverOwner }
 }

@@ -96,6 +96,18 @@ final class NotificationsBus {
         }
     }
 
+    /// `GetServerInformation() → (name, vendor, version, spec_version)`, asynchronously.
+    func getServerInformation(_ completion: @escaping (Result<[String], BusError>) -> Void) throws(BusError) {
+        try connection.callAsync(method("GetServerInformation"), timeoutMicroseconds: callTimeoutMicroseconds,
+                                 autoStart: false, { _ throws(BusError) in }) { result in
+            completion(result.flatMap { reply in
+                Result { () throws(BusError) in
+                    [try reply.readString(), try reply.readString(), try reply.readString(), try reply.readString()]
+                }
+            })
+        }
+    }
+
     /// `Notify(susssasa{sv}i) → u`, asynchronously; `completion` gets the server's id and the reply's
     /// sender (the server's unique name).
     func notify(_ request: NotifyRequest,
@@ -134,6 +146,9 @@ final class NotificationsBus {
                 try m.append(s)
             case .byte(let b):
                 try m.openContainer("v", "y")
+                try m.append(b)
+            case .bool(let b):
+                try m.openContainer("v", "b")
                 try m.append(b)
             }
             try m.closeContainer()

@@ -15,11 +15,15 @@ import Scheduler
 /// | `actions` | only if the server has `actions`: `[id, title]…`, then one `schedd-snooze-SECONDS` / "Snooze 10 min" per `snoozeSeconds`, then `["default", "Open"]` when opening can run something |
 /// | `hints` | `urgency` (byte: low 0, normal 1, critical 2), `category`, `desktop-entry` (the app id), `image-path` (`bk.image` when local, else a file icon), `x-schedd-id`, `x-schedd-app` |
 /// | `expire_timeout` | by urgency: see `ExpireTimeouts` |
+///
+/// An alarm (`alarm: true`) is then changed as `AlarmPresentation` says (critical, `resident`, `sound-name`,
+/// category `x-schedd.alarm`, a Dismiss button, never expiring).
 public struct NotifyRequest: Sendable, Hashable {
     /// One hint value; the D-Bus variant type is part of the spec (urgency must be a byte).
     public enum HintValue: Sendable, Hashable {
         case string(String)
         case byte(UInt8)
+        case bool(Bool)
     }
 
     /// One `{sv}` entry of the hints dictionary.
@@ -80,6 +84,7 @@ public struct NotifyRequest: Sendable, Hashable {
         }
         self.actions = actions
         expireTimeout = configuration.expireTimeouts.milliseconds(for: notification.urgency)
+        if notification.extras.alarm { AlarmPresentation.apply(to: &self, capabilities: capabilities) }
     }
 
     /// The labels of the buttons `notification` would have on a server with `actions` that a server
@@ -89,6 +94,7 @@ public struct NotifyRequest: Sendable, Hashable {
                                       presentation: AppPresentation) -> [String] {
         if capabilities.contains("actions") { return [] }
         var labels = notification.actions.map(\.title) + notification.extras.snoozeSeconds.map(snoozeLabel)
+        if notification.extras.alarm { labels.append(AlarmPresentation.dismissLabel) }
         if presentation.canOpen && !notification.actions.contains(where: { $0.id == "default" }) { labels.append("Open") }
         return labels
     }

@@ -27,6 +27,10 @@ extension JSONValue {
             members += Self.boundedIDs("cancelled", cancelled, more: "more", unlisted: outcome.cancelledUnlisted, budget: &budget)
         }
         if let closed = outcome.closed { members += Self.boundedIDs("closed", closed, more: "closedMore", budget: &budget) }
+        if let wake = outcome.wake {
+            members.append(JSONMember("wake", .string(wake.word)))
+            if let reason = wake.reason { members.append(JSONMember("wakeReason", .string(reason))) }
+        }
         self = .object(members)
     }
 
@@ -34,7 +38,7 @@ extension JSONValue {
     /// cancel lists, so nothing taken from `budget`) is written without building the value: a Push
     /// answers one per call.
     public static func writeOutcome(_ outcome: PushOutcome, budget: inout IDBudget, into out: inout [UInt8]) {
-        guard outcome.cancelled == nil && outcome.closed == nil else {
+        guard outcome.cancelled == nil && outcome.closed == nil && outcome.wake == nil else {
             return JSONValue(outcome: outcome, budget: &budget).write(into: &out, sortedKeys: false)
         }
         out.append(contentsOf: (outcome.isRun ? #"{"run":"# : #"{"id":"#).utf8)
@@ -108,18 +112,22 @@ extension JSONValue {
         ]
         if let ran = record.ran { members.append(JSONMember("ran", .string(ran))) }
         if let ok = record.ok { members.append(JSONMember("ok", .bool(ok))) }
+        if record.folded { members.append(JSONMember("folded", .bool(true))) }
         self = .object(members)
     }
 
     /// The stdout notifier's line and the NotificationShown signal's payload:
-    /// `{"id","run","title","body","due","at","late","urgency",…}`.
+    /// `{"id","run","title","body","due","at","late","urgency",…}` (an alarm: `"alarm":true`, urgency critical).
     public init(shown n: DueNotification) {
         var members = [
             JSONMember("id", .string(n.id)), JSONMember("run", .string(n.runId)), JSONMember("title", .string(n.title)),
             JSONMember("body", .optional(n.body)), JSONMember("due", .instant(n.due)), JSONMember("at", .instant(n.at)),
-            JSONMember("late", .double(n.lateSeconds)), JSONMember("urgency", .string(n.urgency.rawValue)),
+            JSONMember("late", .double(n.lateSeconds)),
+            JSONMember("urgency", .string((n.extras.alarm ? Urgency.critical : n.urgency).rawValue)),
             JSONMember("app", .string(n.app)),
         ]
+        if n.extras.alarm { members.append(JSONMember("alarm", .bool(true))) }
+        if n.extras.wake { members.append(JSONMember("wake", .bool(true))) }
         if let icon = n.icon { members.append(JSONMember("icon", .string(icon))) }
         if let category = n.category { members.append(JSONMember("category", .string(category))) }
         if !n.actions.isEmpty {

@@ -49,6 +49,11 @@ public enum SchedulerCall: Sendable, Equatable {
     case subscribe
     /// `SubscribeAllApps() → s`: every app's signals (unsandboxed callers only).
     case subscribeAllApps
+    /// `Status() → s`: the daemon's state for `schedd status` (CONTRACT §11).
+    case status
+    /// `ClockSleep(t microseconds) → s`: the fake clock sleeps that long and resumes (`schedd clock sleep`):
+    /// what fell due is late, handed over at once, folded as after a real resume.
+    case clockSleep(microseconds: UInt64)
 
     /// Reads the arguments of `member` from `arguments`; throws for an unknown member, arguments that
     /// do not match its signature, or an argument over its cap (`CallCaps`, checked while reading, so
@@ -102,6 +107,8 @@ public enum SchedulerCall: Sendable, Equatable {
         case "SnoozedAllApps": self = .snoozedAllApps(limit: try a.readUInt32())
         case "Subscribe": self = .subscribe
         case "SubscribeAllApps": self = .subscribeAllApps
+        case "Status": self = .status
+        case "ClockSleep": self = .clockSleep(microseconds: try a.readUInt64())
         default: throw CallArgumentError("unknown method \(member)")
         }
         guard a.isAtEnd else { throw CallArgumentError("\(member): more arguments than its signature has") }
@@ -146,6 +153,8 @@ public enum SchedulerCall: Sendable, Equatable {
         case .snoozedAllApps: "SnoozedAllApps"
         case .subscribe: "Subscribe"
         case .subscribeAllApps: "SubscribeAllApps"
+        case .status: "Status"
+        case .clockSleep: "ClockSleep"
         }
     }
 

@@ -53,6 +53,8 @@ public struct SchedulerMethod: Sendable, Equatable {
         SchedulerMethod("SnoozedAllApps", "u", "s"),
         SchedulerMethod("Subscribe", "", "s", actsForApp: false),
         SchedulerMethod("SubscribeAllApps", "", "s", actsForApp: false),
+        SchedulerMethod("Status", "", "s"),
+        SchedulerMethod("ClockSleep", "t", "s", writes: true, actsForApp: false),
     ]
 
     /// The table by name.

@@ -79,11 +79,15 @@ public final class Service {
     /// The calls that are not writes, served one per loop iteration in turn by app (its trigger set by the
     /// wiring; without one every call runs at once).
     public let fairQueue = FairQueue()
+    /// What is known of the machine's sleep (`Status`, `ClockSleep`).
+    public let sleep: SleepState
+    /// The daemon's own members of `Status` (version, database, notifier, bus), set by the wiring.
+    public var statusMembers: (() -> [JSONMember])?
 
     public init(engine: @escaping () -> Engine, clock: ServiceClock, delivery: Delivery, groupCommit: GroupCommit,
-                storage: StorageMonitor, announcer: CancelAnnouncer) {
+                storage: StorageMonitor, announcer: CancelAnnouncer, sleep: SleepState = SleepState()) {
         self.engine = engine; self.clock = clock; self.delivery = delivery; self.groupCommit = groupCommit
-        self.storage = storage; self.announcer = announcer
+        self.storage = storage; self.announcer = announcer; self.sleep = sleep
     }
 
     /// Runs `call` for `caller` (nil only for calls that need no app: the clock methods) and answers
@@ -262,6 +266,12 @@ public final class Service {
         case .clockZone(let name):
             try clock.zone(name)
             return .string(clock.json())
+        case .clockSleep(let microseconds):
+            try clock.sleep(microseconds: microseconds, state: sleep)
+            delivery.replyAfterDelivery(reply) { [clock] in .string(clock.json()) }
+            return nil
+        case .status:
+            return .string(try statusJSON(caller: try requireCaller(caller, method)))
         case .declareApp, .subscribe, .subscribeAllApps:
             throw ServiceFailure(.usage, "\(call.name) is answered by the identity part, not the service")
         case .push, .pushBatch, .track, .cancel, .cancelRun:

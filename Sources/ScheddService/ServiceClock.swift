@@ -60,6 +60,7 @@ public final class ServiceClock {
         }
         fake.set(target)
         log.info("fake clock set to \(target.rfc3339)")
+        engine().lateCause = .clockJump
         try deliver(mode: .wallClock)
     }
 
@@ -74,6 +75,23 @@ public final class ServiceClock {
         }
         fake.set(target)
         try deliver(mode: .timePassing)
+    }
+
+    /// `clock sleep SPAN`: the machine sleeps for the span and resumes (CONTRACT §11): the wall clock moves
+    /// as after a real resume — what fell due meanwhile is late, handed over at once, folded per app —
+    /// and `state` records the sleep and the resume, as logind's PrepareForSleep would.
+    public func sleep(microseconds: UInt64, state: SleepState) throws(ServiceFailure) {
+        let fake = try requireFake("sleep")
+        let start = fake.now
+        let target = try ServiceFailure.rejecting { () throws(ArgumentRejection) in
+            try ClockArguments.advanceTarget(from: start, microseconds: microseconds)
+        }
+        state.lastSleep = start
+        fake.set(target)
+        state.lastResume = target
+        log.info("fake clock slept \(Double(microseconds) / 1e6) s: resumed at \(target.rfc3339)")
+        engine().lateCause = .resume
+        try deliver(mode: .wallClock)
     }
 
     /// `clock next`: time passing up to the next due instant (nothing when nothing is pending, or when

@@ -9,6 +9,10 @@ public enum SystemTime {
     /// `CLOCK_MONOTONIC` in microseconds (since boot, never steps back).
     public static var monotonicMicroseconds: Int64 { microseconds(CLOCK_MONOTONIC) }
 
+    /// `CLOCK_BOOTTIME` in microseconds: like `CLOCK_MONOTONIC`, but it also counts time suspended, so
+    /// the growth of `boottime − monotonic` is how long the machine slept (CONTRACT §11 "Resume").
+    public static var boottimeMicroseconds: Int64 { microseconds(CLOCK_BOOTTIME) }
+
     /// `CLOCK_MONOTONIC` in milliseconds.
     public static var monotonicMilliseconds: Int64 { monotonicMicroseconds / 1000 }
 

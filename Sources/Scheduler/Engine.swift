@@ -89,6 +89,18 @@ public final class Engine {
     /// What settling covered schedules (Engine_CancelJobs.swift) found possibly on screen, closed after the commit.
     var settledCloses: [(app: String, id: String, reason: String)] = []
 
+    /// The folding rule (CONTRACT §11 "No flood"; Folding.swift): more than this many late notifications of
+    /// one app due at once become one summary. `schedd run --fold-threshold N`; 0 turns folding off.
+    public var foldThreshold = Engine.defaultFoldThreshold
+    /// Why late notifications are being delivered now: the summary's wording (Folding.swift).
+    public var lateCause = LateCause.start
+    /// What the machine can do for `wake: true` schedules, as the daemon found out (Wake.swift): each
+    /// push outcome of a wake schedule carries it.
+    public var wakeCapability = WakeCapability.unavailable("not checked")
+    /// Set when a change may have moved the earliest wake schedule (a wake push stored, a wake schedule
+    /// fired); the daemon re-reads `earliestWake()` and clears it.
+    public var wakeMayHaveChanged = true
+
     /// The zone floating schedules currently follow.
     public internal(set) var deviceZone: TimeZoneRules { didSet { zonesInUseGeneration &+= 1 } }
 

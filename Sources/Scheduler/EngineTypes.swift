@@ -18,6 +18,9 @@ public struct PushOutcome: Sendable, Hashable {
     public var closed: [String]?
     /// For a `bk.cancel` by run: `id` is the run id (answered as `"run"`).
     public var isRun: Bool
+    /// For a schedule with `wake: true` that is pending: whether the machine will be woken for it
+    /// (`Engine.wakeCapability`, CONTRACT §11); nil otherwise.
+    public var wake: WakeCapability?
 
     public init(id: String, status: Status, next: Instant?, cancelled: [String]? = nil, closed: [String]? = nil,
                 isRun: Bool = false) {
@@ -97,6 +100,8 @@ public struct HistoryRecord: Sendable, Hashable {
     public var ran: String?
     /// For `opened`: whether what ran worked (the call succeeded, the program started).
     public var ok: Bool?
+    /// For `fired`: shown inside its app's summary notification, not on its own (CONTRACT §11 "No flood").
+    public var folded = false
 
     public init(app: String, id: String, event: Event, at: Instant, due: Instant?, reason: String?,
                 lateSeconds: Double?, title: String?, messageId: String?, dataJSON: String?) {

@@ -6,6 +6,8 @@ extension Engine {
     struct Firing {
         var notification: DueNotification
         var graceSeconds: Int64?
+        /// Its `fired` record (marked `folded` when it goes into a summary).
+        var historySeq: Int64 = 0
     }
 
     /// Moves to `now`, delivering what is due (see `AdvanceMode`); returns what was handed to the
@@ -57,6 +59,7 @@ extension Engine {
                                 try fire(s, start: start, now: now, mode: mode, queue: &queue, firings: &firings)
                             }
                         }
+                        try store.markFolded(foldLate(&firings, now: now))
                     }
                 }
             } catch {
@@ -156,11 +159,14 @@ extension Engine {
         }
         let shown = Self.isWithinGrace(due: occurrence, at: at, graceSeconds: grace(of: s))
         let lateness = Self.seconds(from: occurrence, to: at)
+        var historySeq: Int64 = 0
+        if s.extras.wake { wakeMayHaveChanged = true }
         try storage { () throws(StoreError) in
             try store.appendHistory(HistoryRecord(
                 app: s.app, id: s.id, event: shown ? .fired : .missed, at: at, due: occurrence, reason: reason,
                 lateSeconds: lateness, title: s.title, messageId: s.messageId, dataJSON: s.dataJSON),
                 awaitingHandOver: shown)
+            historySeq = store.lastAppendedSeq
             if let next {
                 s.next = next
                 s.lastDue = occurrence
@@ -185,7 +191,7 @@ extension Engine {
             category: s.category, actions: s.actions, dataJSON: s.dataJSON, messageId: s.messageId,
             due: occurrence, at: at, lateSeconds: lateness, graceSeconds: s.graceSeconds)
         notification.extras = s.extras
-        firings.append(Firing(notification: notification, graceSeconds: s.graceSeconds))
+        firings.append(Firing(notification: notification, graceSeconds: s.graceSeconds, historySeq: historySeq))
     }
 
     /// Hands recorded firings to the notifier in order; failures are recorded (history `failed`) and queued

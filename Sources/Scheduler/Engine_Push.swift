@@ -257,7 +257,12 @@ extension Engine {
             schedule.next = due
             schedule.key = try store.insert(schedule)
             scheduleTimer(key: schedule.key, due: due)
-            return PushOutcome(id: local.id, status: status, next: due)
+            var outcome = PushOutcome(id: local.id, status: status, next: due)
+            if extras.wake {
+                outcome.wake = wakeCapability
+                wakeMayHaveChanged = true
+            }
+            return outcome
         }
     }
 }

@@ -13,14 +13,23 @@ public struct NotificationExtras: Sendable, Hashable {
     public var image: String?
     /// `bk.local.snoozeSeconds`: one "Snooze" button per duration (at most 2, each 60 s – 7 days).
     public var snoozeSeconds: [Int64]
+    /// `bk.local.alarm` (CONTRACT §11): presented as an alarm (`AlarmPresentation` in ScheddDesktop), never folded.
+    public var alarm = false
+    /// `bk.local.wake` (set by `alarm` too): the machine is woken for it when the kernel allows.
+    public var wake = false
+    /// The snooze an alarm without `snoozeSeconds` offers: 10 minutes.
+    public static let alarmSnoozeSeconds: Int64 = 600
 
     public init(deepLink: String? = nil, action: AppActionRequest? = nil, image: String? = nil,
-                snoozeSeconds: [Int64] = []) {
+                snoozeSeconds: [Int64] = [], alarm: Bool = false, wake: Bool = false) {
         self.deepLink = deepLink; self.action = action; self.image = image; self.snoozeSeconds = snoozeSeconds
+        self.alarm = alarm; self.wake = wake
     }
 
     /// True when nothing is set (stored as NULL).
-    public var isEmpty: Bool { deepLink == nil && action == nil && image == nil && snoozeSeconds.isEmpty }
+    public var isEmpty: Bool {
+        deepLink == nil && action == nil && image == nil && snoozeSeconds.isEmpty && !alarm && !wake
+    }
 
     /// The local file to show as the image: the path of a `file://` URI (percent-decoded) or an absolute
     /// path; nil for other URLs.

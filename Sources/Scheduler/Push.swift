@@ -27,6 +27,10 @@ public struct Push: Sendable, Hashable {
     public var scheduleExtras: NotificationExtras {
         var extras = extras
         extras.snoozeSeconds = local?.snoozeSeconds ?? []
+        extras.alarm = local?.alarm ?? false
+        extras.wake = local?.wake ?? false
+        // An alarm always has a way to snooze it: 10 minutes unless the push names its own durations.
+        if extras.alarm && extras.snoozeSeconds.isEmpty { extras.snoozeSeconds = [NotificationExtras.alarmSnoozeSeconds] }
         return extras
     }
 }
@@ -104,6 +108,11 @@ public struct LocalSchedule: Sendable, Hashable {
     public var actions: [NotificationAction]
     /// `snoozeSeconds`: at most 2 distinct durations of 60 s – 7 days, in the order given.
     public var snoozeSeconds: [Int64] = []
+    /// `alarm: true` (CONTRACT §11): shown critical, resident, with a sound and snooze/dismiss buttons,
+    /// shown again when the server drops it unanswered, never folded.
+    public var alarm = false
+    /// `wake: true` (implied by `alarm`): schedd arms a wake-capable timer for it (CONTRACT §11 "Wake").
+    public var wake = false
     /// With `calendar`: the expression as the decoder parsed it, so that the engine does not parse it a
     /// second time (`Engine.makeSchedule`; ~4% of a bulk load's instructions). Not part of the value.
     public var parsedCalendar = ParsedCalendar()

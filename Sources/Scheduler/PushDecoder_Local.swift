@@ -3,7 +3,7 @@ import SchedCalendar
 extension PushDecoder {
     static let localNames: [StaticString] = [
         "id", "at", "calendar", "timeZone", "until", "title", "body", "data", "cancelOn", "graceSeconds",
-        "urgency", "icon", "category", "actions", "snoozeSeconds",
+        "urgency", "icon", "category", "actions", "snoozeSeconds", "alarm", "wake",
     ]
     /// The members of `bk.local`, as the man page and completions list them.
     static let localMembers: [String] = localNames.map(\.description)
@@ -12,6 +12,7 @@ extension PushDecoder {
     enum LocalMember {
         static let id = 0, at = 1, calendar = 2, timeZone = 3, until = 4, title = 5, body = 6, data = 7, cancelOn = 8
         static let graceSeconds = 9, urgency = 10, icon = 11, category = 12, actions = 13, snoozeSeconds = 14
+        static let alarm = 15, wake = 16
     }
     /// The slots of `actionMembers`' names.
     enum ActionMember { static let id = 0, title = 1 }
@@ -124,6 +125,9 @@ extension PushDecoder {
             snoozeSeconds = try decodeSnoozes(tape, items, local.path(LocalMember.snoozeSeconds))
         }
 
+        let alarm = try local.bool(LocalMember.alarm) ?? false
+        let wake = try local.bool(LocalMember.wake) ?? false
+
         // The fingerprint: `bk.local` in canonical form (keys sorted, compact), written from the tape.
         var canonical: [UInt8] = []
         canonical.reserveCapacity(tape.bytes.count)
@@ -133,6 +137,8 @@ extension PushDecoder {
                                      category: category, actions: actions,
                                      fingerprint: String(decoding: canonical, as: UTF8.self))
         schedule.snoozeSeconds = snoozeSeconds
+        schedule.alarm = alarm
+        schedule.wake = wake || alarm
         schedule.parsedCalendar = ParsedCalendar(parsedCalendar)
         return schedule
     }

@@ -17,9 +17,9 @@ struct PushObject {
     let tape: JSONTape
     private let known: [StaticString]
     /// The value node of each `known` name, -1 when absent. Up to `maxKnown` names.
-    private var slots: InlineArray<16, Int32>
+    private var slots: InlineArray<24, Int32>
 
-    static let maxKnown = 16
+    static let maxKnown = 24
 
     init(_ tape: JSONTape, _ node: Int, path: String, known: [StaticString],
          unknown: inout [String]) throws(PushError) {
@@ -86,6 +86,16 @@ struct PushObject {
         guard let v = value(key) else { return nil }
         guard tape[v].kind == .string else { throw PushError(path(key), "must be a string") }
         return tape.string(v)
+    }
+
+    /// A boolean member, nil when absent; another JSON type (null included) is an error.
+    func bool(_ key: Int) throws(PushError) -> Bool? {
+        guard let v = value(key) else { return nil }
+        switch tape[v].kind {
+        case .true: return true
+        case .false: return false
+        default: throw PushError(path(key), "must be true or false")
+        }
     }
 
     /// A string member that must be present.

@@ -24,6 +24,8 @@ public final class SQLiteScheduleStore: ScheduleStore {
     private var transactionLost = false
     /// The first history seq appended awaiting its hand-over since the last `confirmHandOver`.
     var awaitingSince: Int64?
+    /// The seq of the record appended last (`ScheduleStore.lastAppendedSeq`).
+    public internal(set) var lastAppendedSeq: Int64 = 0
     /// History seqs handed over, to be confirmed by the next transaction that commits.
     var confirmable: ClosedRange<Int64>?
     /// App names and numbers (`apps`), cached (SQLiteScheduleStore_Apps.swift).

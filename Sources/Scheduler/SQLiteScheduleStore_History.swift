@@ -42,6 +42,7 @@ extension SQLiteScheduleStore {
             st.bind(13, r.ok.map { Int64($0 ? 1 : 0) })
             try st.run()
             if awaitingHandOver { awaitingSince = awaitingSince ?? db.lastInsertRowid }
+            lastAppendedSeq = db.lastInsertRowid
             try trimHistory(app: r.app)
             try fitHistoryInQuota(app: r.app, keeping: db.lastInsertRowid)
         }
@@ -76,6 +77,18 @@ extension SQLiteScheduleStore {
         }
         oldest.reset()
         try deleteHistory(victims)
+    }
+
+    /// Marks the records `seqs` (appended in the current transaction) `folded` (schema step 10). O(k log n).
+    public func markFolded(_ seqs: [Int64]) throws(StoreError) {
+        guard !seqs.isEmpty else { return }
+        try sql { () throws(SQLiteError) in
+            let st = try db.statement("UPDATE history SET folded = 1 WHERE seq = ?1")
+            for seq in seqs {
+                st.bind(1, seq)
+                try st.run()
+            }
+        }
     }
 
     /// Removes `app`'s oldest records beyond `historyLimitPerApp`, in the caller's transaction: the count
@@ -150,7 +163,7 @@ extension SQLiteScheduleStore {
             let inner = app == nil ? "SELECT * FROM history ORDER BY seq DESC LIMIT ?1"
                 : "SELECT * FROM history WHERE app = ?2 ORDER BY seq DESC LIMIT ?1"
             let st = try db.statement("""
-                SELECT h.id, h.event, h.at, h.due, h.reason, h.late, h.title, h.message_id, p.data, h.app, h.ran, h.ok
+                SELECT h.id, h.event, h.at, h.due, h.reason, h.late, h.title, h.message_id, p.data, h.app, h.ran, h.ok, h.folded
                 FROM (\(inner)) AS h LEFT JOIN payloads AS p ON p.ref = h.payload
                 ORDER BY h.seq
                 """)
@@ -166,6 +179,7 @@ extension SQLiteScheduleStore {
                     messageId: st.optionalString(7), dataJSON: st.optionalString(8))
                 record.ran = st.optionalString(10)
                 record.ok = st.optionalInt64(11).map { $0 != 0 }
+                record.folded = st.optionalInt64(12) == 1
                 rows.append(record)
             }
             return rows
@@ -176,7 +190,7 @@ extension SQLiteScheduleStore {
     public func history(app: String?, before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord] {
         try sql { () throws(SQLiteError) -> [SequencedHistoryRecord] in
             let st = try db.statement("""
-                SELECT h.seq, h.id, h.event, h.at, h.due, h.reason, h.late, h.title, h.message_id, p.data, h.app, h.ran, h.ok
+                SELECT h.seq, h.id, h.event, h.at, h.due, h.reason, h.late, h.title, h.message_id, p.data, h.app, h.ran, h.ok, h.folded
                 FROM history AS h LEFT JOIN payloads AS p ON p.ref = h.payload
                 WHERE \(app == nil ? "" : "h.app = ?3 AND ")h.seq < ?1 ORDER BY h.seq DESC LIMIT ?2
                 """)
@@ -193,6 +207,7 @@ extension SQLiteScheduleStore {
                     messageId: st.optionalString(8), dataJSON: st.optionalString(9))
                 record.ran = st.optionalString(11)
                 record.ok = st.optionalInt64(12).map { $0 != 0 }
+                record.folded = st.optionalInt64(13) == 1
                 rows.append(SequencedHistoryRecord(seq: st.int64(0), record: record))
             }
             return rows

@@ -93,7 +93,7 @@ extension StoreCoding {
 
 extension StoreCoding {
     /// `extras` as one compact JSON object (`{"deepLink":…,"action":{"name":…,"data":"<json text>"},
-    /// "image":…,"snooze":[600]}`), nil when empty (stored as NULL).
+    /// "image":…,"snooze":[600],"alarm":true,"wake":true}`), nil when empty (stored as NULL).
     static func encode(extras: NotificationExtras) -> String? {
         guard !extras.isEmpty else { return nil }
         var members: [JSONMember] = []
@@ -107,6 +107,8 @@ extension StoreCoding {
         if !extras.snoozeSeconds.isEmpty {
             members.append(JSONMember("snooze", .array(extras.snoozeSeconds.map { .number(String($0)) })))
         }
+        if extras.alarm { members.append(JSONMember("alarm", .bool(true))) }
+        if extras.wake { members.append(JSONMember("wake", .bool(true))) }
         return JSONValue.object(members).serialized()
     }
 
@@ -127,6 +129,8 @@ extension StoreCoding {
                     if member.key == "data", case .string(let s) = member.value { data = s }
                 }
                 if let name { extras.action = AppActionRequest(name: name, dataJSON: data) }
+            case ("alarm", .bool(let b)): extras.alarm = b
+            case ("wake", .bool(let b)): extras.wake = b
             case ("snooze", .array(let items)):
                 extras.snoozeSeconds = items.compactMap { if case .number(let n) = $0 { Int64(n) } else { nil } }
             default: break

@@ -279,6 +279,13 @@ public protocol ScheduleStore: CancelJobStore {
     /// Appends a record. `awaitingHandOver`: a firing recorded before it is handed to the notifier; it stays
     /// unconfirmed until `confirmHandOver` and the next commit after it.
     func appendHistory(_ record: HistoryRecord, awaitingHandOver: Bool) throws(StoreError)
+    /// The sequence number of the record `appendHistory` appended last (0 before the first).
+    var lastAppendedSeq: Int64 { get }
+    /// Marks records appended in the current transaction as folded into a summary (CONTRACT §11).
+    func markFolded(_ seqs: [Int64]) throws(StoreError)
+    /// The earliest `next` of a pending schedule whose extras ask to wake the machine (`wake: true`),
+    /// nil when none. One seek on the partial index `schedules_wake` (schema step 9).
+    func earliestWake() throws(StoreError) -> Instant?
     /// Every record appended so far has been handed over: the next transaction to commit confirms them
     /// (the confirmation rides on that commit; no commit of its own).
     func confirmHandOver()

@@ -34,7 +34,9 @@ final class SchedulerCallTests: XCTestCase {
         XCTAssertEqual(try decode("Tombstone", [.string("standup")]), .tombstone(id: "standup"))
         XCTAssertEqual(try decode("Unblock", [.string("standup")]), .unblock(id: "standup"))
         XCTAssertEqual(try decode("Unblock", [.string("standup")]).writes, true)
-        for name in SchedulerCall.methods.map(\.name) where !["ClockShow", "ClockNext", "PendingCount", "PendingCountAllApps", "Subscribe", "SubscribeAllApps"].contains(name) {
+        XCTAssertEqual(try decode("Status", []), .status)
+        XCTAssertEqual(try decode("ClockSleep", [.uint64(3_600_000_000)]), .clockSleep(microseconds: 3_600_000_000))
+        for name in SchedulerCall.methods.map(\.name) where !["ClockShow", "ClockNext", "PendingCount", "PendingCountAllApps", "Subscribe", "SubscribeAllApps", "Status"].contains(name) {
             var empty = WireArguments([])
             XCTAssertThrowsError(try SchedulerCall(member: name, arguments: &empty), "\(name) without arguments")
         }

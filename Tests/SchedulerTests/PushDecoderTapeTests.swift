@@ -167,7 +167,7 @@ final class PushDecoderTapeTests: XCTestCase {
             ("id", L.id), ("at", L.at), ("calendar", L.calendar), ("timeZone", L.timeZone), ("until", L.until),
             ("title", L.title), ("body", L.body), ("data", L.data), ("cancelOn", L.cancelOn),
             ("graceSeconds", L.graceSeconds), ("urgency", L.urgency), ("icon", L.icon), ("category", L.category),
-            ("actions", L.actions), ("snoozeSeconds", L.snoozeSeconds),
+            ("actions", L.actions), ("snoozeSeconds", L.snoozeSeconds), ("alarm", L.alarm), ("wake", L.wake),
         ])
         typealias B = PushDecoder.BKMember
         check(PushDecoder.bkKnown, [("local", B.local), ("cancel", B.cancel), ("messageId", B.messageId),

@@ -5,6 +5,9 @@ import ScheddService
 /// Diagnostics go to stderr as one `schedd: …` line; with `--json`, every failure — a usage error
 /// (exit 2), rejected input (1) or an unreachable daemon (3) — also prints `{"error": …}` on
 /// stdout, so a script reading stdout always gets JSON.
+/// The version `schedd version`, the man page and `schedd status` say.
+let scheddVersion = "0.1"
+
 func runCommandLine(_ arguments: [String]) -> ExitCode {
     var json = (arguments.firstIndex(of: "--") ?? arguments.endIndex) > (arguments.firstIndex(of: "--json") ?? Int.max)
     do throws(CommandFailure) {
@@ -43,7 +46,7 @@ private func runCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitC
         } else {
             Console.out(overallHelp())
         }
-    case "version": Console.out("schedd 0.1")
+    case "version": Console.out("schedd \(scheddVersion)")
     case "completion":
         guard let shell = CompletionShell(rawValue: args.positionals[0]) else {
             throw .usage("completion needs one of \(CompletionShell.allCases.map(\.rawValue).joined(separator: ", ")), "
@@ -62,6 +65,7 @@ private func runCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitC
     case "list": try runListCommand(args)
     case "history": try runHistoryCommand(args)
     case "clock": try runClockCommand(args)
+    case "status": try runStatusCommand(args)
     case "testbed": return try runTestbedCommand(args)
     case "check": return try runCheckCommand(args)
     default: throw .usage("unknown command '\(args.command)'")

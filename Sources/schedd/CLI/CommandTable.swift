@@ -97,6 +97,9 @@ let commandTable: [CommandSpec] = [
         .value("max-bytes-per-app", "N",
                "At most N bytes of pending schedules per app (texts and id, plus 64 per schedule); a push over it is "
                + "rejected (default \(Engine.defaultMaxBytesPerApp), 256 MiB)"),
+        .value("fold-threshold", "N",
+               "More than N late notifications of one app due at once (after sleep, start or a clock jump) are shown "
+               + "as one summary (default \(Engine.defaultFoldThreshold); 0: never fold; alarms are never folded)"),
     ], details: [
         "The daemon owns \(SchedulerNames.service) on the bus and serves \(SchedulerNames.interface) at \(SchedulerNames.objectPath).",
         "With --allow-group (or --bus system) it checks every caller's credentials and refuses others with",
@@ -163,7 +166,14 @@ let commandTable: [CommandSpec] = [
     ], details: [
         "A footer says when other apps have records among the newest N that are not shown (--all-apps shows them).",
     ]),
-    CommandSpec(name: "clock", arguments: "show | set TIME | advance SPAN | next | zone ZONE",
+    CommandSpec(name: "status", arguments: "", summary: "Show how the daemon is: database, counts, notifier, wake, sleep",
+                positionalCount: 0...0, options: [busOption, appOption], details: [
+        "Version, the database and its size, pending and snoozed counts, the next due, the notifier and its",
+        "notification server (name, capabilities), whether wake: true schedules can wake the machine (and why",
+        "not), the last sleep and resume seen (logind or the clocks) and the bus served. Exit 3 when no daemon",
+        "answers. For a sandboxed caller the counts are its own app's.",
+    ]),
+    CommandSpec(name: "clock", arguments: "show | set TIME | advance SPAN | next | sleep SPAN | zone ZONE",
                 summary: "Show or move the daemon's fake clock", positionalCount: 1...Int.max, options: [busOption, appOption],
                 actions: [
         ActionSpec(name: "show", arguments: "", help: "print the daemon's clock: {\"now\",\"zone\",\"fake\"}"),
@@ -172,6 +182,8 @@ let commandTable: [CommandSpec] = [
         ActionSpec(name: "advance", arguments: "SPAN",
                    help: "let SPAN pass (90s, 15min, '1d 6h'): everything due fires on time, in order; answers after all of it was delivered and recorded"),
         ActionSpec(name: "next", arguments: "", help: "advance to the next due instant and deliver what is due then"),
+        ActionSpec(name: "sleep", arguments: "SPAN",
+                   help: "the machine sleeps SPAN and resumes: what fell due is late, shown at once, folded per app (more than the fold threshold → one summary); recorded as the last sleep/resume"),
         ActionSpec(name: "zone", arguments: "ZONE", help: "change the device zone, as a change of /etc/localtime would"),
     ]),
     CommandSpec(name: "calendar", arguments: "SPEC...", summary: "Show the next elapses of calendar expressions",

@@ -63,7 +63,7 @@ private func naming<T>(_ command: String, _ call: () throws(CommandFailure) -> T
     }
 }
 
-/// `schedd clock show | set TIME | advance SPAN | next | zone ZONE` → `{"now","zone","fake"}`.
+/// `schedd clock show | set TIME | advance SPAN | next | sleep SPAN | zone ZONE` → `{"now","zone","fake"}`.
 /// `set` takes RFC 3339 or a systemd timestamp read at the daemon's clock in its zone
 /// (`tomorrow 09:00`, `+2h`, `@1767225600`); `advance` a systemd time span. Human output names the
 /// time in the daemon's zone: `Sat 2026-03-07 07:00:00 EST (2026-03-07T12:00:00Z), zone
@@ -99,6 +99,12 @@ func runClockCommand(_ args: ParsedArguments) throws(CommandFailure) {
                                   { m throws(BusError) in try m.append(UInt64(span)) })
     case "next":
         reply = try client.string("ClockNext", timeoutMicroseconds: 3_600_000_000, { _ throws(BusError) in })
+    case "sleep":
+        guard let span = parseTimeSpan(rest) else {
+            throw .usage("clock sleep needs a systemd time span like 8h or '7h 30min', not '\(rest)'")
+        }
+        reply = try client.string("ClockSleep", timeoutMicroseconds: 3_600_000_000,
+                                  { m throws(BusError) in try m.append(UInt64(span)) })
     case "zone":
         reply = try client.string("ClockZone", { m throws(BusError) in try m.append(rest) })
     default:

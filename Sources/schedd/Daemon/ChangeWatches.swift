@@ -19,6 +19,8 @@ final class ChangeWatches {
     private var tzdataWatch: TzdataWatch?
     /// `Engine.zonesInUseGeneration` at the last successful tzdata sync (nil: never synced).
     private var syncedGeneration: Int?
+    /// Before a wall-clock step is delivered: the sleep part tells a resume from a jump (SleepWatch.checkClocks).
+    var beforeWallClockChange: () -> Void = {}
 
     init(engine: @escaping () -> Engine, clock: ServiceClock, delivery: Delivery, storage: StorageMonitor, logger: Logger) {
         self.engine = engine; self.clock = clock; self.delivery = delivery; self.storage = storage; self.logger = logger
@@ -80,6 +82,7 @@ final class ChangeWatches {
 
     private func wallClockChanged() {
         logger.info("the wall clock changed; now \(clock.now.rfc3339)")
+        beforeWallClockChange()
         delivery.wallClockChanged()
     }
 

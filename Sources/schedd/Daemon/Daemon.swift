@@ -51,6 +51,12 @@ final class Daemon {
     let busService: BusService
     let watches: ChangeWatches
     let pushHost = PushHost()
+    /// What is known of sleep and resume (`Status`), written by `sleepWatch` and `ClockSleep`.
+    let sleepState = SleepState()
+    /// logind's PrepareForSleep and the clocks (SleepWatch.swift).
+    let sleepWatch: SleepWatch
+    /// The wake timer on the earliest wake schedule (WakeTimer.swift).
+    var wakeArming: WakeArming!
     /// The due timer (real clock only): wakes the loop at the next due instant.
     private var dueTimer: EventTimer?
 
@@ -97,6 +103,7 @@ final class Daemon {
                                   retention: options.retention,
                                   maxPendingPerApp: options.maxPendingPerApp, now: clock.asClock.now)
             made.maxBytesPerApp = options.maxBytesPerApp
+            made.foldThreshold = options.foldThreshold
             bound = LoopBound(made, loop: loop)
             boundEngine = bound!
         } catch {
@@ -113,11 +120,13 @@ final class Daemon {
         let announcements = Announcements(bus: bus, logger: logger, subscriptions: subscriptions)
         groupCommit = GroupCommit(engine: engine, clock: clock, storage: storage, announcer: announcements, log: logger)
         service = Service(engine: engine, clock: clock, delivery: delivery, groupCommit: groupCommit, storage: storage,
-                          announcer: announcements)
+                          announcer: announcements, sleep: sleepState)
         service.cancelSlicing = cancelSlicing
         identity = Identity(bus: bus, logger: logger, callerPolicy: policy, subscriptions: subscriptions)
         busService = BusService(service: service, identity: identity, logger: logger)
         watches = ChangeWatches(engine: engine, clock: clock, delivery: delivery, storage: storage, logger: logger)
+        sleepWatch = SleepWatch(state: sleepState, clock: clock, engine: engine, logger: logger)
+        if clock.fake != nil { sleepState.source = "fake clock (clock sleep), and logind or the clocks" }
     }
 
     var engine: Engine { boundEngine.value }
@@ -137,6 +146,7 @@ final class Daemon {
                     + (clock.fake.map { _ in " with a fake clock at \(clock.now.rfc3339)" } ?? "")
                     + (identity.callerPolicy.map { " to root and group '\($0.groupName)' (gid \($0.groupID))" } ?? ""))
         let code = loop.run()
+        sleepWatch.stop()
         service.batchDecoder?.stop()
         checkpoints.stop()
         desktop?.detach()
@@ -188,15 +198,25 @@ final class Daemon {
             delivery.continueTrigger = try trigger(priority: 20) { [unowned self] in delivery.continueDelivery() }
             // Below the delivery: a cancellation job's slices never delay a due notification.
             cancelSlicing.trigger = try trigger(priority: 25) { [unowned self] in cancelSlicing.continueSlicing() }
-            delivery.afterSettle = { [unowned self] in cancelSlicing.kick() }
+            delivery.afterSettle = { [unowned self] in
+                cancelSlicing.kick()
+                wakeArming.rearm()
+            }
             delivery.fatal = { [unowned self] reason in fatal(reason) }
             delivery.logLateFailure = { [unowned self] notification, reason in announcer.logFailure(notification, reason) }
             delivery.afterMaintenance = { [unowned self] in watches.syncTzdata() }
             if clock.fake == nil {
-                dueTimer = try loop.addTimer(clock: .realtime) { [unowned self] in delivery.dueTimerFired() }
+                dueTimer = try loop.addTimer(clock: .realtime) { [unowned self] in
+                    if !sleepWatch.checkClocks() { engine.lateCause = .clockJump }
+                    delivery.dueTimerFired()
+                }
                 delivery.armTimer = { [unowned self] instant in armDueTimer(at: instant) }
             }
+            watches.beforeWallClockChange = { [unowned self] in
+                if !sleepWatch.checkClocks() { engine.lateCause = .clockJump }
+            }
             try watches.start(loop: loop, watchDeviceZone: options.zoneName == nil) { [unowned self] in fatal($0) }
+            startSleepAndWake()
             if !checkpoints.start(handingOver: store) {
                 logger.warning("cannot start the checkpoint thread: the loop's commits checkpoint the log themselves")
             }

@@ -29,6 +29,9 @@ struct DaemonOptions {
     var maxBytesPerApp = Engine.defaultMaxBytesPerApp
     /// `--push-distributor`, else `$UNIFIEDPUSH_DISTRIBUTOR`: the UnifiedPush distributor override.
     var pushDistributor: String?
+    /// `--fold-threshold N`: more than N late notifications of one app due at once are folded into one
+    /// summary (CONTRACT §11; default 3; 0 turns folding off).
+    var foldThreshold = Engine.defaultFoldThreshold
 
     init(_ args: ParsedArguments) throws(CommandFailure) {
         bus = try BusTarget(option: args.value("bus"))
@@ -53,6 +56,12 @@ struct DaemonOptions {
                 throw .usage("--max-bytes-per-app needs a whole number of bytes from 1024 to 1099511627776, not '\(text)'")
             }
             maxBytesPerApp = n
+        }
+        if let text = args.value("fold-threshold") {
+            guard let n = Int(text), n >= 0, n <= 1_000_000 else {
+                throw .usage("--fold-threshold needs a whole number from 0 (never fold) to 1000000, not '\(text)'")
+            }
+            foldThreshold = n
         }
         allowGroup = args.value("allow-group") ?? (bus == .system ? "schedd" : nil)
         if allowGroup?.isEmpty == true { throw .usage("--allow-group needs a group name") }

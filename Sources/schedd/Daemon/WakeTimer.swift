@@ -1,0 +1,93 @@
+import ScheddBus
+import ScheddDesktop
+import ScheddService
+import ScheddSystem
+import SchedCalendar
+import Scheduler
+
+/// The daemon's wake timer: ScheddSystem's CLOCK_REALTIME_ALARM timerfd as the service's `WakeTimerSource`.
+/// Its expiry only wakes the loop (the due timer, armed 30 s later, delivers); reading it consumes it.
+final class DaemonWakeTimer: WakeTimerSource {
+    private let timer: WakeAlarmTimer
+
+    init(loop: EventLoop) throws(CommandFailure) {
+        do {
+            timer = try WakeAlarmTimer()
+        } catch {
+            throw .failure(error.description)
+        }
+        let timer = self.timer
+        do {
+            try loop.addReadable(fd: timer.fd) { timer.read() }
+        } catch {
+            throw .failure("cannot watch the wake timer: \(error.description)")
+        }
+    }
+
+    func arm(at instant: Instant) throws(WakeTimerError) {
+        do { try timer.arm(atRealtimeMicroseconds: instant.microseconds) } catch { throw WakeTimerError(error.description) }
+    }
+
+    func disarm() { try? timer.disarm() }
+}
+
+extension Daemon {
+    /// Finds out whether the machine can be woken (CONTRACT §11 "Wake"; logged once), arms the wake timer
+    /// on the earliest wake schedule, and starts watching sleep and resume.
+    func startSleepAndWake() {
+        var reason = WakeAlarmSupport.probe(rtcDirectory: environment("SCHEDD_RTC_DIRECTORY") ?? "/sys/class/rtc")
+        if reason == nil && clock.fake != nil { reason = "the daemon runs on a fake clock (--fake-clock)" }
+        var source: (any WakeTimerSource)?
+        if reason == nil {
+            do { source = try DaemonWakeTimer(loop: loop) } catch { reason = error.message }
+        }
+        engine.wakeCapability = reason.map(WakeCapability.unavailable) ?? .armed
+        logger.info(reason.map { "wake timers unavailable: \($0); wake: true schedules will not wake the machine" }
+                    ?? "wake timers available (CLOCK_REALTIME_ALARM)")
+        wakeArming = WakeArming(source: source, engine: { [unowned self] in engine }, state: sleepState, log: logger)
+        sleepWatch.beforeSleep = { [unowned self] in
+            groupCommit.flush()
+            var slices = 0
+            while delivery.isDelivering && slices < 1000 {  // the catch-up under way, committed before sleeping
+                delivery.continueDelivery()
+                slices += 1
+            }
+            wakeArming.rearm(force: true)
+            bus.flush()
+        }
+        sleepWatch.afterResume = { [unowned self] in delivery.wallClockChanged() }
+        sleepWatch.start(loop: loop)
+        service.statusMembers = { [unowned self] in statusMembers() }
+        desktop?.describeServer()
+    }
+
+    /// The daemon's own members of `Status`: version, database, notifier, bus.
+    func statusMembers() -> [JSONMember] {
+        let path = options.databasePath
+        let size = ((try? FileSystem.status(path).size) ?? 0) + ((try? FileSystem.status(path + "-wal").size) ?? 0)
+        var notifier: [JSONMember] = [JSONMember("kind", .string(notifierKindName))]
+        if let desktop {
+            var server: [JSONMember] = [JSONMember("present", .bool(desktop.serverPresent))]
+            if let name = desktop.serverName { server.append(JSONMember("busName", .string(name))) }
+            if let info = desktop.serverInformation, info.count == 4 {
+                server += [JSONMember("name", .string(info[0])), JSONMember("vendor", .string(info[1])),
+                           JSONMember("version", .string(info[2])), JSONMember("specVersion", .string(info[3]))]
+            }
+            if let caps = desktop.capabilities { server.append(JSONMember("capabilities", .array(caps.sorted().map(JSONValue.string)))) }
+            notifier.append(JSONMember("server", .object(server)))
+        }
+        return [
+            JSONMember("version", .string(scheddVersion)),
+            JSONMember("database", .object([JSONMember("path", .string(path)), JSONMember("bytes", .number(String(size)))])),
+            JSONMember("notifier", .object(notifier)),
+            JSONMember("bus", .string(options.bus.description)),
+            JSONMember("foldThreshold", .number(String(engine.foldThreshold))),
+        ]
+    }
+
+    /// `desktop`, `stdout` or `none`, as chosen.
+    var notifierKindName: String {
+        if desktop != nil { return "desktop" }
+        return options.notifier?.rawValue ?? (notifierChoice.contains("stdout") ? "stdout" : "none")
+    }
+}
