@@ -30,9 +30,7 @@ passes=0
 # Checks written for a change another part of the work is making, not yet in schedd: NAME=what it waits
 # for. They are listed as PENDING in every run (never reported as passed) and run only when named
 # (`Tests/System/run.sh NAME`); each is enabled here once the change is on main.
-declare -A PENDING=(
-  [one-daemon]="the one-daemon-per-database lock in schedd run"
-)
+declare -A PENDING=()
 pending_listed=()
 # run_check NAME FUNCTION: runs FUNCTION in a subshell with set -e; prints PASS/FAIL NAME (seconds).
 run_check() {
@@ -454,7 +452,7 @@ check_sleep() {
     SLEEP_SUPPORT=yes
     note "schedd reports sleep state: asserting its delay inhibitor and the resume"
   else
-    note "this schedd reports no sleep state (no logind support yet): asserting logind's signals only"
+    fail "schedd status --json reports no sleep state (CONTRACT §11: logind's PrepareForSleep)"
   fi
   ct systemd-inhibit --list --no-pager >"$work/inhibitors" 2>&1 || true
   note "inhibitors before suspend:"; sed 's/^/  /' "$work/inhibitors"
@@ -513,9 +511,8 @@ check_units() {
   note "systemd-analyze security: $(ct systemd-analyze security --no-pager schedd-system.service 2>&1 | tail -n 1); $(as_user tester systemd-analyze security --user --no-pager schedd.service 2>&1 | tail -n 1)"
 }
 
-# logind support in schedd (the sleep-and-alarms issue) was not on main when this suite landed: the
-# sleep check asserts what real logind does, and schedd's delay inhibitor and the resume in
-# `schedd status` whenever the schedd under test reports a "sleep" object in `status --json`.
+# The sleep check asserts what real logind does, and schedd's delay inhibitor and the resume in
+# `schedd status` (a schedd without a "sleep" object in `status --json` fails it).
 SLEEP_SUPPORT=no
 
 VARIANT=dbus-daemon
