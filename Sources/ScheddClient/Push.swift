@@ -79,13 +79,19 @@ public struct LocalNotification: Sendable, Equatable {
     public var icon: String?
     public var category: String?
     public var actions: [Action]?
+    /// An alarm (CONTRACT §11): shown critical and resident with a sound, Snooze and Dismiss, until the
+    /// person answers; never folded into a summary; implies `wake`.
+    public var alarm: Bool
+    /// Asks schedd to wake the machine for it; the outcome's `wake` says `armed` or `unavailable`.
+    public var wake: Bool
 
     public init(id: String, title: String, trigger: Trigger, body: String? = nil, timeZone: String? = nil,
                 data: [String: JSONValue]? = nil, cancelOn: [String]? = nil, graceSeconds: Int? = nil,
-                urgency: Urgency? = nil, icon: String? = nil, category: String? = nil, actions: [Action]? = nil) {
+                urgency: Urgency? = nil, icon: String? = nil, category: String? = nil, actions: [Action]? = nil,
+                alarm: Bool = false, wake: Bool = false) {
         self.id = id; self.title = title; self.trigger = trigger; self.body = body; self.timeZone = timeZone
         self.data = data; self.cancelOn = cancelOn; self.graceSeconds = graceSeconds; self.urgency = urgency
-        self.icon = icon; self.category = category; self.actions = actions
+        self.icon = icon; self.category = category; self.actions = actions; self.alarm = alarm; self.wake = wake
     }
 
     var jsonValue: JSONValue {
@@ -104,6 +110,8 @@ public struct LocalNotification: Sendable, Equatable {
         if let urgency { members["urgency"] = .string(urgency.rawValue) }
         if let icon { members["icon"] = .string(icon) }
         if let category { members["category"] = .string(category) }
+        if alarm { members["alarm"] = .bool(true) }
+        if wake { members["wake"] = .bool(true) }
         if let actions {
             members["actions"] = .array(actions.map { .object(["id": .string($0.id), "title": .string($0.title)]) })
         }

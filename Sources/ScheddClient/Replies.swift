@@ -12,8 +12,12 @@ public struct PushOutcome: Sendable, Equatable, Decodable {
     public var next: Date?
     /// For a `bk.cancel`: the ids it cancelled.
     public var cancelled: [String]?
+    /// For a `wake` (or alarm) schedule: `armed`, or `unavailable` with `wakeReason` (CONTRACT §11).
+    public var wake: String?
+    /// Why the machine cannot be woken, when `wake` is `unavailable`.
+    public var wakeReason: String?
 
-    enum CodingKeys: String, CodingKey { case id, run, status, next, cancelled }
+    enum CodingKeys: String, CodingKey { case id, run, status, next, cancelled, wake, wakeReason }
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decodeIfPresent(String.self, forKey: .id)
@@ -21,6 +25,8 @@ public struct PushOutcome: Sendable, Equatable, Decodable {
         status = try c.decode(Status.self, forKey: .status)
         next = try c.decodeIfPresent(String.self, forKey: .next).map(instant)
         cancelled = try c.decodeIfPresent([String].self, forKey: .cancelled)
+        wake = try c.decodeIfPresent(String.self, forKey: .wake)
+        wakeReason = try c.decodeIfPresent(String.self, forKey: .wakeReason)
     }
 }
 
@@ -60,8 +66,10 @@ public struct HistoryRecord: Sendable, Equatable, Decodable {
     public var messageId: String?
     public var data: JSONValue?
     public var app: String?
+    /// A `fired` record shown inside its app's summary notification instead of on its own (CONTRACT §11).
+    public var folded: Bool
 
-    enum CodingKeys: String, CodingKey { case event, id, at, due, reason, late, title, messageId, data, app }
+    enum CodingKeys: String, CodingKey { case event, id, at, due, reason, late, title, messageId, data, app, folded }
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         event = try c.decode(String.self, forKey: .event)
@@ -74,6 +82,7 @@ public struct HistoryRecord: Sendable, Equatable, Decodable {
         messageId = try c.decodeIfPresent(String.self, forKey: .messageId)
         data = try c.decodeIfPresent(JSONValue.self, forKey: .data)
         app = try c.decodeIfPresent(String.self, forKey: .app)
+        folded = try c.decodeIfPresent(Bool.self, forKey: .folded) ?? false
     }
 }
 

@@ -127,6 +127,26 @@ extension ScheddClient {
         }
     }
 
+    /// The machine sleeps for `span` and resumes (CONTRACT §11): the wall clock moves forward and what
+    /// fell due meanwhile is late — shown at once within its grace, more than the daemon's fold threshold
+    /// of one app folded into one summary, alarms never. Returns after all of it was delivered and
+    /// recorded; `status()`'s `sleep` then shows the sleep and the resume. Fake clock only.
+    @discardableResult
+    public func sleepClock(for span: Duration) async throws(ScheddError) -> ClockState {
+        let (seconds, attoseconds) = span.components
+        guard seconds >= 0, attoseconds >= 0 else { throw ScheddError(.invalidArgument, "sleepClock: negative span \(span)") }
+        let microseconds = UInt64(seconds) &* 1_000_000 &+ UInt64(attoseconds / 1_000_000_000_000)
+        return try await callJSON("ClockSleep", as: ClockState.self, timeoutMicroseconds: Self.clockTimeoutMicroseconds) {
+            m throws(BusError) in try m.append(microseconds)
+        }
+    }
+
+    /// What `schedd status --json` prints (version, database, notifier and its server, pending and
+    /// snoozed counts, next due, `wake` and `sleep`), as JSON: docs/dbus-interfaces.md `Status`.
+    public func status() async throws(ScheddError) -> JSONValue {
+        try await callJSON("Status", as: JSONValue.self)
+    }
+
     /// Time passing up to the next due instant, delivering what is due then (nothing when nothing is
     /// pending). Fake clock only.
     @discardableResult

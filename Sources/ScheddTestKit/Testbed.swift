@@ -98,6 +98,16 @@ public final class Testbed: Sendable {
         return try await advance(by: .microseconds(microseconds))
     }
 
+    /// The machine sleeps for a systemd span and resumes (`ScheddClient.sleepClock(for:)`): late ones are
+    /// shown at once, folded per app beyond the daemon's threshold, alarms never; returns the new now.
+    @discardableResult
+    public func sleep(_ span: String) async throws(ScheddError) -> Date {
+        guard let microseconds = spanMicroseconds(span) else {
+            throw ScheddError(.invalidArgument, "sleep: not a time span: '\(span)' (use 90s, 15min, 2h, '1d 6h')")
+        }
+        return try await client.sleepClock(for: .microseconds(microseconds)).now
+    }
+
     /// Time passing; returns the new now.
     @discardableResult
     public func advance(by span: Duration) async throws(ScheddError) -> Date { try await client.advanceClock(by: span).now }

@@ -29,6 +29,34 @@ final class ScheddClientTests: XCTestCase {
         XCTAssertEqual(history.first?.late, 0)
     }
 
+    func testSleep_foldsLateOnesPerApp_neverAnAlarm_andStatusShowsIt() async throws {
+        let testbed = try await Testbed.start(fakeClock: "2026-01-01T00:00:00Z")
+        defer { testbed.stop() }
+        for i in 0..<5 {
+            _ = try await testbed.push(.local(LocalNotification(id: "r:\(i)", title: "Reminder \(i)",
+                                                             trigger: .at("2026-01-01T00:1\(i):00Z"))))
+        }
+        let alarm = try await testbed.push(.local(LocalNotification(id: "wake:1", title: "Get up",
+                                                                     trigger: .at("2026-01-01T00:10:00Z"), alarm: true)))
+        guard case .object(let status) = try await testbed.client.status(), case .object(let wake)? = status["wake"] else {
+            return XCTFail("status is an object with a wake object")
+        }
+        XCTAssertEqual(alarm.first?.wake.map(JSONValue.string), wake["capability"], "an alarm implies wake")
+        let now = try await testbed.sleep("30min")
+        XCTAssertEqual(now, date("2026-01-01T00:30:00Z"))
+        let shown = try testbed.shown()
+        XCTAssertEqual(Set(shown.map(\.id)), ["schedd:folded", "wake:1"], "one summary for the five, the alarm alone")
+        XCTAssertEqual(shown.first { $0.id == "schedd:folded" }?.title, "5 reminders while this computer was asleep")
+        let fired = try await testbed.history().filter { $0.event == "fired" }
+        XCTAssertEqual(fired.filter(\.folded).map(\.id).sorted(), (0..<5).map { "r:\($0)" })
+        XCTAssertEqual(fired.first { $0.id == "wake:1" }?.folded, false)
+        guard case .object(let after) = try await testbed.client.status(), case .object(let sleep)? = after["sleep"] else {
+            return XCTFail("status has a sleep object")
+        }
+        XCTAssertEqual(sleep["lastSleep"], .string("2026-01-01T00:00:00Z"))
+        XCTAssertEqual(sleep["lastResume"], .string("2026-01-01T00:30:00Z"))
+    }
+
     func testTypedErrorsMirrorTheDBusErrors() async throws {
         let testbed = try await Testbed.start(fakeClock: "2026-01-01T00:00:00Z")
         defer { testbed.stop() }

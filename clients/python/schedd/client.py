@@ -254,6 +254,18 @@ class Client:
         nothing is pending). Fake clock only."""
         return json.loads(self.call("ClockNext", timeout=CLOCK_TIMEOUT)[0])
 
+    def clock_sleep(self, span: str | int | float | timedelta) -> dict:
+        """The machine sleeps for ``span`` and resumes (CONTRACT §11): the wall clock moves forward and
+        what fell due meanwhile is late — shown at once within its grace, more than the daemon's fold
+        threshold (3) of one app folded into one summary, alarms never. Returns after all of it was
+        delivered and recorded; ``status()["sleep"]`` then shows the sleep and the resume. Fake clock only."""
+        return json.loads(self.call("ClockSleep", "t", span_microseconds(span), timeout=CLOCK_TIMEOUT)[0])
+
+    def status(self) -> dict:
+        """What ``schedd status --json`` prints: version, database, notifier and its server, pending and
+        snoozed counts, the next due, ``wake`` (``armed`` or ``unavailable`` with the reason) and ``sleep``."""
+        return json.loads(self.call("Status")[0])
+
     def clock_zone(self, zone: str) -> dict:
         """A device-zone change (as a new /etc/localtime): floating schedules keep their wall time."""
         return json.loads(self.call("ClockZone", "s", zone)[0])

@@ -66,6 +66,7 @@ class HistoryRecord:
     message_id: str | None
     data: Any
     app: str | None = None
+    folded: bool = False
     raw: dict = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
@@ -73,7 +74,7 @@ class HistoryRecord:
         return cls(id=value["id"], event=value["event"], at=parse_instant(value["at"]),
                    due=parse_instant(value.get("due")), reason=value.get("reason"), late=value.get("late"),
                    title=value.get("title"), message_id=value.get("messageId"), data=value.get("data"),
-                   app=value.get("app"), raw=value)
+                   app=value.get("app"), folded=value.get("folded") is True, raw=value)
 
 
 def find_schedd(binary: str | None = None) -> str:
@@ -170,7 +171,8 @@ class Testbed:
     def schedule(self, id: str, title: str, *, at: str | None = None, calendar: str | None = None,
                  **members: Any) -> dict:
         """Pushes one ``bk.local`` (``at`` or ``calendar``, plus any other members, e.g.
-        ``cancelOn=["checkout"]``); returns its outcome."""
+        ``cancelOn=["checkout"]``, ``alarm=True``, ``wake=True``); returns its outcome (with
+        ``"wake": "armed"|"unavailable"`` for a wake schedule)."""
         local = {"id": id, "title": title, **members}
         if at is not None:
             local["at"] = at
@@ -198,6 +200,15 @@ class Testbed:
     def next(self) -> datetime:
         """To the next due instant, delivering what is due then; returns the new now."""
         return parse_instant(self.client.clock_next()["now"])
+
+    def sleep(self, span: str | int | float | timedelta) -> datetime:
+        """The machine sleeps for ``span`` and resumes (see :meth:`Client.clock_sleep`): late ones are
+        shown at once, folded per app beyond the threshold; returns the new now."""
+        return parse_instant(self.client.clock_sleep(span)["now"])
+
+    def status(self) -> dict:
+        """See :meth:`Client.status`."""
+        return self.client.status()
 
     def zone(self, zone: str) -> None:
         """A device-zone change."""

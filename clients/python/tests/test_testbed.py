@@ -178,3 +178,25 @@ def test_apps_have_namespaces(schedd_testbed):
         assert mail.track("checkout") == ["run_1:a"]
     schedd_testbed.advance("1d")
     assert [(n.id, n.title) for n in schedd_testbed.shown()] == [("run_1:a", "Shop")]
+
+
+@pytest.mark.schedd(fake_clock="2026-01-01T00:00:00Z")
+def test_sleep_folds_late_ones_per_app_and_never_an_alarm(schedd_testbed):
+    for i in range(5):
+        schedd_testbed.schedule(f"r:{i}", f"Reminder {i}", at=f"2026-01-01T00:1{i}:00Z")
+    alarm = schedd_testbed.schedule("wake:1", "Get up", at="2026-01-01T00:10:00Z", alarm=True)
+    status = schedd_testbed.status()
+    assert alarm["wake"] == status["wake"]["capability"], (alarm, status["wake"])  # an alarm implies wake
+    assert status["sleep"]["lastResume"] is None
+
+    assert schedd_testbed.sleep("30min") == datetime(2026, 1, 1, 0, 30, tzinfo=UTC)
+
+    shown = {n.id: n for n in schedd_testbed.shown()}
+    assert set(shown) == {"schedd:folded", "wake:1"}, "one summary for the five, the alarm on its own"
+    assert shown["schedd:folded"].title == "5 reminders while this computer was asleep"
+    assert all(f"Reminder {i}" in shown["schedd:folded"].body for i in range(5))
+    fired = [r for r in schedd_testbed.history() if r.event == "fired"]
+    assert sorted(r.id for r in fired if r.folded) == [f"r:{i}" for i in range(5)], "each still recorded, folded"
+    assert [r.folded for r in fired if r.id == "wake:1"] == [False]
+    sleep = schedd_testbed.status()["sleep"]
+    assert sleep["lastSleep"] == "2026-01-01T00:00:00Z" and sleep["lastResume"] == "2026-01-01T00:30:00Z", sleep
