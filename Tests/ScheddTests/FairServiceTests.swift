@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import XCTest
 import TestPrerequisites
 
@@ -14,10 +15,12 @@ final class FairServiceTests: XCTestCase {
     static let runs = 300, perRun = 260
 
     func testOneAppsFloods_delayAnotherAppsCall_byLessThanASecond() throws {
-        // NOT YET VALIDATED (issue 31, session of 2026-12-05): in a debug build the first 1,000 × 16 KiB
-        // pushes did not finish within 7 min, so this runs only when asked for (SCHEDD_LONG_TESTS=1) until
-        // it is measured and sized; the engine-level tests (StoreKeptBytesTests, FairQueueTests) cover the rules.
-        try XCTSkipUnless(ProcessInfo.processInfo.environment["SCHEDD_LONG_TESTS"] == "1", "long flood test (SCHEDD_LONG_TESTS=1)")
+        // KNOWN TO FAIL, so it runs only when asked for (SCHEDD_LONG_TESTS=1): measured 2026-12-05 in a debug
+        // build, the victim's PendingCount behind this flood waited 7.1 s (issue 31 item 4 stays open; the
+        // per-app FairQueue is not enough while the flood's writes, CancelRun jobs and the bus's own queue
+        // are served ahead of it). FairQueueTests cover the queue's rule.
+        try XCTSkipUnless(ProcessInfo.processInfo.environment["SCHEDD_LONG_TESTS"] == "1",
+                          "known to fail: fair service under floods (issue 31 item 4); SCHEDD_LONG_TESTS=1 runs it")
         try requirePrerequisite(FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/jeepney"),
                                 "needs python3-jeepney (scripts/install-deps.sh)")
         let h = try ScheddHarness(fakeClock: "2026-03-08T05:00:00Z")
@@ -28,7 +31,12 @@ final class FairServiceTests: XCTestCase {
         for r in 0..<Self.runs {
             for i in 0..<Self.perRun { lines.append(localPush(id: "r\(r):\(i)", at: "2026-06-01T09:00:00Z")) }
         }
-        let loaded = try h.cli(["push", "-", "--app", Self.flood], stdin: lines.joined(separator: "\n"))
+        // From a file: the harness writes a process's whole standard input before reading its output, so
+        // 78,000 pushes through a pipe would deadlock on the answers.
+        let file = NSTemporaryDirectory() + "schedd-fair-flood-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).ndjson"
+        try lines.joined(separator: "\n").write(toFile: file, atomically: false, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let loaded = try h.cli(["push", file, "--app", Self.flood])
         XCTAssertEqual(loaded.status, 0, loaded.stderr)
         let answers = try h.cli(["push", "-", "--json", "--app", Self.victim],
                                 stdin: localPush(id: "mine", at: "2026-06-01T09:00:00Z"))
