@@ -190,8 +190,8 @@ final class CLIPersonTests: XCTestCase {
         try run(h, ["add", "Tea", "--at", "tomorrow", "18:00"], status: 2,
                 stderr: "schedd: unexpected argument '18:00': 'tomorrow 18:00' is one time: quote it (--at 'tomorrow 18:00')\n")
         try run(h, ["track"], status: 2, stderr: "schedd: missing EVENT; usage: schedd track EVENT\n")
-        try run(h, ["clock"], status: 2, stderr: "schedd: missing what to do (show, set, advance, next, zone); "
-                + "usage: schedd clock show | set TIME | advance SPAN | next | zone ZONE\n")
+        try run(h, ["clock"], status: 2, stderr: "schedd: missing what to do (show, set, advance, next, sleep, zone); "
+                + "usage: schedd clock show | set TIME | advance SPAN | next | sleep SPAN | zone ZONE\n")
         let testbed = try runProcess(Build.schedd, ["testbed", "sh", "-c", "true"])
         XCTAssertEqual(testbed.status, 2)
         XCTAssertEqual(testbed.stdout, "")

@@ -145,7 +145,7 @@ func noDaemonMessage(target: BusTarget, connected: Bool) -> String {
     }
 }
 
-/// Why this process has no session bus, in the terms of `sd_bus_open_user` (which reads
+/// Why this process has no session bus, in the terms of sd-bus's user-bus open call (which reads
 /// `DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`, and fails with ENOMEDIUM, "No medium found",
 /// when neither is set); nil when one of them names a bus.
 func missingSessionBus() -> String? {

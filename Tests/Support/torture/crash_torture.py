@@ -183,7 +183,11 @@ class Run:
             if op[0] == 'bulk':
                 self.counts['bulk lines'] += len(op[1])
         self.bus = Bus()
-        self.daemon = Schedd(self.args.schedd, self.bus, self.db, self.notes, self.log)
+        # --fold-threshold 0: every firing is printed on its own, so each `fired` record pairs with its line;
+        # a catch-up after a kill would otherwise fold late ones into one summary (CONTRACT §11, whose own
+        # checks are SleepFoldTests).
+        self.daemon = Schedd(self.args.schedd, self.bus, self.db, self.notes, self.log,
+                             run_args=['--fold-threshold', '0'])
         started = time.monotonic()
         try:
             self.daemon.start(self.clock)
