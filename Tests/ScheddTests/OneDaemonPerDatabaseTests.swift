@@ -59,20 +59,42 @@ final class OneDaemonPerDatabaseTests: XCTestCase {
         XCTAssertTrue(refused.stderr.contains("PID \(second)"), refused.stderr)
     }
 
-    /// Runs `schedd run` on `bus` and `database` and waits for it to exit, at most 20 s (a deadline to
-    /// stop waiting, not a timing assertion: a daemon that starts serving never exits by itself and
-    /// is killed then, its status reported as -1).
-    private func runSecondDaemon(bus: String, database: String, in directory: TemporaryDirectory) throws
+    /// The default database is the same for the user service and a `schedd run` by hand, so the second is
+    /// refused: `~/.local/state/schedd`, or `~/.config/schedd` where an earlier user unit's StateDirectory=
+    /// put it under systemd < 254 (found on systemd 252: the service and a hand-started daemon were on two
+    /// databases, both serving). docs/units.md "Where the database is".
+    func testSecondDaemonWithoutDb_findsTheDefaultDatabase_theLegacyConfigOneToo_andIsRefused() throws {
+        for relative in [".local/state/schedd/schedd.db", ".config/schedd/schedd.db"] {
+            let h = try ScheddHarness(fakeClock: "2026-07-01T08:00:00Z", databaseName: "home/" + relative)
+            defer { h.tearDown() }
+            let first = try XCTUnwrap(h.daemon?.processIdentifier)
+            let home = String(h.databasePath.dropLast(relative.count + 1))
+            let refused = try runSecondDaemon(bus: h.bus.address, database: nil, in: h.directory, home: home)
+            XCTAssertEqual(refused.status, 1, "\(relative): \(refused.stderr)")
+            XCTAssertTrue(refused.stderr.contains("PID \(first)") && refused.stderr.contains(h.databasePath),
+                          "\(relative): \(refused.stderr)")
+        }
+    }
+
+    /// Runs `schedd run` on `bus` and `database` (nil: its default, under `home`) and waits for it to exit,
+    /// at most 20 s (a deadline to stop waiting, not a timing assertion: a daemon that starts serving never
+    /// exits by itself and is killed then, its status reported as -1).
+    private func runSecondDaemon(bus: String, database: String?, in directory: TemporaryDirectory, home: String? = nil) throws
         -> (status: Int32, stdout: String, stderr: String) {
         let out = directory.file("second.stdout"), err = directory.file("second.stderr")
         _ = FileManager.default.createFile(atPath: out, contents: nil)
         _ = FileManager.default.createFile(atPath: err, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Build.schedd)
-        process.arguments = ["run", "--bus", bus, "--db", database, "--notifier", "stdout", "--fake-clock", "2026-07-01T08:00:00Z"]
+        process.arguments = ["run", "--bus", bus] + (database.map { ["--db", $0] } ?? [])
+            + ["--notifier", "stdout", "--fake-clock", "2026-07-01T08:00:00Z"]
         var env = ProcessInfo.processInfo.environment
         env["TZ"] = "UTC"
         for key in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "JOURNAL_STREAM"] { env.removeValue(forKey: key) }
+        if let home {
+            env["HOME"] = home
+            for key in ["STATE_DIRECTORY", "XDG_STATE_HOME", "XDG_CONFIG_HOME"] { env.removeValue(forKey: key) }
+        }
         process.environment = env
         process.standardOutput = FileHandle(forWritingAtPath: out)
         process.standardError = FileHandle(forWritingAtPath: err)

@@ -16,7 +16,9 @@ main() {
   # bus is dbus-user-session's dbus-daemon; dbus-broker is installed beside it for the broker checks),
   # python3-dbus/python3-gi for the recording notification server. schedd's own dependencies are NOT
   # here: the package's Depends bring them (apt-get install ./schedd.deb), which is what proves them.
-  PACKAGES="dbus,dbus-user-session,dbus-broker,systemd,systemd-sysv,libpam-systemd,python3-dbus,python3-gi"
+  # polkitd: logind asks polkit whether a non-root user may take an inhibitor (a desktop has it; without
+  # it logind refuses every such Inhibit with AccessDenied).
+  PACKAGES="dbus,dbus-user-session,dbus-broker,systemd,systemd-sysv,libpam-systemd,python3-dbus,python3-gi,polkitd"
   SUITE=bookworm
   SETUP=1
   cache="${SCHEDD_SYSTEM_CACHE:-/var/cache/schedd-system-tests}"

@@ -97,14 +97,23 @@ struct DaemonOptions {
     }
 
     /// `$STATE_DIRECTORY` (systemd's StateDirectory=), else /var/lib/schedd for the system bus, else
-    /// `$XDG_STATE_HOME/schedd`, else `~/.local/state/schedd`.
+    /// `$XDG_STATE_HOME/schedd`, else `~/.local/state/schedd` — unless that holds no database and
+    /// `~/.config/schedd` does: where the user unit of earlier versions had it (its StateDirectory=, which
+    /// systemd before 254 maps to the config home), so the service and a `schedd run` by hand keep using
+    /// that one database (docs/units.md "Where the database is").
     static func defaultStateDirectory(system: Bool) -> String {
         if let state = environment("STATE_DIRECTORY"), !state.isEmpty {
             return String(state.split(separator: ":").first ?? Substring(state))
         }
         if system { return "/var/lib/schedd" }
-        if let xdg = environment("XDG_STATE_HOME"), xdg.hasPrefix("/") { return xdg + "/schedd" }
-        return (environment("HOME") ?? "/root") + "/.local/state/schedd"
+        let home = environment("HOME") ?? "/root"
+        let state: String
+        if let xdg = environment("XDG_STATE_HOME"), xdg.hasPrefix("/") { state = xdg + "/schedd" } else {
+            state = home + "/.local/state/schedd"
+        }
+        let config = (environment("XDG_CONFIG_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config") + "/schedd"
+        if !FileSystem.exists(state + "/schedd.db") && FileSystem.exists(config + "/schedd.db") { return config }
+        return state
     }
 }
 
