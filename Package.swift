@@ -82,6 +82,9 @@ let package = Package(
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler", "SchedCalendar", "SystemZones", "ScheddCrypto", "SeededRandomness",
                                                       "TestPrerequisites"],
                     path: "Tests/SchedulerTests"),
+        // The desktop notifier's pure parts: circuit breaker, on-screen map, interaction decoder.
+        .testTarget(name: "ScheddDesktopTests", dependencies: ["ScheddDesktop", "Scheduler", "SchedCalendar"],
+                    path: "Tests/ScheddDesktopTests"),
         .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush", "ScheddCrypto", "ScheddBus"], path: "Tests/ScheddPushTests"),
         // ScheddClient and ScheddTestKit against the real daemon (and the README's Swift example).
         .testTarget(name: "ScheddKitTests", dependencies: ["ScheddClient", "ScheddTestKit", "schedd"],

@@ -13,21 +13,24 @@ import Scheduler
 //
 //     let notifier = try DesktopNotifier(address: notifyBusAddress)   // nil = the user's session bus
 //     try notifier.attach(to: loop)                                    // the loop drives its connection
-//     notifier.onInteraction = { i in … }                              // .opened "action:KEY" / .dismissed
-//     notifier.onSnooze = { notification, seconds in … }               // → Engine.snooze
-//     notifier.onDeliveryFailed = { notification, reason in … }        // → Engine.deliveryFailed (later!)
-//     notifier.onServerAppeared = { … }                                // → Engine.retryFailed
+//     notifier.outcomes.subscribe { outcome in … }                     // the one outcome stream:
+//         // .interaction (.opened "action:KEY" / .dismissed), .snooze → Engine.snooze,
+//         // .delivered, .deliveryFailed → Engine.deliveryFailed (later!), .serverAppeared → Engine.retryFailed,
+//         // .problem → the log
 //
 // - Never waits on the server: `show` and `close` send asynchronous calls (ScheddBus `callAsync`) and
-//   return at once. `show` answers `.pending` (the outcome follows: `onDelivered` or `onDeliveryFailed`)
+//   return at once. `show` answers `.pending` (the outcome follows: `.delivered` or `.deliveryFailed`)
 //   or `.failed` when it knows at once (no bus, circuit open). Each call is bounded by
 //   `Configuration.callTimeoutMicroseconds` (2 s), measured by sd-bus, not by blocking.
 // - Circuit breaker: a server that lets a call time out is treated as hung — every later `show` fails
 //   at once (`isCircuitOpen`) until org.freedesktop.Notifications changes owner (NameOwnerChanged:
-//   the server restarted or another took over); then `onServerAppeared` lets the daemon retry.
-// - The callbacks run inside sd-bus dispatch (the loop or `process(waitingUpTo:)`), never inside
-//   `show`/`close`; they may call back into `show`/`close`. `onDeliveryFailed` may also run while the
-//   connection is being replaced: the daemon records failures from a loop callback of its own.
+//   the server restarted or another took over); then `.serverAppeared` lets the daemon retry.
+// - Outcomes are delivered inside sd-bus dispatch (the loop or `process(waitingUpTo:)`), never inside
+//   `show`/`close`; subscribers may call back into `show`/`close`. `.deliveryFailed` may also come while
+//   the connection is being replaced: the daemon records failures from a loop callback of its own.
+// - Why the outcome stream is subscribed after init: the engine holds the notifier, and the parts that
+//   take its outcomes (Delivery, the engine) are built after it; everything the notifier's own parts
+//   need is given in `init`.
 // - Not Sendable: create, use and drop it on one thread.
 // - Choosing the default notifier: `try? DesktopNotifier(address: nil)` is nil without a session bus;
 //   `serverPresent` tells whether org.freedesktop.Notifications is owned right now (D-Bus activation
@@ -38,27 +41,19 @@ import Scheduler
 
 /// Shows due notifications on the freedesktop notification server of a D-Bus session.
 ///
-/// State, per server instance (a new owner of org.freedesktop.Notifications is a new instance):
-/// - `capabilities`: read with GetCapabilities before the first Notify, cached until the owner changes.
-/// - the id map schedd id ↔ server id of notifications this notifier believes are on screen; an entry
-///   goes when the server reports the notification closed, when `close(id:)` closes it, or (the whole
-///   map) when the server goes away — a new server's ids mean nothing for the old one's.
+/// Shape: a coordinator over parts, each owning its state (docs/daemon-parts.md "The desktop notifier"):
+/// `NotificationsConnection` (the bus connection, reconnect), `CircuitBreaker` (fail fast after a
+/// timeout), `ServerCapabilities` (GetCapabilities before the first Notify), `OnScreenMap` (schedd id ↔
+/// server id of what is on screen), `InteractionDecoder` (the server's signals → steps) and
+/// `DesktopOutcomes` (the one outcome stream). The notifier holds the state of the server instance
+/// (its unique name and a generation: a new owner of org.freedesktop.Notifications is a new instance,
+/// and a late answer of an earlier instance must not touch the current one) and the alarms a departing
+/// server dropped.
 ///
 /// Notifications are shown as their app (`AppPresentation`, from the app's desktop file found by
-/// `appDirectory`), and the map is keyed by (app, schedule id): two apps may both show `run_1:a`.
-///
-/// Interactions (`onInteraction`), from the spec's signals for ids in the map:
-/// | signal | recorded |
-/// |---|---|
-/// | `ActivationToken(id, TOKEN)` | nothing yet: kept for the `ActionInvoked` that follows |
-/// | `ActionInvoked(id, KEY)` | `.opened`, reason `action:KEY` (`default` = the body was clicked), after opening the app (`AppActivation`: `ran`, `ok`) |
-/// | `ActionInvoked(id, schedd-snooze-S)` | `onSnooze(notification, S)`; the notification is closed (hidden) |
-/// | `NotificationClosed(id, 2)` dismissed by the user | `.dismissed` — unless an action was invoked first (servers close a notification after its action: that is `opened` only) |
-/// | `NotificationClosed(id, 1)` expired | nothing: the person did nothing with it (the id is forgotten); an alarm is shown again (bounded: `AlarmReshow`) |
-/// | `ActionInvoked(id, schedd-dismiss)` on an alarm | `.dismissed`, reason `action:schedd-dismiss`; closed |
-/// | the server goes away | its alarms still on screen are shown again on the next server |
-/// | `NotificationClosed(id, 3)` closed by CloseNotification | nothing: schedd (a cancel) closed it |
-/// | `NotificationClosed(id, 4)` undefined | nothing |
+/// `appDirectory`). What the person does is decoded by `InteractionDecoder` (its table); opening runs
+/// through `AppActivator` and is reported `.opened` with what ran; the server going away shows its
+/// alarms still on screen again on the next server.
 public final class DesktopNotifier: Notifier {
     /// Fixed choices of the Notify call; the defaults are what schedd uses.
     public struct Configuration: Sendable, Hashable {
@@ -72,107 +67,63 @@ public final class DesktopNotifier: Notifier {
         public init() {}
     }
 
-    /// What the person did with a notification of `app`: `.opened` (reason `action:KEY`, `ran`/`ok`: what
-    /// opening ran for the app and whether it worked) or `.dismissed` (reason nil).
-    public struct Interaction: Sendable, Hashable {
-        public var app: String
-        public var id: String
-        public var event: HistoryRecord.Event
-        public var reason: String?
-        public var ran: String?
-        public var ok: Bool?
-        public init(app: String, id: String, event: HistoryRecord.Event, reason: String?, ran: String? = nil,
-                    ok: Bool? = nil) {
-            self.app = app; self.id = id; self.event = event; self.reason = reason; self.ran = ran; self.ok = ok
-        }
-    }
-
-    public var onInteraction: ((Interaction) -> Void)?
-    /// A snooze button was pressed on `notification` (as shown): the daemon stores it for `seconds`.
-    public var onSnooze: ((_ notification: DueNotification, _ seconds: Int64) -> Void)?
+    /// The one outcome stream: interactions, snoozes, late delivery outcomes, server arrivals, problems.
+    public let outcomes = DesktopOutcomes()
     /// Where apps' desktop files are looked up (the daemon's XDG data dirs, Flatpak exports included).
-    public var appDirectory = AppDirectory.fromEnvironment()
-    let activator = AppActivator()
-    /// Called when a notification server takes the name org.freedesktop.Notifications (first start or
-    /// restart): the daemon retries failed deliveries (`Engine.retryFailed`).
-    public var onServerAppeared: (() -> Void)?
-    /// Called when the server confirmed a notification that `show` answered `.pending`.
-    public var onDelivered: ((DueNotification) -> Void)?
-    /// Called when a notification that `show` answered `.pending` could not be shown (the server's error,
-    /// a timeout, the bus going away); `reason` is for history's `failed` record.
-    public var onDeliveryFailed: ((_ notification: DueNotification, _ reason: String) -> Void)?
-    /// Called with a line for the log when something the daemon cannot see otherwise went wrong (the
-    /// circuit opened, a reconnect timer could not be armed, a server without `actions` got a
-    /// notification whose buttons it cannot show).
-    public var onProblem: ((String) -> Void)?
-
+    public let appDirectory: AppDirectory
     public let configuration: Configuration
     /// The D-Bus address given at init; nil = the user's session bus.
     public let address: String?
 
     /// The server's capabilities, nil until read (or after the server changed).
-    public private(set) var capabilities: Set<String>?
+    public var capabilities: Set<String>? { server.known }
     /// The server's GetServerInformation answer (name, vendor, version, spec version), nil until read
     /// (`describeServer`) or after the server changed.
-    public private(set) var serverInformation: [String]?
+    public var serverInformation: [String]? { server.information }
     /// The server's unique bus name, nil when none is known.
     public var serverName: String? { serverOwner }
     /// Why the circuit is open (the server timed out), nil while it is closed.
-    public private(set) var circuitReason: String?
+    public var circuitReason: String? { circuit.reason }
     /// True while calls to the server fail at once because it timed out before (until it changes owner).
-    public var isCircuitOpen: Bool { circuitReason != nil }
+    public var isCircuitOpen: Bool { circuit.isOpen }
 
-    private var connection: NotificationsBus?
-    private var attachedLoop: EventLoop?
-    private var reconnectTimer: EventTimer?
+    private let activator = AppActivator()
+    /// Set once at the end of init (its closures reach this notifier weakly).
+    private var link: NotificationsConnection!
+    private var circuit: CircuitBreaker
+    private var server = ServerCapabilities()
+    private var onScreen = OnScreenMap()
     /// The unique bus name of the server our ids belong to (signals from anyone else are ignored).
     private var serverOwner: String?
-    /// (app, schedule id) of a notification.
-    struct Key: Hashable { var app: String; var id: String }
-    private var serverIds: [Key: UInt32] = [:]
-    /// What is on screen under each server id, as shown (for snooze and opening).
-    private var shown: [UInt32: DueNotification] = [:]
-    /// Server ids whose action was invoked: their later close (reason 2) is not a dismissal.
-    private var actionInvoked: Set<UInt32> = []
-    /// Activation tokens the server sent for a server id, waiting for its `ActionInvoked`.
-    private var tokens: [UInt32: String] = [:]
     /// Counts server instances: a late answer of an earlier instance must not touch the current one.
     private var generation = 0
-    /// Notifications waiting for the first GetCapabilities answer of this server instance.
-    private var waitingForCapabilities: [DueNotification] = []
-    private var capabilitiesRequested = false
     /// Alarms on screen when their server went away: shown again when a server appears (CONTRACT §11).
     private var droppedAlarms: [DueNotification] = []
     /// The bound on showing alarms again (`AlarmReshow`).
     private var alarmReshows = AlarmReshow()
-    /// Whether this server instance's alarm limitations were logged (once per instance).
-    private var alarmLimitationsLogged = false
 
     /// Connects to `address` (e.g. `unix:path=/run/user/1000/bus`), or to the user's session bus when
     /// nil, and subscribes to the server's signals and NameOwnerChanged. A missing notification server
     /// is not an error here (`show` reports it). When the bus itself cannot be reached, init throws —
     /// unless `waitForBus` is true: then it starts unconnected, `show` fails with the reason, and once
-    /// attached to an event loop it retries every `reconnectIntervalMicroseconds`, calling
-    /// `onServerAppeared` when it gets a bus with a notification server (a kiosk user's session bus
+    /// attached to an event loop it retries every `reconnectIntervalMicroseconds`, reporting
+    /// `.serverAppeared` when it gets a bus with a notification server (a kiosk user's session bus
     /// that comes up after the system daemon).
-    public init(address: String?, configuration: Configuration = Configuration(), waitForBus: Bool = false)
-        throws(BusError) {
+    public init(address: String?, configuration: Configuration = Configuration(), waitForBus: Bool = false,
+                appDirectory: AppDirectory = AppDirectory.fromEnvironment()) throws(BusError) {
         self.address = address
         self.configuration = configuration
-        do {
-            connection = try makeConnection()
-        } catch where waitForBus {
-            connection = nil
-        }
-    }
-
-    deinit {
-        try? reconnectTimer?.disarm()
-        connection?.close()
+        self.appDirectory = appDirectory
+        circuit = CircuitBreaker(timeoutMicroseconds: configuration.callTimeoutMicroseconds)
+        link = try NotificationsConnection(
+            address: address, callTimeoutMicroseconds: configuration.callTimeoutMicroseconds,
+            reconnectIntervalMicroseconds: configuration.reconnectIntervalMicroseconds, waitForBus: waitForBus,
+            signals: { [weak self] signal in self?.handle(signal) },
+            events: { [weak self] event in self?.connectionEvent(event) })
     }
 
     /// True while connected to the bus (says nothing about a notification server).
-    public var isConnected: Bool { connection?.isOpen ?? false }
+    public var isConnected: Bool { link.isOpen }
 
     /// True when a notification server owns org.freedesktop.Notifications, as last seen (at connect,
     /// by NameOwnerChanged, or from a Notify reply). The daemon's "desktop is the default when the
@@ -181,57 +132,51 @@ public final class DesktopNotifier: Notifier {
 
     /// Deliveries handed over and not answered yet (Notify, GetCapabilities and CloseNotification calls
     /// in flight, plus notifications waiting for the capabilities).
-    public var callsInFlight: Int { (connection?.connection.callsInFlight ?? 0) + waitingForCapabilities.count }
+    public var callsInFlight: Int { (link.bus?.connection.callsInFlight ?? 0) + server.waiting.count }
 
     /// Lets the daemon's event loop drive this connection's signals, replies and the reconnect timer. Survives
     /// reconnects: a replacement connection is attached to the same loop.
-    public func attach(to loop: EventLoop) throws(BusError) {
-        try connection?.attach(to: loop)
-        attachedLoop = loop
-        if connection == nil { scheduleReconnect() }
-    }
+    public func attach(to loop: EventLoop) throws(BusError) { try link.attach(to: loop) }
 
     /// Detaches from the event loop (before the daemon frees it).
-    public func detach() {
-        try? reconnectTimer?.disarm()
-        reconnectTimer = nil
-        connection?.detach()
-        attachedLoop = nil
-    }
+    public func detach() { link.detach() }
 
     /// Without sd-event: dispatches what arrived, waiting up to `seconds` for more. Tests and one-shot
     /// tools use this; the daemon attaches instead.
     public func process(waitingUpTo seconds: Double) {
-        if connection?.process(waitingUpTo: UInt64(max(0, seconds) * 1_000_000)) == false { dropConnection() }
+        link.process(waitingUpTo: UInt64(max(0, seconds) * 1_000_000))
     }
 
     /// The server id of the notification of schedule `id` of `app` believed on screen, nil when none.
     public func serverId(forSchedule id: String, app: String = Engine.defaultApp) -> UInt32? {
-        serverIds[Key(app: app, id: id)]
+        onScreen.serverId(app: app, id: id)
     }
+
+    /// Alarms waiting for a server to be shown again (the previous one went away with them).
+    public var alarmsWaitingForServer: Int { droppedAlarms.count }
 
     // MARK: - Notifier
 
     /// Sends Notify (after GetCapabilities, the first time per server instance), replacing the same
     /// schedule's notification when still on screen. Never waits: `.pending` when sent (the outcome comes
-    /// through `onDelivered`/`onDeliveryFailed`), `.failed` when it cannot be sent at all or the circuit is
+    /// as `.delivered`/`.deliveryFailed`), `.failed` when it cannot be sent at all or the circuit is
     /// open. O(1) work per call.
     public func show(_ notification: DueNotification) -> DeliveryResult {
-        if let circuitReason { return .failed(reason: circuitReason) }
+        if let reason = circuit.reason { return .failed(reason: reason) }
         let bus: NotificationsBus
         do throws(BusError) {
-            bus = try connected()
+            bus = try link.connected()
         } catch {
-            return .failed(reason: Self.failureReason(error, timeout: configuration.callTimeoutMicroseconds))
+            return .failed(reason: failureReason(error))
         }
-        if let capabilities { return send(notification, capabilities: capabilities, on: bus) }
-        waitingForCapabilities.append(notification)
-        if !capabilitiesRequested {
+        if let capabilities = server.known { return send(notification, capabilities: capabilities, on: bus) }
+        server.wait(notification)
+        if !server.requested {
             do throws(BusError) {
                 try requestCapabilities(on: bus)
             } catch {
-                waitingForCapabilities.removeAll { $0 == notification }
-                return .failed(reason: Self.failureReason(error, timeout: configuration.callTimeoutMicroseconds))
+                server.stopWaiting(notification)
+                return .failed(reason: failureReason(error))
             }
         }
         return .pending
@@ -240,13 +185,13 @@ public final class DesktopNotifier: Notifier {
     /// Asks the current server for its capabilities and GetServerInformation, asynchronously (for
     /// `schedd status`; never starts a server by D-Bus activation). Called at attach and when a server appears.
     public func describeServer() {
-        guard serverOwner != nil, let connection, connection.isOpen else { return }
+        guard serverOwner != nil, let bus = link.openBus else { return }
         let askedOf = generation
-        try? connection.getServerInformation { [weak self] result in
+        try? bus.getServerInformation { [weak self] result in
             guard let self, askedOf == generation, case .success(let info) = result else { return }
-            serverInformation = info
+            server.information = info
         }
-        if capabilities == nil && !capabilitiesRequested { try? requestCapabilities(on: connection) }
+        if server.known == nil && !server.requested { try? requestCapabilities(on: bus) }
     }
 
     /// Closes the notification of schedule `id` of `app` when the server still shows it (it has not sent
@@ -255,29 +200,22 @@ public final class DesktopNotifier: Notifier {
     /// except that a timeout opens the circuit.
     @discardableResult
     public func close(app: String, id: String) -> Bool {
-        guard let serverId = serverIds.removeValue(forKey: Key(app: app, id: id)) else { return false }
-        forget(serverId)
+        guard let serverId = onScreen.removeSchedule(app: app, id: id) else { return false }
         closeOnServer(serverId)
         return true
     }
 
+    // MARK: - Calls to the server
+
     /// CloseNotification, asynchronously (skipped while the circuit is open).
     private func closeOnServer(_ serverId: UInt32) {
-        guard circuitReason == nil, let connection, connection.isOpen else { return }
+        guard !circuit.isOpen, let bus = link.openBus else { return }
         let sentTo = generation
-        try? connection.closeNotification(serverId) { [weak self] error in
+        try? bus.closeNotification(serverId) { [weak self] error in
             guard let self, let error, error.isTimeout, sentTo == generation else { return }
             openCircuit(error)
         }
     }
-
-    private func forget(_ serverId: UInt32) {
-        shown[serverId] = nil
-        actionInvoked.remove(serverId)
-        tokens[serverId] = nil
-    }
-
-    // MARK: - Internals
 
     /// Human reason for a failed delivery, for the `failed` history record.
     static func failureReason(_ error: BusError, timeout: UInt64) -> String {
@@ -288,33 +226,38 @@ public final class DesktopNotifier: Notifier {
         if error.isDisconnected { return "notification bus lost: \(error.detail)" }
         return "notification server unreachable: \(error)"
     }
+
+    private func failureReason(_ error: BusError) -> String {
+        Self.failureReason(error, timeout: configuration.callTimeoutMicroseconds)
+    }
+
     private func send(_ notification: DueNotification, capabilities: Set<String>, on bus: NotificationsBus)
         -> DeliveryResult {
         // A user's namespace on a bus of several users (`u1001:org.example.App`) is shown as its app.
         let presentation = appDirectory.presentation(for: AppNamespace.appID(of: notification.app)?.rawValue ?? notification.app)
         let request = NotifyRequest(notification: notification, capabilities: capabilities,
-                                    replacesId: serverIds[Key(app: notification.app, id: notification.id)] ?? 0,
+                                    replacesId: onScreen.serverId(app: notification.app, id: notification.id) ?? 0,
                                     configuration: configuration, presentation: presentation)
         let dropped = NotifyRequest.droppedButtons(notification, capabilities: capabilities, presentation: presentation)
-        if notification.extras.alarm && !alarmLimitationsLogged {
-            alarmLimitationsLogged = true
+        if notification.extras.alarm && !server.alarmLimitationsLogged {
+            server.alarmLimitationsLogged = true
             let missing = AlarmPresentation.limitations(capabilities: capabilities)
             if !missing.isEmpty {
-                onProblem?("the notification server \(serverOwner ?? "") cannot show alarms in full: "
-                           + missing.joined(separator: "; ") + " (logged once per server)")
+                outcomes.emit(.problem("the notification server \(serverOwner ?? "") cannot show alarms in full: "
+                                       + missing.joined(separator: "; ") + " (logged once per server)"))
             }
         }
         if !dropped.isEmpty && !notification.extras.alarm {
-            onProblem?("the notification server has no 'actions' capability: \(notification.id) [\(notification.app)] is shown "
-                       + "without its buttons (\(dropped.joined(separator: ", "))); it cannot be opened, snoozed or "
-                       + "answered from the notification")
+            outcomes.emit(.problem("the notification server has no 'actions' capability: \(notification.id) [\(notification.app)] "
+                                   + "is shown without its buttons (\(dropped.joined(separator: ", "))); it cannot be opened, "
+                                   + "snoozed or answered from the notification"))
         }
         let sentTo = generation
         do throws(BusError) {
             try bus.notify(request) { [weak self] result in self?.notifyAnswered(notification, result, sentTo: sentTo) }
             return .pending
         } catch {
-            return .failed(reason: Self.failureReason(error, timeout: configuration.callTimeoutMicroseconds))
+            return .failed(reason: failureReason(error))
         }
     }
 
@@ -324,45 +267,39 @@ public final class DesktopNotifier: Notifier {
         case .success(let (serverId, sender)):
             if sentTo == generation {
                 if let sender, sender != serverOwner { adoptServer(sender) }
-                let key = Key(app: notification.app, id: notification.id)
-                if let old = serverIds[key], old != serverId { shown[old] = nil }
-                serverIds[key] = serverId
-                shown[serverId] = notification
-                actionInvoked.remove(serverId)
-                tokens[serverId] = nil
+                onScreen.shown(notification, as: serverId)
             }
-            onDelivered?(notification)
+            outcomes.emit(.delivered(notification))
         case .failure(let error):
             if error.isTimeout && sentTo == generation { openCircuit(error) }
-            onDeliveryFailed?(notification, Self.failureReason(error, timeout: configuration.callTimeoutMicroseconds))
+            outcomes.emit(.deliveryFailed(notification, reason: failureReason(error)))
         }
     }
 
     private func requestCapabilities(on bus: NotificationsBus) throws(BusError) {
         let askedOf = generation
         try bus.getCapabilities { [weak self] result in self?.capabilitiesAnswered(result, askedOf: askedOf) }
-        capabilitiesRequested = true
+        server.requested = true
     }
 
     private func capabilitiesAnswered(_ result: Result<[String], BusError>, askedOf: Int) {
         guard askedOf == generation else {
             // The server changed meanwhile: ask the new one for the notifications still waiting.
-            if !waitingForCapabilities.isEmpty && !capabilitiesRequested, let connection, connection.isOpen {
-                do throws(BusError) { try requestCapabilities(on: connection) } catch { failWaiting(error) }
+            if !server.waiting.isEmpty && !server.requested, let bus = link.openBus {
+                do throws(BusError) { try requestCapabilities(on: bus) } catch { failWaiting(error) }
             }
             return
         }
-        capabilitiesRequested = false
+        server.requested = false
         switch result {
         case .success(let caps):
             let caps = Set(caps)
-            capabilities = caps
-            let waiting = waitingForCapabilities
-            waitingForCapabilities.removeAll()
-            guard let connection else { return failWaiting(waiting, reason: "notification bus lost") }
+            server.answered(caps)
+            let waiting = server.takeWaiting()
+            guard let bus = link.bus else { return failWaiting(waiting, reason: "notification bus lost") }
             for notification in waiting {
-                if case .failed(let reason) = send(notification, capabilities: caps, on: connection) {
-                    onDeliveryFailed?(notification, reason)
+                if case .failed(let reason) = send(notification, capabilities: caps, on: bus) {
+                    outcomes.emit(.deliveryFailed(notification, reason: reason))
                 }
             }
         case .failure(let error):
@@ -372,93 +309,41 @@ public final class DesktopNotifier: Notifier {
     }
 
     private func failWaiting(_ error: BusError) {
-        let waiting = waitingForCapabilities
-        waitingForCapabilities.removeAll()
-        failWaiting(waiting, reason: Self.failureReason(error, timeout: configuration.callTimeoutMicroseconds))
+        failWaiting(server.takeWaiting(), reason: failureReason(error))
     }
 
     private func failWaiting(_ waiting: [DueNotification], reason: String) {
-        for notification in waiting { onDeliveryFailed?(notification, reason) }
+        for notification in waiting { outcomes.emit(.deliveryFailed(notification, reason: reason)) }
     }
 
     /// The server let a call time out: fail fast until it changes owner.
     private func openCircuit(_ error: BusError) {
-        guard circuitReason == nil else { return }
-        circuitReason = "notification server did not answer \(error.operation) within "
-            + "\(Double(configuration.callTimeoutMicroseconds) / 1e6) s; not called again until it restarts"
-        onProblem?("the notification server \(serverOwner ?? "") is not answering (\(error.operation) timed out): "
-                   + "deliveries fail at once until org.freedesktop.Notifications changes owner")
+        guard circuit.open(afterTimeoutOf: error.operation) else { return }
+        outcomes.emit(.problem("the notification server \(serverOwner ?? "") is not answering (\(error.operation) timed out): "
+                               + "deliveries fail at once until org.freedesktop.Notifications changes owner"))
     }
 
+    // MARK: - The server instance
 
-    private func makeConnection() throws(BusError) -> NotificationsBus {
-        let bus = try NotificationsBus(address: address, callTimeoutMicroseconds: configuration.callTimeoutMicroseconds) {
-            [weak self] signal in self?.handle(signal)
-        }
-        serverOwner = bus.serverOwner()
-        return bus
-    }
-
-    /// The open connection, reconnecting once if the bus daemon hung up since the last call.
-    private func connected() throws(BusError) -> NotificationsBus {
-        if let connection, connection.isOpen { return connection }
-        dropConnection()
-        let bus = try makeConnection()
-        if let attachedLoop { try bus.attach(to: attachedLoop) }
-        connection = bus
-        return bus
-    }
-
-    private func dropConnection() {
-        let old = connection
-        connection = nil
-        forgetServer()
-        old?.close()  // fails its calls in flight (onDeliveryFailed)
-    }
-
-    /// Arms the reconnect timer (only when attached to a loop; without one, `show` reconnects).
-    private func scheduleReconnect() {
-        guard let attachedLoop else { return }
-        do throws(BusError) {
-            if reconnectTimer == nil {
-                reconnectTimer = try attachedLoop.addTimer(clock: .monotonic) { [weak self] in self?.reconnectNow() }
-            }
-            try reconnectTimer?.arm(afterMicroseconds: configuration.reconnectIntervalMicroseconds)
-        } catch {
-            onProblem?("cannot arm the notification bus's reconnect timer: \(error)")
-        }
-    }
-
-    /// Timer callback (outside any bus dispatch, so the old connection may be freed here).
-    private func reconnectNow() {
-        guard !(connection?.isOpen ?? false) else { return }
-        dropConnection()
-        do throws(BusError) {
-            let bus = try makeConnection()
-            if let attachedLoop { try bus.attach(to: attachedLoop) }
-            connection = bus
-            if serverOwner != nil { onServerAppeared?() }
-        } catch {
-            scheduleReconnect()
+    private func connectionEvent(_ event: NotificationsConnection.Event) {
+        switch event {
+        case .connected(let owner): serverOwner = owner
+        case .dropping: forgetServer()
+        case .reconnected: if serverOwner != nil { outcomes.emit(.serverAppeared) }
+        case .problem(let line): outcomes.emit(.problem(line))
         }
     }
 
     /// Forgets everything that belonged to the previous server instance (its circuit included).
     private func forgetServer() {
         // Alarms it still showed were dropped unanswered: they come back on the next server.
-        droppedAlarms += shown.values.filter { $0.extras.alarm && !droppedAlarms.contains($0) }
+        droppedAlarms += onScreen.onScreen.filter { $0.extras.alarm && !droppedAlarms.contains($0) }
             .sorted { ($0.due, $0.id) < ($1.due, $1.id) }
-        alarmLimitationsLogged = false
         generation += 1
-        capabilities = nil
-        serverInformation = nil
-        capabilitiesRequested = false
-        circuitReason = nil
+        server.serverChanged()
+        circuit.reset()
         serverOwner = nil
-        serverIds.removeAll()
-        shown.removeAll()
-        actionInvoked.removeAll()
-        tokens.removeAll()
+        onScreen.clear()
     }
 
     /// A Notify reply came from `owner`: if that is not the server we knew, its NameOwnerChanged is
@@ -476,63 +361,40 @@ public final class DesktopNotifier: Notifier {
             forgetServer()
             failWaiting(BusError(operation: "GetCapabilities", name: "org.freedesktop.DBus.Error.Disconnected",
                                  message: "the bus daemon hung up", errno: ECONNRESET))
-            scheduleReconnect()
+            link.scheduleReconnect()
         case .nameOwnerChanged(_, let newOwner):
             // A new owner is a new server instance, unless a Notify reply already told us about it.
             if newOwner.isEmpty || newOwner != serverOwner {
                 forgetServer()
                 serverOwner = newOwner.isEmpty ? nil : newOwner
-                if !waitingForCapabilities.isEmpty, let connection, connection.isOpen {
-                    do throws(BusError) { try requestCapabilities(on: connection) } catch { failWaiting(error) }
+                if !server.waiting.isEmpty, let bus = link.openBus {
+                    do throws(BusError) { try requestCapabilities(on: bus) } catch { failWaiting(error) }
                 }
             }
             if !newOwner.isEmpty {
                 describeServer()
                 reshowDroppedAlarms()
-                onServerAppeared?()
+                outcomes.emit(.serverAppeared)
             }
         case .activationToken(let sender, let serverId, let token):
-            guard isCurrentServer(sender), shown[serverId] != nil, !token.isEmpty else { return }
-            tokens[serverId] = token
+            interact(.activationToken(id: serverId, token: token), from: sender)
         case .actionInvoked(let sender, let serverId, let key):
-            guard isCurrentServer(sender), let notification = shown[serverId] else { return }
-            actionInvoked.insert(serverId)
-            if notification.extras.alarm { alarmReshows.reset(Self.alarmKey(notification)) }
-            if notification.extras.alarm && key == AlarmPresentation.dismissKey {
-                // Answered: hidden, recorded as dismissed (the close that follows is ours, reason 3).
-                serverIds[Key(app: notification.app, id: notification.id)] = nil
-                forget(serverId)
-                closeOnServer(serverId)
-                onInteraction?(Interaction(app: notification.app, id: notification.id, event: .dismissed,
-                                           reason: "action:\(key)"))
-                return
-            }
-            if let seconds = NotifyRequest.snoozeSeconds(ofKey: key), notification.extras.snoozeSeconds.contains(seconds) {
-                // Hide it; it comes back from the engine after `seconds`.
-                serverIds[Key(app: notification.app, id: notification.id)] = nil
-                forget(serverId)
-                closeOnServer(serverId)
-                onSnooze?(notification, seconds)
-                return
-            }
-            open(notification, key: key, token: tokens.removeValue(forKey: serverId))
-            if notification.extras.alarm {
-                // Opened is an answer: a resident alarm would otherwise stay on screen, ringing.
-                serverIds[Key(app: notification.app, id: notification.id)] = nil
-                forget(serverId)
-                closeOnServer(serverId)
-            }
+            interact(.actionInvoked(id: serverId, key: key), from: sender)
         case .notificationClosed(let sender, let serverId, let reason):
-            guard isCurrentServer(sender), let notification = shown[serverId] else { return }
-            serverIds[Key(app: notification.app, id: notification.id)] = nil
-            let hadAction = actionInvoked.contains(serverId)
-            forget(serverId)
-            if reason == Self.closedReasonDismissed && !hadAction {
-                if notification.extras.alarm { alarmReshows.reset(Self.alarmKey(notification)) }
-                onInteraction?(Interaction(app: notification.app, id: notification.id, event: .dismissed, reason: nil))
-            } else if notification.extras.alarm && !hadAction
-                        && (reason == Self.closedReasonExpired || reason == Self.closedReasonUndefined) {
-                reshowAlarm(notification, why: "the notification server closed it unanswered (reason \(reason))")
+            interact(.closed(id: serverId, reason: reason), from: sender)
+        }
+    }
+
+    /// Runs the decoder's steps for an interaction signal of the current server.
+    private func interact(_ interaction: ServerInteraction, from sender: String) {
+        guard serverOwner == nil || sender == serverOwner else { return }
+        for step in InteractionDecoder.decode(interaction, onScreen: &onScreen, reshows: &alarmReshows) {
+            switch step {
+            case .close(let serverId): closeOnServer(serverId)
+            case .report(let interaction): outcomes.emit(.interaction(interaction))
+            case .snooze(let notification, let seconds): outcomes.emit(.snooze(notification, seconds: seconds))
+            case .open(let notification, let key, let token): open(notification, key: key, token: token)
+            case .reshowAlarm(let alarm, let why): reshowAlarm(alarm, why: why)
             }
         }
     }
@@ -552,30 +414,24 @@ public final class DesktopNotifier: Notifier {
                             : "\(notification.app) is not a valid app id")
         }
         let app = notification.app, id = notification.id
-        activator.run(plan, app: app, on: connection?.connection) { [weak self] ran, ok in
-            self?.onInteraction?(Interaction(app: app, id: id, event: .opened, reason: "action:\(key)", ran: ran, ok: ok))
+        activator.run(plan, app: app, on: link.bus?.connection) { [weak self] ran, ok in
+            self?.outcomes.emit(.interaction(Interaction(app: app, id: id, event: .opened, reason: "action:\(key)",
+                                                         ran: ran, ok: ok)))
         }
     }
 
-    /// NotificationClosed reasons (spec 1.2): 1 expired, 2 dismissed by the user, 3 CloseNotification, 4 undefined.
-    static let closedReasonDismissed: UInt32 = 2
-    static let closedReasonExpired: UInt32 = 1
-    static let closedReasonUndefined: UInt32 = 4
-
     // MARK: - Alarms shown again (CONTRACT §11)
-
-    static func alarmKey(_ n: DueNotification) -> String { n.app + "\u{0}" + n.id }
 
     /// Shows `alarm` again, at once, unless it was shown again `AlarmReshow.maxReshows` times already
     /// (then it is left closed and the log says so once). A failure goes the usual way (`failed`, retried).
     private func reshowAlarm(_ alarm: DueNotification, why: String) {
-        guard alarmReshows.allow(Self.alarmKey(alarm)) else {
-            onProblem?("alarm \(alarm.id) [\(alarm.app)] was dropped unanswered \(AlarmReshow.maxReshows + 1) times: "
-                       + "not shown again (\(why))")
+        guard alarmReshows.allow(InteractionDecoder.alarmKey(alarm)) else {
+            outcomes.emit(.problem("alarm \(alarm.id) [\(alarm.app)] was dropped unanswered \(AlarmReshow.maxReshows + 1) "
+                                   + "times: not shown again (\(why))"))
             return
         }
-        onProblem?("alarm \(alarm.id) [\(alarm.app)] shown again: \(why)")
-        if case .failed(let reason) = show(alarm) { onDeliveryFailed?(alarm, reason) }
+        outcomes.emit(.problem("alarm \(alarm.id) [\(alarm.app)] shown again: \(why)"))
+        if case .failed(let reason) = show(alarm) { outcomes.emit(.deliveryFailed(alarm, reason: reason)) }
     }
 
     /// The alarms the previous server dropped when it went away, shown on the new one.
@@ -584,9 +440,4 @@ public final class DesktopNotifier: Notifier {
         droppedAlarms.removeAll()
         for alarm in alarms { reshowAlarm(alarm, why: "the notification server restarted") }
     }
-
-    /// Alarms waiting for a server to be shown again (the previous one went away with them).
-    public var alarmsWaitingForServer: Int { droppedAlarms.count }
-
-    private func isCurrentServer(_ sender: String) -> Bool { serverOwner == nil || sender == serverOwner }
 }

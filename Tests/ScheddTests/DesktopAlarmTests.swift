@@ -18,7 +18,7 @@ final class DesktopAlarmTests: XCTestCase {
         servers = [try RecordingServer(bus: bus, caps: ["body", "actions", "persistence", "sound"])]
         notifier = try DesktopNotifier(address: bus.address)
         log.attach(to: notifier)
-        notifier.onProblem = { [unowned self] in problems.append($0) }
+        notifier.outcomes.subscribeProblems { [unowned self] in problems.append($0) }
     }
 
     override func tearDown() {

@@ -33,8 +33,7 @@ final class DesktopAppsTests: XCTestCase {
     }
 
     private func notifier() throws -> (DesktopNotifier, InteractionLog) {
-        let n = try DesktopNotifier(address: bus.address)
-        n.appDirectory = apps.appDirectory
+        let n = try DesktopNotifier(address: bus.address, appDirectory: apps.appDirectory)
         let log = InteractionLog()
         log.attach(to: n)
         return (n, log)

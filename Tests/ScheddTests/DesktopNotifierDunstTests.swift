@@ -113,8 +113,7 @@ final class DesktopNotifierDunstTests: XCTestCase {
             Icon=appointment-soon
             Exec=\(DesktopHarness.repoRoot.path)/Tests/Support/apps/record_launch.sh \(launches) %u
             """)
-        let notifier = try DesktopNotifier(address: bus.address)
-        notifier.appDirectory = apps.appDirectory
+        let notifier = try DesktopNotifier(address: bus.address, appDirectory: apps.appDirectory)
         let log = InteractionLog()
         log.attach(to: notifier)
         var note = dueNotification(id: "run_9:open-me", title: "Open me")

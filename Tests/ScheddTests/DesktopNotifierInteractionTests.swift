@@ -3,7 +3,7 @@ import Scheduler
 import ScheddDesktop
 import XCTest
 
-/// ActionInvoked / NotificationClosed from the server → `onInteraction` (opened / dismissed).
+/// ActionInvoked / NotificationClosed from the server → the `.interaction` outcome (opened / dismissed).
 final class DesktopNotifierInteractionTests: XCTestCase {
     private var bus: PrivateBus!
     private var server: RecordingServer!

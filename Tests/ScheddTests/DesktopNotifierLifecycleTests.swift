@@ -41,7 +41,7 @@ final class DesktopNotifierLifecycleTests: XCTestCase {
         XCTAssertEqual(server.notifyArgs().map { $0["summary"] as? String }, ["Retry me"])
     }
 
-    /// The daemon's onServerAppeared calls Engine.retryFailed, which calls show from inside the
+    /// The daemon's `.serverAppeared` calls Engine.retryFailed, which calls show from inside the
     /// NameOwnerChanged dispatch: sending an asynchronous call from inside sd-bus dispatch must work.
     func testOnServerAppeared_mayShowFromInsideTheCallback() throws {
         let notifier = try DesktopNotifier(address: bus.address)
@@ -49,14 +49,19 @@ final class DesktopNotifierLifecycleTests: XCTestCase {
         XCTAssertNotEqual(showAndWait(notifier, note), .shown)
         var retried: [DeliveryResult] = []
         var delivered: [DueNotification] = []
-        notifier.onServerAppeared = { retried.append(notifier.show(note)) }
-        notifier.onDelivered = { delivered.append($0) }
+        let subscription = notifier.outcomes.subscribe { outcome in
+            switch outcome {
+            case .serverAppeared: retried.append(notifier.show(note))
+            case .delivered(let n): delivered.append(n)
+            default: break
+            }
+        }
         let server = try startServer()
         XCTAssertTrue(pump(notifier) { !delivered.isEmpty })
         XCTAssertEqual(retried, [.pending])
         XCTAssertEqual(delivered, [note])
         XCTAssertEqual(server.notifyArgs().map { $0["summary"] as? String }, ["Retried inside the callback"])
-        notifier.onServerAppeared = nil
+        notifier.outcomes.cancel(subscription)
     }
 
     func testServerRestart_forgetsOldIds_andRereadsCapabilities() throws {

@@ -36,10 +36,9 @@ final class DesktopServersTests: XCTestCase {
         defer { server.stop() }
         let apps = try Self.shopDesktopFile()
         defer { apps.remove() }
-        let notifier = try DesktopNotifier(address: bus.address)
-        notifier.appDirectory = apps.appDirectory
+        let notifier = try DesktopNotifier(address: bus.address, appDirectory: apps.appDirectory)
         var problems: [String] = []
-        notifier.onProblem = { problems.append($0) }
+        notifier.outcomes.subscribeProblems { problems.append($0) }
         XCTAssertEqual(showAndWait(notifier, Self.note()), .shown)
         let args = try XCTUnwrap(server.calls("Notify").first?["args"] as? [String: Any])
         XCTAssertEqual(args["actions"] as? [String], [], "no buttons for a server without actions")
@@ -53,9 +52,8 @@ final class DesktopServersTests: XCTestCase {
                                                                        "org.freedesktop.Notifications"]))?.status != 0 })
         let full = try PythonService.notificationServer(address: bus.address)
         defer { full.stop() }
-        let second = try DesktopNotifier(address: bus.address)
-        second.appDirectory = apps.appDirectory
-        second.onProblem = { problems.append($0) }
+        let second = try DesktopNotifier(address: bus.address, appDirectory: apps.appDirectory)
+        second.outcomes.subscribeProblems { problems.append($0) }
         XCTAssertEqual(showAndWait(second, Self.note()), .shown)
         XCTAssertEqual((full.calls("Notify").first?["args"] as? [String: Any])?["actions"] as? [String], Self.buttons)
         XCTAssertEqual(problems.count, 1)
@@ -119,8 +117,7 @@ final class DesktopServersTests: XCTestCase {
 
         let apps = try Self.shopDesktopFile()
         defer { apps.remove() }
-        let notifier = try DesktopNotifier(address: bus.address)
-        notifier.appDirectory = apps.appDirectory
+        let notifier = try DesktopNotifier(address: bus.address, appDirectory: apps.appDirectory)
         XCTAssertTrue(blankScreen(display, work), "the screen is empty before")
         XCTAssertEqual(showAndWait(notifier, Self.note()), .shown)
         XCTAssertEqual(notifier.capabilities, capabilities)

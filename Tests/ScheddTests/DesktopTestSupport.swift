@@ -175,7 +175,7 @@ func dueNotification(id: String, title: String = "Stand up", body: String? = "Ti
                            lateSeconds: 0)
 }
 
-/// Records what the notifier reports through its callbacks.
+/// Records what the notifier reports in its outcome stream.
 final class InteractionLog {
     struct Entry: Equatable { var id: String; var event: HistoryRecord.Event; var reason: String? }
     var entries: [Entry] = []
@@ -186,13 +186,24 @@ final class InteractionLog {
     var serverAppeared = 0
 
     func attach(to notifier: DesktopNotifier) {
-        notifier.onInteraction = { [unowned self] i in
-            entries.append(Entry(id: i.id, event: i.event, reason: i.reason))
-            ran.append(i.ran)
-            interactions.append(i)
+        notifier.outcomes.subscribe { [unowned self] outcome in
+            switch outcome {
+            case .interaction(let i):
+                entries.append(Entry(id: i.id, event: i.event, reason: i.reason))
+                ran.append(i.ran)
+                interactions.append(i)
+            case .snooze(let n, let seconds): snoozes.append((n, seconds))
+            case .serverAppeared: serverAppeared += 1
+            default: break
+            }
         }
-        notifier.onSnooze = { [unowned self] n, seconds in snoozes.append((n, seconds)) }
-        notifier.onServerAppeared = { [unowned self] in serverAppeared += 1 }
+    }
+}
+
+extension DesktopOutcomes {
+    /// Hands each `.problem` line to `record`.
+    func subscribeProblems(_ record: @escaping (String) -> Void) {
+        subscribe { if case .problem(let line) = $0 { record(line) } }
     }
 }
 
@@ -263,17 +274,15 @@ func waitUntil(_ seconds: Double = 10, _ condition: () throws -> Bool) rethrows 
 /// answered Notify, `.failed(reason:)` when it could not (at once, or after the call failed or timed
 /// out); `.pending` only when nothing came within `seconds`.
 func showAndWait(_ notifier: DesktopNotifier, _ note: DueNotification, upTo seconds: Double = 5) -> DeliveryResult {
-    let delivered = notifier.onDelivered, failed = notifier.onDeliveryFailed
     var outcome: DeliveryResult?
-    notifier.onDelivered = { n in
-        if n == note { outcome = .shown }
-        delivered?(n)
+    let subscription = notifier.outcomes.subscribe { reported in
+        switch reported {
+        case .delivered(let n) where n == note: outcome = .shown
+        case .deliveryFailed(let n, let reason) where n == note: outcome = .failed(reason: reason)
+        default: break
+        }
     }
-    notifier.onDeliveryFailed = { n, reason in
-        if n == note { outcome = .failed(reason: reason) }
-        failed?(n, reason)
-    }
-    defer { notifier.onDelivered = delivered; notifier.onDeliveryFailed = failed }
+    defer { notifier.outcomes.cancel(subscription) }
     let first = notifier.show(note)
     guard first == .pending else { return first }
     pump(notifier, upTo: seconds) { outcome != nil }
