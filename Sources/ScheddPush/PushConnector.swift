@@ -11,7 +11,8 @@ import Scheduler
 /// EndpointChanged, Unregistered) at schedd's object path. One registration per app, each with its own
 /// connection token and Web Push keys, stored durably (`PushRegistrationStore`). A `Message` is
 /// decrypted with its registration's keys (RFC 8291) and handed to `Host.apply` as a push for that app;
-/// the reply goes out only after `apply` returned, that is after the push is durable.
+/// the reply goes out only after `apply` returned, that is after the push is durable. A message whose
+/// bytes the app's replay window holds (`PushReplayWindow`) is acknowledged and changes nothing.
 ///
 /// Loop thread only: every callback (bus calls, replies, signals, the timer) runs on the daemon's
 /// event loop, one at a time. Distributor calls are asynchronous (`callAsync`, bounded by timeouts):
@@ -26,8 +27,9 @@ public final class PushConnector {
         /// The distributor override (a full bus name or its suffix), nil for the rule's own choice.
         public var preferredDistributor: String?
         public var now: () -> Instant
-        /// Applies a decrypted push for `app`; durable when it returns.
-        public var apply: (_ app: String, _ plaintext: [UInt8]) -> PushApplication
+        /// Applies a decrypted push for `app`; durable when it returns. `alongside` (recording the message
+        /// in the replay window) runs in the push's transaction: durable with it, undone with it.
+        public var apply: (_ app: String, _ plaintext: [UInt8], _ alongside: () throws(StoreError) -> Void) -> PushApplication
         public var log: (_ level: PushLogLevel, _ text: String) -> Void
         /// The caller of an admitted call to org.schedd.UnifiedPush1, from the caller and the `app`
         /// argument ("" when none was given); throws the refusal. A lookup, no bus round trip.
@@ -43,7 +45,7 @@ public final class PushConnector {
         public var signalDestinations: (_ app: String) -> Set<String>
 
         public init(serviceName: String, objectPath: String, preferredDistributor: String?, now: @escaping () -> Instant,
-                    apply: @escaping (String, [UInt8]) -> PushApplication,
+                    apply: @escaping (String, [UInt8], () throws(StoreError) -> Void) -> PushApplication,
                     log: @escaping (PushLogLevel, String) -> Void,
                     resolveApp: @escaping (BusMessage, String) throws(PushConnectorError) -> PushCaller,
                     refusal: @escaping (BusMessage) -> String?,
@@ -101,7 +103,7 @@ public final class PushConnector {
 
     let bus: BusConnection
     let loop: EventLoop
-    let store: any PushRegistrationStore
+    let store: any PushRegistrationStore & PushReplayWindow
     let host: Host
     /// Distributor names on the bus now, with their unique owner.
     var running: [String: String] = [:]
@@ -134,7 +136,7 @@ public final class PushConnector {
 
     // Every callback handed to the bus or the loop holds the connector weakly: pending calls are
     // completed (with an error) when the connection closes, which can be after the connector is gone.
-    public init(bus: BusConnection, loop: EventLoop, store: any PushRegistrationStore, host: Host) {
+    public init(bus: BusConnection, loop: EventLoop, store: any PushRegistrationStore & PushReplayWindow, host: Host) {
         self.bus = bus
         self.loop = loop
         self.store = store

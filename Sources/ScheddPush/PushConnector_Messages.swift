@@ -1,4 +1,5 @@
 import ScheddBus
+import ScheddCrypto
 import Scheduler
 
 /// org.unifiedpush.Connector2 / Connector1: what a distributor calls.
@@ -59,6 +60,16 @@ extension PushConnector {
     /// on the registration and acknowledged (the same bytes can never succeed, so the push server should
     /// drop them); a storage failure or a full quota is not acknowledged, so the distributor delivers
     /// it again.
+    ///
+    /// Replays (CONTRACT §8; docs/receiving-pushes.md "Replays"): the SHA-256 of the delivered body — the
+    /// encrypted bytes — of every message that decrypted goes into the app's replay window, in the push's
+    /// own transaction; a body already there is acknowledged and changes nothing (no tombstone renewed, no
+    /// push applied again, no history, no rejection counted). The encrypted bytes, not the plaintext: RFC
+    /// 8291 encrypts every message with a fresh salt and key pair, so equal bytes are the same message
+    /// delivered again (what a distributor or push server can replay), while the app server sending the same
+    /// content again is a new message, judged by the push's own idempotency (CONTRACT §1). Only bodies
+    /// that decrypt enter the window: they are authenticated (AES-GCM under the app's auth secret), so a
+    /// distributor cannot flush the window with garbage and then replay an old message.
     func deliver(_ message: ConnectorArguments.Message, call: BusMessage, version: Int) throws(PushConnectorError) -> BusMethodResult {
         guard let record = try storage({ () throws(StoreError) in try store.pushRegistration(token: message.token) }) else {
             // The spec: a request with a token the connector does not know is ignored.
@@ -80,6 +91,12 @@ extension PushConnector {
             throw PushConnectorError(.accessDenied, "Message: the new owner of \(distributor) has not confirmed a registration yet")
         }
         let label = "push for \(record.app)" + (message.id.isEmpty ? "" : " (message \(message.id))")
+        let digest = SHA256.digest(message.body)
+        if try storage({ () throws(StoreError) in try store.isReplay(app: record.app, digest: digest) }) {
+            warn(peer: call.sender, "ignored a replayed \(label) from \(call.sender ?? "?"): the same message was "
+                 + "delivered before (replay window of \(record.app))")
+            return acknowledge(call, id: message.id, version: version)
+        }
         let plaintext: [UInt8]
         do {
             let keys = try WebPushKeys(privateKey: Base64URL.decode(record.privateKey) ?? [],
@@ -90,11 +107,15 @@ extension PushConnector {
             try reject(record, message, "\(label) does not decrypt: \(error.message)", peer: call.sender)
             return acknowledge(call, id: message.id, version: version)
         }
-        switch host.apply(record.app, plaintext) {
+        let now = host.now(), app = record.app
+        let remember = { [store] () throws(StoreError) in try store.recordDelivered(app: app, digest: digest, at: now) }
+        switch host.apply(record.app, plaintext, remember) {
         case .applied(let outcomes):
             host.log(.info, "\(label) applied: \(outcomes)")
             return acknowledge(call, id: message.id, version: version)
         case .rejected(let reason):
+            // Authentic but not a valid push: remembered too, so its replay is not counted again.
+            try storage(remember)
             try reject(record, message, "\(label) is not a valid push: \(reason)", peer: call.sender)
             return acknowledge(call, id: message.id, version: version)
         case .failed(let reason):

@@ -308,7 +308,9 @@ public final class Service {
     /// `rules` (the host holds every message from the network to the sandboxed rules), applied in the
     /// app's namespace, durable; returns the outcome array as JSON. (The Push method goes through the
     /// group commit instead.) Any waiting writes are committed first.
-    public func push(bytes: [UInt8], app: String, rules: SandboxedPushRules? = nil) throws(ServiceFailure) -> String {
+    /// `alongside` runs in the push's transaction, after it applied: durable with it, or undone with it.
+    public func push(bytes: [UInt8], app: String, rules: SandboxedPushRules? = nil,
+                     alongside: () throws(StoreError) -> Void = {}) throws(ServiceFailure) -> String {
         groupCommit.flush()
         let decoded: Push
         do {
@@ -319,7 +321,7 @@ public final class Service {
         try Self.checkSandboxed(decoded, rules)
         let outcomes: [PushOutcome]
         do {
-            outcomes = try engineCall { now throws(EngineError) in try engine().push(decoded, app: app, now: now) }
+            outcomes = try engineCall { now throws(EngineError) in try engine().push(decoded, app: app, now: now, alongside: alongside) }
             storage.succeeded()
         } catch {
             if error.name == .storage { storage.failed("UnifiedPush message", error, backOff: false) }

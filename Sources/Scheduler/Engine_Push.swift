@@ -21,6 +21,20 @@ extension Engine {
         try pushBatch([push], app: app, now: now)[0]
     }
 
+    /// `push`, with `alongside` run in the same transaction after the push applied (e.g. the UnifiedPush
+    /// connector recording the message in its replay window): both are durable together, or neither.
+    public func push(_ push: Push, app: String = Engine.defaultApp, now: Instant,
+                     alongside: () throws(StoreError) -> Void) throws(EngineError) -> [PushOutcome] {
+        var outcomes: [PushOutcome] = []
+        for result in try pushEach([push], app: app, now: now, allOrNothing: true, alongside: alongside) {
+            switch result {
+            case .success(let o): outcomes = o
+            case .failure(let error): throw error
+            }
+        }
+        return outcomes
+    }
+
     /// Applies many pushes of `app` in one group commit (one fsync); outcomes in input order. All or
     /// nothing: when the store fails, or any push is rejected (zone, quota), no push of the batch is applied.
     public func pushBatch(_ pushes: [Push], app: String = Engine.defaultApp, now: Instant) throws(EngineError) -> [[PushOutcome]] {
@@ -44,7 +58,8 @@ extension Engine {
         try pushEach(pushes, app: app, now: now, allOrNothing: false)
     }
 
-    private func pushEach(_ pushes: [Push], app: String, now: Instant, allOrNothing: Bool)
+    private func pushEach(_ pushes: [Push], app: String, now: Instant, allOrNothing: Bool,
+                          alongside: () throws(StoreError) -> Void = {})
         throws(EngineError) -> [Result<[PushOutcome], EngineError>] {
         lastNow = now
         var closes: [(id: String, push: Int, outcome: Int)] = []
@@ -82,6 +97,7 @@ extension Engine {
                         }
                     }
                 }
+                try alongside()
             }
         }
         if !closes.isEmpty { refreshSnoozeDue() }

@@ -39,7 +39,7 @@ public struct StoredTotals: Equatable, Sendable {
     public var pendingCount = 0
     /// `StoreRowCoding.storedBytes` of the pending schedules.
     public var pendingBytes = 0
-    /// Finished records, applied digests, tombstones and cancellation jobs.
+    /// Finished records, applied digests, tombstones, cancellation jobs and the UnifiedPush replay window.
     public var keptBytes = 0
     /// History records (they give way to make room: `makeRoomInHistory`).
     public var historyBytes = 0

@@ -10,11 +10,12 @@
 /// | applied digest | 96 + 2 × id | `pending_counts.kept` |
 /// | tombstone | 32 + 2 × (app id + name) | `pending_counts.kept` |
 /// | cancellation job | 64 + name + reason | `pending_counts.kept` |
+/// | UnifiedPush replay window entry (schema 11) | 64 + 2 × digest (32) = 128 | `pending_counts.kept` |
 /// | history record | 64 + 2 × app id + id + reason + title + message id + ran | `history_counts.bytes` |
 /// | history data (a `payloads` row, shared by the app's records with that data) | 32 + data | `history_counts.bytes` |
 enum StoreKeptBytes {
     static let finishedOverhead = 96, appliedOverhead = 96, tombstoneOverhead = 32, jobOverhead = 64
-    static let historyOverhead = 64, payloadOverhead = 32
+    static let historyOverhead = 64, payloadOverhead = 32, replayOverhead = 64
 
     /// `length` in bytes of a nullable text column, 0 when NULL.
     private static func len(_ column: String) -> String { "coalesce(length(CAST(\(column) AS BLOB)), 0)" }
@@ -29,6 +30,8 @@ enum StoreKeptBytes {
         "(\(historyOverhead) + 2 * \(len(p + "app")) + \(len(p + "id")) + \(len(p + "reason")) + \(len(p + "title"))"
             + " + \(len(p + "message_id")) + \(len(p + "ran")))"
     }
+    /// A `push_replays` row: its digest is in the table and again in `push_replays_by_seq`.
+    static func replaySQL(_ p: String) -> String { "(\(replayOverhead) + 2 * length(\(p)digest))" }
     /// A payload row (history data, shared by the app's records with the same data): counted once.
     static func payloadSQL(_ p: String) -> String { "(\(payloadOverhead) + \(len(p + "data")))" }
 
@@ -44,5 +47,6 @@ enum StoreKeptBytes {
         historyOverhead + 2 * r.app.utf8.count + r.id.utf8.count + (r.reason?.utf8.count ?? 0) + (r.title?.utf8.count ?? 0)
             + (r.messageId?.utf8.count ?? 0) + (r.ran?.utf8.count ?? 0)
     }
+    static func replay(digestBytes: Int) -> Int { replayOverhead + 2 * digestBytes }
     static func payload(_ data: String) -> Int { payloadOverhead + data.utf8.count }
 }

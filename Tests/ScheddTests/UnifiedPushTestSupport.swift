@@ -58,6 +58,12 @@ final class TestDistributor {
                     + body.map { String($0) } + [id])
     }
 
+    /// Delivers the last body it delivered for `registration` again, byte for byte (a replay by the push
+    /// server or the distributor); answers as `send`.
+    func replay(to registration: [String: Any], id: String) throws -> [String: Any] {
+        try control("Replay", "ss", [registration["endpoint"] as? String ?? "", id])
+    }
+
     /// The distributor drops the registration itself (Unregistered to schedd).
     func drop(_ registration: [String: Any]) throws {
         _ = try controlRaw("Drop", "s", [registration["endpoint"] as? String ?? ""])

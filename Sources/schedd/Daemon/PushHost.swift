@@ -17,7 +17,7 @@ final class PushHost {
         let host = PushConnector.Host(
             serviceName: SchedulerNames.service, objectPath: SchedulerNames.objectPath, preferredDistributor: options.pushDistributor,
             now: { clock.now },
-            apply: { app, plaintext in Self.apply(service, app: app, plaintext: plaintext) },
+            apply: { app, plaintext, alongside in Self.apply(service, app: app, plaintext: plaintext, alongside: alongside) },
             log: { level, text in
                 switch level {
                 case .info: logger.info(text)
@@ -39,10 +39,12 @@ final class PushHost {
     /// this returns. Each failure kind to the connector's answer, explicitly. A message comes from the
     /// network, never from the person: it is held to the sandboxed rules whatever app registered
     /// (http, https and the app's declared schemes as links; no local file as link, icon or image).
-    private static func apply(_ service: Service, app: String, plaintext: [UInt8]) -> PushConnector.PushApplication {
+    /// `alongside` (the connector's replay window) commits in the push's transaction.
+    private static func apply(_ service: Service, app: String, plaintext: [UInt8],
+                              alongside: () throws(StoreError) -> Void) -> PushConnector.PushApplication {
         do {
             let rules = Identity.pushRules(app: app, in: AppDirectory.fromEnvironment())
-            return .applied(try service.push(bytes: plaintext, app: app, rules: rules))
+            return .applied(try service.push(bytes: plaintext, app: app, rules: rules, alongside: alongside))
         } catch {
             switch error.name {
             case .storage: return .failed(error.message)

@@ -28,6 +28,8 @@ exactly as a real server would: a fresh P-256 key pair and salt per message, aes
     (elapsed_ns: CLOCK_MONOTONIC from sending Message to its reply). With --connector 1 it uses the
     legacy Connector1.Message(s token, ay message, s id), which has no reply.
   * SendRaw(s target, ay body, s id) -> s json: delivers body as it is (for bodies that must fail).
+  * Replay(s target, s id) -> s json: delivers the last body delivered for the target again, byte for
+    byte (a push server or distributor redelivering an old message; answered as Send).
   * ChangeEndpoint(s target) -> s: a new endpoint for the token, announced with NewEndpoint.
   * Drop(s target): the distributor unregisters the app itself (Unregistered(a{sv} {token})), as when
     the user removes it in the distributor's settings.
@@ -197,6 +199,7 @@ class Control(dbus.service.Object):
         self.log = log
         self.distributor = distributor
         self.loop = loop
+        self.last_body = {}  # token -> the last body delivered (Replay)
 
     @dbus.service.method(CONTROL_IFACE, in_signature="sssss", out_signature="s",
                          async_callbacks=("reply_ok", "reply_error"))
@@ -214,12 +217,23 @@ class Control(dbus.service.Object):
     def SendRaw(self, token, body, message_id, reply_ok, reply_error):
         self.deliver(str(token), bytes(body), str(message_id), reply_ok)
 
+    @dbus.service.method(CONTROL_IFACE, in_signature="ss", out_signature="s",
+                         async_callbacks=("reply_ok", "reply_error"))
+    def Replay(self, target, message_id, reply_ok, reply_error):
+        body = self.last_body.get(self.distributor.token_for(str(target)))
+        if body is None:
+            reply_error(dbus.exceptions.DBusException("nothing was delivered for %s" % target,
+                                                      name="org.schedd.test.Error.NothingToReplay"))
+            return
+        self.deliver(str(target), body, str(message_id), reply_ok)
+
     def deliver(self, target, body, message_id, reply_ok):
         token = self.distributor.token_for(target)
         client = self.distributor.clients.get(token)
         if client is None:
             reply_ok(json.dumps({"reply": None, "error": "unknown token", "elapsed_ns": 0, "bytes": len(body)}))
             return
+        self.last_body[token] = body
         start = time.monotonic_ns()
 
         def finish(reply, error):
