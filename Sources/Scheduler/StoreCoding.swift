@@ -74,13 +74,36 @@ extension StoreCoding {
 
     /// FNV-1a (64 bit) of `text`'s UTF-8: the lookup key of a shared history payload (`payloads.hash`).
     /// Not collision-free: a lookup compares the data itself as well.
+    ///
+    /// Reads the string's contiguous UTF-8 eight bytes per load, each word's bytes taken in memory
+    /// order, so the value is the byte-wise FNV-1a's (pinned by a test): the generic `text.utf8` iterator
+    /// cost ~70 % of a firing's time in debug builds with 16 KiB data (perf, EngineGrowthTests). O(n).
     static func payloadHash(_ text: String) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
+        var text = text
+        return text.withUTF8 { bytes in
+            let prime: UInt64 = 0x0000_0100_0000_01b3
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            let raw = UnsafeRawBufferPointer(bytes)
+            let count = raw.count, whole = count & ~7
+            var offset = 0
+            while offset < whole {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                hash = (hash ^ (word & 0xff)) &* prime
+                hash = (hash ^ ((word >> 8) & 0xff)) &* prime
+                hash = (hash ^ ((word >> 16) & 0xff)) &* prime
+                hash = (hash ^ ((word >> 24) & 0xff)) &* prime
+                hash = (hash ^ ((word >> 32) & 0xff)) &* prime
+                hash = (hash ^ ((word >> 40) & 0xff)) &* prime
+                hash = (hash ^ ((word >> 48) & 0xff)) &* prime
+                hash = (hash ^ (word >> 56)) &* prime
+                offset += 8
+            }
+            while offset < count {
+                hash = (hash ^ UInt64(raw[offset])) &* prime
+                offset += 1
+            }
+            return Int64(bitPattern: hash)
         }
-        return Int64(bitPattern: hash)
     }
 
     /// `due + grace` in microseconds, saturating: when a failed delivery is past its grace (never shown).
