@@ -29,7 +29,7 @@ final class HostileSystemBusTests: XCTestCase {
 // group schedd each push `shared:1` and see, cancel and read the history of only their own; neither may
 // list every app or name the other's namespace, and another user's process (its /proc/PID/root
 // unreadable to the daemon), in a fake Flatpak sandbox or not, counts as sandboxed. Root lists both
-// with --all-apps. On main 067d7ec both users shared org.schedd.Default and each listed the other's.
+// with --all-apps. Signals: each user's listener receives only its own (also asking to eavesdrop). On main 067d7ec both users shared org.schedd.Default and each listed the other's.
 final class SystemBusNamespaceTests: XCTestCase {
     private static let verdicts = DriverVerdicts(driver: "sysbus_namespaces.py")
 
@@ -39,5 +39,13 @@ final class SystemBusNamespaceTests: XCTestCase {
 
     func testAnotherUsersUnreadableProcess_countsAsSandboxed() throws {
         try Self.verdicts.assertPassed(["unreadable sandbox /"])
+    }
+
+    /// Two users' listeners (Subscribe, a match for every signal, B also asking to eavesdrop and for
+    /// SubscribeAllApps) while both users' schedules are cancelled and fire: each receives its own
+    /// NotificationShown/NotificationCancelled and nothing of the other; root's all-apps subscription gets
+    /// both. A broadcast to every subscribed connection fails "A/B receives nothing of …".
+    func testEachUserReceivesOnlyItsOwnSignals() throws {
+        try Self.verdicts.assertPassed(["signals /"])
     }
 }

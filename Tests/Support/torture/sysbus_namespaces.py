@@ -14,6 +14,13 @@ Two real users of the allowed group, A and B, each push `shared:1` (no --app: bo
     sandboxed (issue 31 item 6) — `--app org.example.Victim` is refused, also from a fake Flatpak
     sandbox (unshare -m + chroot with a /.flatpak-info, as B);
   - root sees both with `list --all-apps` (app `uUID:org.schedd.Default`) and may name A's namespace.
+Signals (a daemon of its own): A and B each run a listener (Tests/Support/isolation/listener.py, as
+that user) that subscribes to its own signals, matches every signal on the bus and, for B, also asks to
+eavesdrop and tries SubscribeAllApps; root listens with SubscribeAllApps. A and B push, A cancels one,
+the clock moves and both fire:
+  - A receives its own NotificationShown and NotificationCancelled (the channel works), B its own;
+  - neither receives anything of the other: no signal naming the other's namespace, title or id;
+  - B's SubscribeAllApps is refused; root's all-apps subscription receives both users' signals.
 On main 067d7ec A and B shared `org.schedd.Default`: B listed A's title, cancelled A's schedule,
 listed every app and acted as any app.
 Prints `PASS name` / `FAIL name: why`; exits 0 when all pass, 1 otherwise, 77 when not root.
@@ -21,6 +28,7 @@ Prints `PASS name` / `FAIL name: why`; exits 0 when all pass, 1 otherwise, 77 wh
 
 import json
 import os
+import time
 import pwd
 import shutil
 import subprocess
@@ -71,6 +79,7 @@ class Namespaces(sysbus_refusal.Refusal):
         os.chmod(work, 0o755)
         try:
             self.scenario_ns(work)
+            self.scenario_signals(work)
         finally:
             if self.results and all(p is None for _, p in self.results):
                 shutil.rmtree(work, ignore_errors=True)
@@ -149,6 +158,112 @@ class Namespaces(sysbus_refusal.Refusal):
             own = self.ids(daemon.cli(['list', '--json']))
             self.check("namespaces / root's own list holds no user's", own == [], str(own))
         finally:
+            daemon.kill9()
+            bus.stop()
+
+    def scenario_signals(self, work):
+        """Signals of one user never reach another (CONTRACT §8 v3: a caller receives only its own uid's signals)."""
+        state = os.path.join(work, 'sig-state')
+        os.mkdir(state, 0o700)
+        owner = pwd.getpwnam(OWNER)
+        os.chown(state, owner.pw_uid, owner.pw_gid)
+        bus = self.bus_with(work, 'sig', '<include>%s</include>' % os.path.join(REPO, 'units/org.schedd.Scheduler1.conf'))
+        daemon = Schedd(self.binary, bus, os.path.join(state, 'schedd.db'), os.path.join(work, 'sig-notes.jsonl'),
+                        os.path.join(work, 'sig-daemon.log'), run_prefix=as_user(OWNER), run_args=['--allow-group', 'schedd'])
+        a, b = as_user(MEMBER), as_user(MEMBER2)
+        key_a = 'u%d:%s' % (pwd.getpwnam(MEMBER).pw_uid, DEFAULT)
+        key_b = 'u%d:%s' % (pwd.getpwnam(MEMBER2).pw_uid, DEFAULT)
+        script = os.path.join(HERE, '..', 'isolation', 'listener.py')
+        listeners = []
+
+        def listen(label, prefix, extra):
+            log = os.path.join(work, 'sig-listener-%s.jsonl' % label)
+            open(log, 'w').close()
+            os.chmod(log, 0o666)
+            proc = subprocess.Popen(list(prefix) + ['/usr/bin/python3', script, '--address', bus.address, '--log', log]
+                                    + extra, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=open(log + '.err', 'wb'))
+            listeners.append(proc)
+            return log
+
+        def events(log):
+            with open(log, encoding='utf-8') as f:
+                return [json.loads(line) for line in f if line.strip()]
+
+        def signals(log):
+            return [e for e in events(log) if e.get('event') == 'signal' and e.get('interface') == 'org.schedd.Scheduler1']
+
+        def wait_for(condition, seconds=60):
+            deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                if condition():
+                    return True
+                time.sleep(0.05)
+            return condition()
+
+        def push(prefix, sid, title, at='2026-03-08T09:00'):
+            text = json.dumps({'bk': {'local': {'id': sid, 'at': at, 'title': title}}})
+            return daemon.cli(['push', '-', '--json'], input=text, prefix=prefix, timeout=60)
+
+        try:
+            daemon.start('2026-03-07T12:00:00Z')
+            log_a = listen('A', a, [])
+            log_b = listen('B', b, ['--eavesdrop', '--try-all-apps'])
+            log_root = listen('root', [], ['--try-all-apps'])
+            ready = wait_for(lambda: all(any(e.get('event') == 'ready' for e in events(log))
+                                         for log in (log_a, log_b, log_root)))
+            if not ready:
+                raise Failure('the listeners did not start: %s' % [open(l + '.err').read()[-300:]
+                                                                     for l in (log_a, log_b, log_root)])
+            by_event = lambda log, name: [e for e in events(log) if e.get('event') == name]
+            subscribed = by_event(log_a, 'subscribe') + by_event(log_b, 'subscribe')
+            self.check('signals / A and B subscribe to their own signals', len(subscribed) == 2 and
+                       all(e.get('ok') for e in subscribed), str(subscribed))
+            all_b = by_event(log_b, 'subscribe-all')
+            self.check('signals / B may not subscribe to every app', len(all_b) == 1 and not all_b[0].get('ok') and
+                       'AccessDenied' in all_b[0].get('error', ''), str(all_b))
+            all_root = by_event(log_root, 'subscribe-all')
+            self.check('signals / root subscribes to every app', len(all_root) == 1 and all_root[0].get('ok'), str(all_root))
+
+            results = [push(a, 'shared:1', 'A secret'), push(a, 'a-only:1', 'A cancelled secret'),
+                       push(b, 'shared:1', 'B own'), daemon.cli(['cancel', 'a-only:1', '--json'], prefix=a)]
+            self.check('signals / the pushes and the cancel are served', all(r.returncode == 0 for r in results),
+                       str([(r.returncode, r.stderr[-200:]) for r in results]))
+            r = daemon.cli(['clock', 'advance', '2d', '--json'])
+            self.check('signals / root moves the clock', r.returncode == 0, r.stderr[-300:])
+
+            # A barrier per user: its own cancel after everything else. The bus keeps the order of one
+            # sender's messages to one receiver, so once a listener has its barrier, every signal the daemon
+            # sent it before (a leak included) has arrived: no waiting for absence.
+            for prefix in (a, b):
+                push(prefix, 'barrier:1', 'barrier', at='2026-04-01T09:00')
+                daemon.cli(['cancel', 'barrier:1', '--json'], prefix=prefix)
+
+            def members(log):
+                return sorted((e.get('member'), e['args'][0], e['args'][-1]) for e in signals(log))
+            want_a = [('NotificationCancelled', 'a-only:1', key_a), ('NotificationCancelled', 'barrier:1', key_a),
+                      ('NotificationShown', 'shared:1', key_a)]
+            want_b = [('NotificationCancelled', 'barrier:1', key_b), ('NotificationShown', 'shared:1', key_b)]
+            barrier = lambda log, key: ('NotificationCancelled', 'barrier:1', key) in members(log)
+            wait_for(lambda: barrier(log_a, key_a) and barrier(log_b, key_b)
+                     and {key_a, key_b} <= {e['args'][-1] for e in signals(log_root) if e['args'][0] == 'barrier:1'}, 60)
+            self.check('signals / A receives its own signals', set(want_a) <= set(members(log_a)), str(members(log_a)))
+            self.check('signals / B receives its own signals', set(want_b) <= set(members(log_b)), str(members(log_b)))
+            text_a = json.dumps(signals(log_a))
+            text_b = json.dumps(signals(log_b))
+            self.check('signals / A receives nothing of B', key_b not in text_a and 'B own' not in text_a and
+                       members(log_a) == want_a, text_a[:600])
+            self.check('signals / B receives nothing of A, even asking to eavesdrop', key_a not in text_b and
+                       'A secret' not in text_b and 'a-only' not in text_b and members(log_b) == want_b, text_b[:600])
+            destinations = {e.get('destination') for e in signals(log_a) + signals(log_b)}
+            self.check('signals / every signal is unicast', None not in destinations and '' not in destinations,
+                       str(destinations))
+            root_keys = {e['args'][-1] for e in signals(log_root)}
+            self.check('signals / root receives both users\' signals', {key_a, key_b} <= root_keys, str(root_keys))
+        finally:
+            for proc in listeners:
+                proc.terminate()
+                proc.wait()
             daemon.kill9()
             bus.stop()
 
