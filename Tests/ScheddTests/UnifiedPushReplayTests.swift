@@ -76,6 +76,18 @@ final class UnifiedPushReplayTests: XCTestCase {
         XCTAssertEqual(harness.shown.count, 1, "shown once")
     }
 
+    func testWindow_survivesARestart() throws {
+        let registration = try harness.registerForPushes(app)
+        let push = localPush(id: "run_9:d", at: "2026-03-01T10:05:00Z", title: "Once")
+        XCTAssertEqual(acknowledgedID(try distributor.send(push, to: registration, id: "m1")), "m1")
+        harness.stopDaemon()
+        try harness.startDaemon(fakeClock: "2026-03-01T10:00:00Z")
+        XCTAssertTrue(waitUntil(30) { self.distributor.registeredTokens().count == 2 }, "registered again after the restart")
+        XCTAssertEqual(acknowledgedID(try distributor.replay(to: registration, id: "m1")), "m1")
+        XCTAssertTrue(harness.daemonStderr.contains("ignored a replayed push for \(app) (message m1)"), harness.daemonStderr)
+        XCTAssertFalse(harness.daemonStderr.contains("\"status\":\"duplicate\""), harness.daemonStderr)
+    }
+
     func testReplayWithinTheWindow_logsNoDuplicate_andBodiesThatDoNotDecrypt_neverEnterTheWindow() throws {
         let registration = try harness.registerForPushes(app)
         let push = localPush(id: "run_9:c", at: "2026-03-01T11:00:00Z", title: "Once")
