@@ -154,7 +154,7 @@ final class GnomeShellTests: XCTestCase {
 
     /// A real click on the body: GNOME emits ActionInvoked(id, "default"); the daemon records `opened` with
     /// `action:default` and launches the app's Exec= with the deep link (no systemd user manager on this bus:
-    /// detached).
+    /// detached), without an activation token (GNOME 43 emits no ActivationToken).
     func testClickOnTheBody_isRecordedOpenedDefault_andLaunchesTheAppAtTheDeepLink() throws {
         let banner = try show(Self.notes, id: "run_34:body", deepLink: "notes://page/34")
         let body = try XCTUnwrap(banner.text(Self.body), "\(banner.texts)")
@@ -166,6 +166,7 @@ final class GnomeShellTests: XCTestCase {
         let line = try XCTUnwrap(try? String(contentsOfFile: launches, encoding: .utf8))
         let launched = try XCTUnwrap(parseObject(line.trimmingCharacters(in: .whitespacesAndNewlines)))
         XCTAssertEqual(launched["argv"] as? [String], ["notes://page/34"])
+        XCTAssertTrue(launched["XDG_ACTIVATION_TOKEN"] is NSNull, "GNOME 43 sends no ActivationToken: \(launched)")
         XCTAssertTrue(try waitUntil(5) { try shell.banner() == nil }, "the banner stayed after the click")
     }
 
@@ -205,5 +206,22 @@ final class GnomeShellTests: XCTestCase {
         XCTAssertEqual(dismissed["reason"] as? String, "action:schedd-dismiss")
         XCTAssertTrue(try waitUntil(10) { try shell.banner() == nil }, "the alarm stayed on screen after Dismiss")
         XCTAssertTrue(try waitUntil(10) { try shell.tray().isEmpty }, "the alarm stayed in the tray")
+    }
+
+    /// A real click on an alarm's "Snooze 10 min": history `snoozed`, the banner leaves (schedd closes it), and
+    /// ten minutes later (fake clock) the alarm is on screen again as an alarm, with Snooze and Dismiss.
+    func testAlarm_snoozeClick_hidesIt_andItComesBackTenMinutesLater() throws {
+        let banner = try show(Self.shop, id: "alarm:snooze", title: "Wake up", body: "Flight at 09:40",
+                              local: #""alarm":true"#, deepLink: "shop://cart")
+        try shell.click(try XCTUnwrap(banner.button("Snooze 10 min"), "\(banner.buttons)").center)
+        XCTAssertNotNil(try record("snoozed", of: "alarm:snooze", app: Self.shop), h.daemonStderr)
+        XCTAssertTrue(try waitUntil(10) { try shell.banner() == nil }, "the alarm stayed on screen after Snooze")
+        try h.advance("10min")
+        let again = try XCTUnwrap(try shell.waitForBanner("Wake up"), "the snoozed alarm did not come back")
+        XCTAssertEqual(again.buttons.map(\.label), ["Snooze 10 min", "Dismiss"])
+        XCTAssertEqual(try shell.tray().first { $0["title"] as? String == "Wake up" }?["urgency"] as? Int, 3)
+        try shell.click(try XCTUnwrap(again.button("Dismiss")).center)
+        XCTAssertNotNil(try record("dismissed", of: "alarm:snooze", app: Self.shop))
+        XCTAssertTrue(try waitUntil(10) { try shell.banner() == nil })
     }
 }
