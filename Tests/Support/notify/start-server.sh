@@ -5,7 +5,8 @@
 # below) — each from its Debian package (scripts/install-deps.sh).
 # Prints four lines: the X display (":N"), the Xvfb pid, the server pid, its home. Run it under
 # Tests/Support/tether.sh (TetheredProcess), which stops both with the test process.
-# Waits until the server owns org.freedesktop.Notifications (at most ~10 s; exit 1 otherwise).
+# Waits until the server owns org.freedesktop.Notifications (at most ~10 s; gnome-shell first gets up to 60 s to
+# settle; exit 1 otherwise).
 # Each server gets a HOME and XDG dirs of its own under a fresh temporary directory (its settings
 # and caches never touch the person's), removed by the caller with the directory printed on line 4.
 # Usage: start-server.sh ADDRESS SERVER [LOGFILE]
