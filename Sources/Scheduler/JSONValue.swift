@@ -145,10 +145,17 @@ extension JSONValue {
         var s = s
         s.withUTF8 { utf8 in
             // Copy runs of bytes that need no escape in one go.
+            // An index loop: `enumerated()` resolved generic metadata per byte in debug builds (perf: ~14 s
+            // of daemon CPU for a 48 MB `schedd list --json`).
             var runStart = 0
-            for (i, b) in utf8.enumerated() where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
-                runStart = i + 1
+            var i = 0
+            let count = utf8.count
+            while i < count {
+                let b = utf8[i]
+                i += 1
+                guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }  // control, `"`, `\`
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<(i - 1)]))
+                runStart = i
                 out.append(UInt8(ascii: "\\"))
                 switch b {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(b)
