@@ -37,9 +37,22 @@ public final class GroupCommit {
         /// `Cancel(s)` / `CancelRun(s)`.
         case cancel(id: String)
         case cancelRun(run: String)
+
+        /// What applying it costs, in the units of `FairQueue.writeBudget` (about one pushed schedule): a push
+        /// 1, a batch its entries, a cancel by id 1, a `CancelRun`/`Track` 4 per schedule of the first slice it
+        /// may cancel at once (a cancellation writes history and a tombstone and deletes: several rows). O(1).
+        public var cost: Int {
+            switch self {
+            case .push, .cancel: 1
+            case .pushBatch(let pushes, _, _): max(pushes.count, 1)
+            case .decoding(let batch): max(batch.entries, 1)
+            case .track, .cancelRun: 4 * Engine.cancelFirstSlice
+            }
+        }
     }
 
     private struct Waiting {
+        var cost: Int
         var operation: Operation
         var app: String
         var member: String
@@ -52,6 +65,8 @@ public final class GroupCommit {
     private let announcer: CancelAnnouncer
     private let log: ServiceLog
     private var waiting: [Waiting] = []
+    /// The cost units (`Operation.cost`) waiting per app; an app with none is absent.
+    private var costByApp: [String: Int] = [:]
     /// Runs `flush` once the bus has handed over what is waiting (set by the wiring; nil: at once).
     public var trigger: LoopTrigger?
     /// After every commit (the delivery part settles: delivers what became due, re-arms the timer).
@@ -89,9 +104,14 @@ public final class GroupCommit {
     }
     public private(set) var statistics = Statistics()
 
+    /// The cost units of `app`'s writes waiting for the commit. O(1).
+    public func waitingCost(app: String) -> Int { costByApp[app] ?? 0 }
+
     /// Queues a write of `app` (method `member`), answered through `reply` after the commit.
     public func enqueue(_ operation: Operation, app: String, member: String, reply: @escaping CallReply) {
-        waiting.append(Waiting(operation: operation, app: app, member: member, reply: reply))
+        let cost = operation.cost
+        costByApp[app, default: 0] += cost
+        waiting.append(Waiting(cost: cost, operation: operation, app: app, member: member, reply: reply))
         guard waiting.count < Self.maxGroup else { return flush() }
         scheduleFlush()
     }
@@ -136,6 +156,10 @@ public final class GroupCommit {
         }
         let writes = Array(waiting[..<end])
         waiting.removeFirst(end)
+        for write in writes {
+            let left = (costByApp[write.app] ?? 0) - write.cost
+            costByApp[write.app] = left > 0 ? left : nil
+        }
         statistics.record(writes.count)
         var results: [Result<Applied, ServiceFailure>] = []
         results.reserveCapacity(writes.count)

@@ -31,7 +31,7 @@ public final class PushBatchDecoder: @unchecked Sendable {
     /// Hands `texts` to the thread (checked against a sandboxed caller's `rules`, nil: unsandboxed);
     /// the result is to be waited for on the loop. O(1).
     public func submit(_ texts: [String], zones: any ZoneResolver, rules: SandboxedPushRules? = nil) -> DecodingPushBatch {
-        let result = DecodingPushBatch()
+        let result = DecodingPushBatch(entries: texts.count)
         lock.withLock {
             jobs.append((texts, zones, rules, result))
             lock.signal()
@@ -68,6 +68,10 @@ public final class DecodingPushBatch: @unchecked Sendable {
     // Guarded by `lock`.
     private var decoded: GroupCommit.Operation?
     private let lock = ConditionLock()
+    /// How many pushes the call holds (what it costs: `GroupCommit.Operation.cost`).
+    public let entries: Int
+
+    init(entries: Int) { self.entries = entries }
 
     /// Whether the thread is done with it (the group commit applies it without waiting).
     public var isReady: Bool { lock.withLock { decoded != nil } }

@@ -98,20 +98,27 @@ public final class Service {
             do throws(ServiceFailure) {
                 let known = try requireCaller(caller, method)
                 let app = known.app
-                fairQueue.drain(lane: app)  // the app's calls sent before this write are served before it
                 let operation: GroupCommit.Operation
                 if case .pushBatch(let texts) = call, texts.count >= PushBatchDecoder.minimumEntries, let batchDecoder {
                     operation = .decoding(batchDecoder.submit(texts, zones: engine().zones, rules: known.pushRules))
                 } else {
                     operation = try Self.operation(call, zones: engine().zones, rules: known.pushRules)
                 }
-                groupCommit.enqueue(operation, app: app, member: method.name, reply: reply)
+                let handOver = { [groupCommit] in groupCommit.enqueue(operation, app: app, member: method.name, reply: reply) }
+                // To the commit at once, unless the app has calls waiting (its order is kept: after them) or
+                // already a turn's worth of writes waiting for the commit (FairQueue: one turn at a time).
+                let pending = groupCommit.waitingCost(app: app)
+                if fairQueue.hasWaiting(lane: app) || (pending > 0 && pending + operation.cost > FairQueue.writeBudget) {
+                    fairQueue.enqueueWrite(lane: app, cost: operation.cost, handOver)
+                } else {
+                    handOver()
+                }
             } catch {
                 reply(.failure(error))
             }
             return
         }
-        // Served in its app's turn (FairQueue): one app's flood delays another's call by one call.
+        // Served in its app's turn (FairQueue): one app's flood delays another's call by one turn.
         fairQueue.enqueue(lane: caller?.app ?? "") { [self] in serveNow(call, caller: caller, reply: reply) }
     }
 

@@ -2,7 +2,7 @@ import ScheddService
 import XCTest
 
 /// The fair queue on its own (issue 31 item 4; docs/faults.md "Fair service"): lanes served in turn, one
-/// call per loop iteration, order kept within a lane, a drained lane's calls run at once and in order.
+/// call or a budget of writes per loop iteration, order kept within a lane, a drained lane's calls run at once and in order.
 final class FairQueueTests: XCTestCase {
     func testAFloodOfOneApp_putsAtMostOneCallBeforeAnotherAppsCall() {
         let queue = FairQueue(), trigger = ManualTrigger()
@@ -34,6 +34,34 @@ final class FairQueueTests: XCTestCase {
         queue.enqueue(lane: "a") { served.append("a3") }
         while queue.waiting > 0 { queue.serveNext() }
         XCTAssertEqual(served, ["a0", "a1", "a2", "b0", "a3"])
+    }
+
+    func testWrites_takeOneTurnOfAtMostTheBudget_andKeepTheirPlaceInTheLane() {
+        let queue = FairQueue(), trigger = ManualTrigger()
+        queue.trigger = trigger
+        var served: [String] = []
+        // A flood of costly writes (CancelRun-sized) and a read behind them, one push of another app.
+        for i in 0..<300 { queue.enqueueWrite(lane: "flood", cost: FairQueue.writeBudget) { served.append("cancel\(i)") } }
+        queue.enqueue(lane: "flood") { served.append("flood-list") }
+        queue.enqueue(lane: "victim") { served.append("victim") }
+        queue.serveNext()
+        XCTAssertEqual(served, ["cancel0"], "one costly write per turn")
+        queue.serveNext()
+        XCTAssertEqual(served, ["cancel0", "victim"], "the other app's call in the next turn")
+        while queue.waiting > 0 { queue.serveNext() }
+        XCTAssertEqual(served.last, "flood-list", "order within the app kept")
+        // Cheap writes share a turn up to the budget; the head writes of the lanes after it join the same turn.
+        served = []
+        for i in 0..<(FairQueue.writeBudget + 5) { queue.enqueueWrite(lane: "a", cost: 1) { served.append("a\(i)") } }
+        queue.enqueueWrite(lane: "b", cost: 1) { served.append("b") }
+        queue.enqueue(lane: "c") { served.append("c") }
+        queue.serveNext()
+        XCTAssertEqual(served.count, FairQueue.writeBudget + 1)
+        XCTAssertEqual(served.last, "b")
+        queue.serveNext()
+        XCTAssertEqual(served.last, "c", "a call's lane is not skipped by a write turn")
+        while queue.waiting > 0 { queue.serveNext() }
+        XCTAssertEqual(served.count, FairQueue.writeBudget + 7)
     }
 
     func testWithoutATrigger_aCallRunsAtOnce() {

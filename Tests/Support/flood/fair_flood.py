@@ -6,11 +6,12 @@ Usage: fair_flood.py BUS_ADDRESS FLOOD_APP VICTIM_APP DEPTH RUNS
 Sends, without waiting for any reply: 120 ``List(20, DEPTH)`` on each of 3 connections of FLOOD_APP,
 ``CancelRun("rK")`` for K < RUNS on a fourth, and ``DeclareApp`` + ``PendingCount`` on 100 new
 connections of FLOOD_APP; meanwhile VICTIM_APP's ``PendingCount`` is timed, one probe after the
-other, until every flood reply is in. Prints one JSON object: the probes' latencies (seconds, before
+other on a thread of its own, from right behind the flood until every flood reply is in. Prints one JSON object: the probes' latencies (seconds, before
 the flood and during it) and what the flood's calls were answered (reply or error names, counted).
 """
 import json
 import sys
+import threading
 import time
 
 from jeepney import DBusAddress, HeaderFields, MessageType, new_method_call
@@ -61,7 +62,15 @@ def main():
         newcomers.append(c)
         expected[c] = 2
     flood_sent = time.monotonic()
-    during = [probe(victim)]
+    done = threading.Event()
+    during = []
+
+    def probing():
+        while not done.is_set() or not during:
+            during.append(probe(victim))
+
+    prober = threading.Thread(target=probing)
+    prober.start()
     answers = {}
     for c, n in expected.items():
         for _ in range(n):
@@ -70,8 +79,8 @@ def main():
                 reply = c.receive(timeout=300)
             name = answer_name(reply)
             answers[name] = answers.get(name, 0) + 1
-        if len(during) < 20:
-            during.append(probe(victim))
+    done.set()
+    prober.join()
     flood_seconds = time.monotonic() - flood_sent
     print(json.dumps({"idle": idle, "during": during, "answers": answers, "flood_seconds": flood_seconds}))
 
