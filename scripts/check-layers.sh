@@ -17,6 +17,7 @@
 #      through their one shim each (rule 2);
 #   6. no script, doc or test starts a bus with `dbus-daemon --fork` (a forked bus outlives a killed
 #      run): buses run `--nofork`, tethered or killed by PID (docs/testing.md).
+#   7. no Swift file in Sources/ matches on an error's message text (errors travel typed).
 # Run by scripts/test.sh; standalone: scripts/check-layers.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -153,8 +154,26 @@ for target in package["targets"]:
         listed = set() if documented[name] == "—" else {x.strip() for x in documented[name].split(",")}
         if listed != declared:
             problems.append(f"docs/architecture.md: {name} imports {sorted(declared)}, the table says {sorted(listed)}")
+# 7. No layer parses another's message text (issue 32 item 3): errors travel typed (PushError's member,
+# rule and position, CalendarError's stage and rule, SchedulerErrorDetail on the bus), so no Sources
+# file takes an error's message apart: no `error.message.hasPrefix(`, `message.dropFirst(`,
+# `Substring(error.message)`, nor a `hasPrefix("member: …")` on a message-like prefix.
+error_text = re.compile(
+    r"\b(?:\w*(?:[eE]rror|[fF]ailure)\w*\.(?:message|description|rule|reason)|message|errorText)\s*\??\.\s*"
+    r"(?:hasPrefix|hasSuffix|contains|dropFirst|starts|range|firstIndex|split|components)\b"
+    r"|\b(?:Substring|String)\(\s*\w*(?:[eE]rror|[fF]ailure)\w*\.(?:message|description)\s*\)"
+    r"|\.hasPrefix\(\s*\"[a-z][\w.]*: ")
+for directory, _, files in os.walk("Sources"):
+    for file in files:
+        full = os.path.join(directory, file)
+        if not file.endswith(".swift"):
+            continue
+        for number, line in enumerate(open(full, encoding="utf-8"), 1):
+            code = re.sub(r"//.*$", "", line)
+            if error_text.search(code):
+                problems.append(f"{full}:{number}: matches on an error's text (use the typed error's fields): {line.strip()}")
 if problems:
     print("\n".join(problems))
     sys.exit(1)
-print("layers: every target imports exactly what it declares (as docs/architecture.md says); C modules only in their shims; system calls only in ScheddSystem")
+print("layers: every target imports exactly what it declares (as docs/architecture.md says); C modules only in their shims; system calls only in ScheddSystem; no error text parsed")
 PY

@@ -1,9 +1,27 @@
 /// Why a calendar expression was rejected; `message` says what is wrong and where.
 ///
 /// Example: `calendar: 'Mon..Fro 09:00': unknown weekday 'Fro' at offset 5`.
+///
+/// Typed: `stage` (which step refused: the parser, or the check of the parsed fields), `text` (the
+/// expression) and `rule` (what it broke, with the offset when the parser knows it: `unknown weekday
+/// 'Fro' at offset 5`). `message` is built from them: `calendar: '<text>': <rule>`; callers that speak of
+/// the expression in their own terms use `rule` (never take `message` apart).
 public struct CalendarError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
+    /// The step that refused the expression.
+    public enum Stage: String, Sendable, Hashable {
+        /// The grammar (systemd's `calendar_spec_from_string`).
+        case parse
+        /// The values after normalization (ranges, impossible dates).
+        case validate
+    }
+    public let stage: Stage
+    /// The expression as given.
+    public let text: String
+    /// The rule broken, in words.
+    public let rule: String
+    public init(stage: Stage, text: String, rule: String) { self.stage = stage; self.text = text; self.rule = rule }
+    /// `calendar: '<text>': <rule>`.
+    public var message: String { "calendar: '\(text)': \(rule)" }
     public var description: String { message }
 }
 
@@ -63,11 +81,11 @@ public struct CalendarSpec: Sendable, Hashable {
         do {
             parsed = try CalendarParser.parse(text, zones: zones)
         } catch {
-            throw CalendarError("calendar: '\(text)': \(error.message)")
+            throw CalendarError(stage: .parse, text: text, rule: error.message)
         }
         parsed.fields.normalize()
         if let problem = parsed.fields.validationProblem() {
-            throw CalendarError("calendar: '\(text)': \(problem)")
+            throw CalendarError(stage: .validate, text: text, rule: problem)
         }
         source = text
         fields = parsed.fields

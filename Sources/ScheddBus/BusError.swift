@@ -15,6 +15,9 @@ public struct BusError: Error, Sendable, CustomStringConvertible {
     public var message: String?
     /// The errno (positive); EIO when the peer sent only a D-Bus error.
     public var errno: Int32
+    /// The strings after the message in a D-Bus error reply's body (schedd's member, rule, position:
+    /// ScheddProtocol's `SchedulerErrorDetail`); empty for other errors.
+    public var details: [String] = []
 
     public init(operation: String, name: String? = nil, message: String? = nil, errno: Int32) {
         self.operation = operation; self.name = name; self.message = message; self.errno = abs(errno)

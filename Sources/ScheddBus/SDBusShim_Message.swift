@@ -26,8 +26,23 @@ public struct BusMessage {
             return nil
         }
         let errno = sd_bus_message_get_errno(pointer)
-        return BusError(operation: operation, name: error.pointee.name.map { String(cString: $0) },
-                        message: error.pointee.message.map { String(cString: $0) }, errno: errno > 0 ? errno : EIO)
+        var failure = BusError(operation: operation, name: error.pointee.name.map { String(cString: $0) },
+                               message: error.pointee.message.map { String(cString: $0) }, errno: errno > 0 ? errno : EIO)
+        failure.details = errorDetails()
+        return failure
+    }
+
+    /// The strings after the message in an error reply's body (`replyError(details:)`); empty when the
+    /// body is just the message or has another shape.
+    private func errorDetails() -> [String] {
+        guard let signature = sd_bus_message_get_signature(pointer, 1).map({ String(cString: $0) }),
+              signature.count > 1, signature.allSatisfy({ $0 == "s" }), sd_bus_message_rewind(pointer, 1) >= 0 else { return [] }
+        var strings: [String] = []
+        var value: UnsafePointer<CChar>?
+        while sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "s")), &value) > 0, let value {
+            strings.append(String(cString: value))
+        }
+        return strings.count == signature.count ? Array(strings.dropFirst()) : []
     }
 
     // MARK: Reading
@@ -246,12 +261,23 @@ public struct BusMessage {
         try check(sd_bus_send(nil, reply, nil), "send the reply to \(member)")
     }
 
-    /// Sends the D-Bus error `name` with `message` as the answer to this call.
-    public func replyError(name: String, message: String) throws(BusError) {
+    /// Sends the D-Bus error `name` with `message` as the answer to this call; `details`, when given, are
+    /// more strings after the message in the error's body (`s` becomes `s` + one `s` each: readers of the
+    /// first string alone see the message as before).
+    public func replyError(name: String, message: String, details: [String] = []) throws(BusError) {
         var error = sd_bus_error()
         sd_bus_error_set(&error, name, message)
         defer { sd_bus_error_free(&error) }
-        try check(sd_bus_reply_method_error(pointer, &error), "send the error reply to \(member)")
+        guard !details.isEmpty else {
+            try check(sd_bus_reply_method_error(pointer, &error), "send the error reply to \(member)")
+            return
+        }
+        var reply: OpaquePointer?
+        try check(sd_bus_message_new_method_error(pointer, &reply, &error), "build the error reply to \(member)")
+        defer { sd_bus_message_unref(reply) }
+        let body = BusMessage(reply!)
+        for detail in details { try body.append(detail) }
+        try check(sd_bus_send(nil, reply, nil), "send the error reply to \(member)")
     }
 
     /// Keeps this call beyond its handler, so that it can be answered later (its handler then returns
@@ -295,11 +321,12 @@ public final class BusDeferredCall {
         try BusMessage(pointer).reply(build)
     }
 
-    /// Sends the D-Bus error `name`. Answering twice does nothing.
-    public func replyError(name: String, message: String) throws(BusError) {
+    /// Sends the D-Bus error `name` (with `details` after the message, see `BusMessage.replyError`).
+    /// Answering twice does nothing.
+    public func replyError(name: String, message: String, details: [String] = []) throws(BusError) {
         guard let pointer else { return }
         defer { release() }
-        try BusMessage(pointer).replyError(name: name, message: message)
+        try BusMessage(pointer).replyError(name: name, message: message, details: details)
     }
 
     private func release() {

@@ -34,8 +34,13 @@ extension ScheddClient {
             if let outcomes = try? JSONDecoder().decode([PushOutcome].self, from: Data(answer.utf8)) {
                 return .success(outcomes)
             }
-            let message = (try? JSONDecoder().decode([String: String].self, from: Data(answer.utf8)))?["error"] ?? answer
-            return .failure(ScheddError(.invalidPush, message, dbusName: SchedulerErrorName.invalidPush.rawValue))
+            let rejected = try? JSONDecoder().decode(BatchRejection.self, from: Data(answer.utf8))
+            var error = ScheddError(.invalidPush, rejected?.error ?? answer, dbusName: SchedulerErrorName.invalidPush.rawValue)
+            if let rejected, let member = rejected.member, let rule = rejected.rule {
+                error.detail = SchedulerErrorDetail(member: member, rule: rule, position: rejected.position,
+                                                    syntax: rejected.syntax)
+            }
+            return .failure(error)
         }
     }
 
@@ -176,4 +181,14 @@ extension ScheddClient {
         }
         return steps
     }
+}
+
+/// A rejected `PushBatch` entry: `{"error": …}` with `member`, `rule` and `position` when the daemon
+/// names them (README.md "Errors").
+private struct BatchRejection: Decodable {
+    var error: String
+    var member: String?
+    var rule: String?
+    var position: Int?
+    var syntax: String?
 }

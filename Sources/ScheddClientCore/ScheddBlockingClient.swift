@@ -28,24 +28,13 @@ public final class ScheddBlockingClient {
 
     deinit { connection.close() }
 
-    /// Calls `member`; `read` decodes the reply. A reply of another shape is `.protocolError`.
+    /// Calls `member`; `read` decodes the reply. A reply of another shape is `.protocolError`. Sent
+    /// and waited for like `send` + `wait` (not sd_bus_call, which drops an error reply's body: the
+    /// daemon's member, rule and position, `ScheddError.detail`).
     public func call<T>(_ member: String, timeoutMicroseconds: UInt64 = 0,
                         _ build: (BusMessage) throws(BusError) -> Void = { _ throws(BusError) in },
-                        read: (BusMessage) throws(BusError) -> T) throws(ScheddError) -> T {
-        var readFailure: BusError?
-        let value: T?
-        do {
-            value = try connection.call(SchedulerNames.method(member), timeoutMicroseconds: timeoutMicroseconds, build,
-                                        read: { m throws(BusError) -> T? in
-                do throws(BusError) { return try read(m) } catch { readFailure = error; return nil }
-            })
-        } catch {
-            throw ScheddError(error)
-        }
-        guard let value else {
-            throw ScheddError(.protocolError, "unexpected reply to \(member) from \(target): \(readFailure?.reason ?? "")")
-        }
-        return value
+                        read: @escaping (BusMessage) throws(BusError) -> T) throws(ScheddError) -> T {
+        try wait(try send(member, timeoutMicroseconds: timeoutMicroseconds, build, read: read))
     }
 
     /// Sends `member` now and returns at once; `wait` reads the reply. Calls sent before the first wait

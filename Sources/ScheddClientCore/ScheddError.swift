@@ -63,8 +63,11 @@ public struct ScheddError: Error, Sendable, CustomStringConvertible, Equatable {
     /// The D-Bus error name, when the failure was a D-Bus error reply.
     public var dbusName: String?
 
-    public init(_ code: Code, _ message: String, dbusName: String? = nil) {
-        self.code = code; self.message = message; self.dbusName = dbusName
+    /// The member, rule and position the daemon named, as data (nil when it named none): build messages
+    /// from these, never by taking `message` apart.
+    public var detail: SchedulerErrorDetail?
+    public init(_ code: Code, _ message: String, dbusName: String? = nil, detail: SchedulerErrorDetail? = nil) {
+        self.code = code; self.message = message; self.dbusName = dbusName; self.detail = detail
     }
 
     public var description: String { message }
@@ -76,7 +79,8 @@ public struct ScheddError: Error, Sendable, CustomStringConvertible, Equatable {
         let message = error.message ?? error.description
         switch name {
         case let name? where SchedulerErrorName(rawValue: name) != nil:
-            self.init(Code(name: SchedulerErrorName(rawValue: name)!), message, dbusName: name)
+            self.init(Code(name: SchedulerErrorName(rawValue: name)!), message, dbusName: name,
+                      detail: SchedulerErrorDetail(fields: error.details))
         case "org.freedesktop.DBus.Error.UnknownMethod"?: self.init(.usage, message, dbusName: name)
         case "org.freedesktop.DBus.Error.ServiceUnknown"?, "org.freedesktop.DBus.Error.NameHasNoOwner"?:
             self.init(.unreachable, "no schedd daemon answers: \(message)", dbusName: name)

@@ -1,5 +1,6 @@
 import SchedCalendar
 import Scheduler
+import ScheddProtocol
 
 /// A write call's answer, or why it failed; handed to the call's `CallReply` exactly once.
 public typealias CallReply = (Result<CallAnswer, ServiceFailure>) -> Void
@@ -304,7 +305,15 @@ func outcomesJSON(_ outcomes: [PushOutcome], budget: inout IDBudget) -> String {
     return String(decoding: out, as: UTF8.self)
 }
 
-/// `{"error": message}`, a rejected entry's answer in a `PushBatch`.
-func errorJSON(_ message: String) -> String {
-    JSONValue.object([JSONMember("error", .string(message))]).serialized()
+/// `{"error": message}`, a rejected entry's answer in a `PushBatch`; with `detail`, also `"member"`,
+/// `"rule"` and (a JSON syntax error) `"position"` (the byte offset in the entry) and `"syntax"` (the reason
+/// without it): README.md "Errors".
+func errorJSON(_ message: String, detail: SchedulerErrorDetail? = nil) -> String {
+    var members = [JSONMember("error", .string(message))]
+    if let detail {
+        members += [JSONMember("member", .string(detail.member)), JSONMember("rule", .string(detail.rule))]
+        if let position = detail.position { members.append(JSONMember("position", .number(String(position)))) }
+        if let syntax = detail.syntax { members.append(JSONMember("syntax", .string(syntax))) }
+    }
+    return JSONValue.object(members).serialized()
 }

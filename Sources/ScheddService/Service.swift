@@ -173,7 +173,7 @@ public final class Service {
                 pushes.append(try decodePush(text, zones: zones, rules: rules))
                 indexes.append(i)
             } catch {
-                answers[i] = errorJSON(error.message)
+                answers[i] = errorJSON(error.message, detail: error.detail)
             }
         }
         return .pushBatch(pushes: pushes, indexes: indexes, answers: answers)
@@ -186,7 +186,7 @@ public final class Service {
         do {
             push = try PushDecoder.decode(text.utf8, zones: zones)  // the string's own bytes, not a copy
         } catch {
-            throw ServiceFailure(.invalidPush, error.message)
+            throw ServiceFailure(.invalidPush, error)
         }
         try checkSandboxed(push, rules)
         // The engine reads it once per push: for a batch this runs on the decoder's thread, off the loop.
@@ -196,7 +196,7 @@ public final class Service {
 
     /// Throws InvalidArgument when `rules` (a sandboxed caller's) refuse a member of `push`.
     static func checkSandboxed(_ push: Push, _ rules: SandboxedPushRules?) throws(ServiceFailure) {
-        do { try rules?.check(push) } catch { throw ServiceFailure(.invalidArgument, error.message) }
+        do { try rules?.check(push) } catch { throw ServiceFailure(.invalidArgument, error) }
     }
 
     /// The calls that are not grouped; nil when the answer comes later through `reply` (a clock move

@@ -13,8 +13,19 @@ public struct ServiceFailure: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The store failure behind a `.storage` failure.
     public var storeCause: StoreError?
-    public init(_ name: ServiceErrorName, _ message: String, storeCause: StoreError? = nil) {
-        self.name = name; self.message = message; self.storeCause = storeCause
+    /// The member, rule and position the error is about, as data (sent after the message in the error
+    /// reply: `SchedulerErrorDetail`); nil when the error names no member.
+    public var detail: SchedulerErrorDetail?
+    public init(_ name: ServiceErrorName, _ message: String, storeCause: StoreError? = nil,
+                detail: SchedulerErrorDetail? = nil) {
+        self.name = name; self.message = message; self.storeCause = storeCause; self.detail = detail
+    }
+
+    /// A push that broke a rule: `name` with the push error's message, its member, rule and position kept.
+    public init(_ name: ServiceErrorName, _ error: PushError) {
+        self.init(name, error.message, detail: SchedulerErrorDetail(member: error.member, rule: error.rule,
+                                                                    position: error.syntax?.position,
+                                                                    syntax: error.syntax?.reason))
     }
     public var description: String { message }
 
@@ -26,7 +37,8 @@ public struct ServiceFailure: Error, Sendable, CustomStringConvertible {
         case .notFound: .notFound
         case .quotaExceeded: .quotaExceeded
         }
-        self.init(name, error.message, storeCause: error.cause)
+        self.init(name, error.message, storeCause: error.cause,
+                  detail: error.member.map { SchedulerErrorDetail(member: $0, rule: error.rule ?? "") })
     }
 
     /// A value that breaks its method's rule: InvalidArgument.

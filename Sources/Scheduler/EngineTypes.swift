@@ -132,8 +132,17 @@ public struct EngineError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The store failure behind a `.storage` error (disk full, I/O error…), for callers that tell them apart.
     public var cause: StoreError?
+    /// The member of the push the error is about and the rule it broke (then `message` is
+    /// `member + ": " + rule`); nil when the error names no member.
+    public var member: String?
+    public var rule: String?
     public init(_ kind: Kind, _ message: String, cause: StoreError? = nil) {
         self.kind = kind; self.message = message; self.cause = cause
+    }
+    /// An error about `member` of a push: the message is `member: rule`, both kept as data.
+    public init(_ kind: Kind, member: String, rule: String) {
+        self.init(kind, member + ": " + rule)
+        self.member = member; self.rule = rule
     }
     public var description: String { message }
 }

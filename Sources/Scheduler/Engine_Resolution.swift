@@ -30,7 +30,7 @@ extension Engine {
             cache(spec, for: text)
             return spec
         } catch {
-            throw EngineError(.invalidArgument, "bk.local.calendar: \(error.message)")
+            throw EngineError(.invalidArgument, member: "bk.local.calendar", rule: error.message)
         }
     }
 
@@ -130,7 +130,8 @@ extension Engine {
             // A wall time of the years 1–9999 may resolve outside them (9999-12-31T23:59 west of UTC):
             // refused naming the range (CONTRACT §9), as a fixed instant out of range is by the decoder.
             if s.kind == .floatingAt, let next, !next.isSupported, let wall = s.wall {
-                throw EngineError(.invalidArgument, "bk.local.at: \(wall.iso8601(withOffset: nil)) in \(try evaluationZone(s).name) is "
+                throw EngineError(.invalidArgument, member: "bk.local.at",
+                                  rule: "\(wall.iso8601(withOffset: nil)) in \(try evaluationZone(s).name) is "
                                   + "\(next.rfc3339), outside the supported range \(Instant.supportedRangeDescription)")
             }
         }

@@ -101,7 +101,7 @@ public enum PushDecoder {
         do throws(JSONError) {
             tape = try JSONTape(parsing: buffer, maxDepth: maxDepth)
         } catch {
-            throw PushError("push", error.description)
+            throw PushError(syntax: error)
         }
         guard tape[0].kind == .object else { throw PushError("push", "must be a JSON object") }
 

@@ -46,10 +46,8 @@ extension PushDecoder {
             do throws(CalendarError) {
                 spec = try CalendarSpec(parsing: text, zones: zones)
             } catch {
-                // The member path already says "calendar"; drop the parser's own stage prefix.
-                var rule = Substring(error.message)
-                if rule.hasPrefix("calendar: ") { rule = rule.dropFirst("calendar: ".count) }
-                throw PushError(local.path(LocalMember.calendar), String(rule))
+                // The member path already says "calendar": the expression and its rule.
+                throw PushError(local.path(LocalMember.calendar), "'\(error.text)': \(error.rule)")
             }
             if let zoneName = spec.timeZoneName { try checkZone(zoneName, zones, local.path(LocalMember.calendar)) }
             if try local.string(LocalMember.timeZone) != nil {

@@ -10,12 +10,27 @@ import SchedCalendar
 /// whole. Messages quote sender text only where the rule needs it (a bad `at`, an unknown zone) and
 /// never quote `title`, `body` or `data`, which are private.
 public struct PushError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The dotted path of the offending member, or `push`.
-    public var member: String
-    /// The rule broken, in words (`more than 32 events`).
-    public var rule: String
+    public static func == (a: PushError, b: PushError) -> Bool {
+        a.member == b.member && a.rule == b.rule && a.syntax?.position == b.syntax?.position && a.syntax?.reason == b.syntax?.reason
+    }
+    public func hash(into hasher: inout Hasher) { hasher.combine(member); hasher.combine(rule) }
 
-    public init(_ member: String, _ rule: String) { self.member = member; self.rule = rule }
+    /// The dotted path of the offending member, or `push`.
+    public let member: String
+    /// The rule broken, in words (`more than 32 events`).
+    public let rule: String
+    /// A JSON syntax error: the 0-based offset of the offending byte in the push and the parser's
+    /// reason without it (`unexpected end of input`); nil otherwise.
+    public let syntax: (position: Int, reason: String)?
+
+    public init(_ member: String, _ rule: String) {
+        self.member = member; self.rule = rule; syntax = nil
+    }
+
+    /// The push is not JSON: member `push`, rule `invalid JSON at byte N: REASON`, and N and REASON as data.
+    public init(syntax error: JSONError) {
+        member = "push"; rule = error.description; syntax = (error.offset, error.reason)
+    }
 
     /// `member: rule`.
     public var message: String { member + ": " + rule }

@@ -57,6 +57,31 @@ final class ScheddClientTests: XCTestCase {
         XCTAssertEqual(sleep["lastResume"], .string("2026-01-01T00:30:00Z"))
     }
 
+    /// The daemon's error reply carries member, rule and position as data (`ScheddError.detail`), for a
+    /// push and for each rejected entry of a batch.
+    func testErrorsCarryMemberRuleAndPositionAsData() async throws {
+        let testbed = try await Testbed.start(fakeClock: "2026-01-01T00:00:00Z")
+        defer { testbed.stop() }
+        do {
+            _ = try await testbed.client.push(json: #"{"bk":{"local":{"id":"x","at":"2026-01-02T00:00"}}}"#)
+            XCTFail("a push without a title is rejected")
+        } catch {
+            XCTAssertEqual(error.detail, SchedulerErrorDetail(member: "bk.local.title", rule: "required"))
+            XCTAssertEqual(error.message, "bk.local.title: required")
+        }
+        do {
+            _ = try await testbed.client.push(json: #"{"bk":"#)
+            XCTFail("a push that is no JSON is rejected")
+        } catch {
+            XCTAssertEqual(error.detail, SchedulerErrorDetail(member: "push", rule: "invalid JSON at byte 6: unexpected end of input",
+                                                              position: 6, syntax: "unexpected end of input"))
+        }
+        let answers = try await testbed.client.pushBatch([Push.local(LocalNotification(id: "", title: "bad", trigger: .at("2026-01-02T00:00:00Z")))])
+        guard case .failure(let rejected)? = answers.first else { return XCTFail("the push is rejected") }
+        XCTAssertEqual(rejected.detail?.member, "bk.local.id")
+        XCTAssertEqual(rejected.message, (rejected.detail?.member ?? "?") + ": " + (rejected.detail?.rule ?? "?"))
+    }
+
     func testTypedErrorsMirrorTheDBusErrors() async throws {
         let testbed = try await Testbed.start(fakeClock: "2026-01-01T00:00:00Z")
         defer { testbed.stop() }

@@ -1,3 +1,4 @@
+import ScheddClientCore
 /// The process exit codes of CONTRACT §6.
 enum ExitCode: Int32, Sendable {
     /// Done.
@@ -19,9 +20,11 @@ struct CommandFailure: Error, Sendable, CustomStringConvertible {
     var message: String
     /// Printed to stdout instead of the message when `--json` is given (`{"error": …}`), if set.
     var jsonBody: String?
+    /// The member, rule and position of the daemon's error, as data, when it named them.
+    var detail: SchedulerErrorDetail?
 
-    init(_ code: ExitCode, _ message: String, jsonBody: String? = nil) {
-        self.code = code; self.message = message; self.jsonBody = jsonBody
+    init(_ code: ExitCode, _ message: String, jsonBody: String? = nil, detail: SchedulerErrorDetail? = nil) {
+        self.code = code; self.message = message; self.jsonBody = jsonBody; self.detail = detail
     }
 
     static func usage(_ message: String) -> CommandFailure { CommandFailure(.usage, message) }

@@ -132,7 +132,7 @@ private func addPush(_ push: String, session: DaemonSession) throws(CommandFailu
     do {
         answer = try session.string("Push", { m throws(BusError) in try m.append(push) })
     } catch where error.code == .rejected {
-        throw .rejected(inOptionTerms(error.message))
+        throw .rejected(inOptionTerms(error))
     }
     return try DaemonSession.json(answer, "Push")
 }

@@ -97,8 +97,7 @@ func checkCalendar(_ written: String, pin: PinnedZone?, until: (time: AddTime, w
     do {
         spec = try CalendarSpec(parsing: text, zones: ZoneDatabase.shared)
     } catch {
-        let own = "calendar: '\(text)': "
-        throw .rejected("--calendar: '\(written)': " + (error.message.hasPrefix(own) ? String(error.message.dropFirst(own.count)) : error.message))
+        throw .rejected("--calendar: '\(written)': " + error.rule)
     }
     guard let next = spec.nextElapse(after: clock.now, in: pin?.rules ?? clock.zone) else {
         throw .rejected("--calendar: '\(written)' has no elapse after now (\(clock.local(clock.now))): every time it names "
@@ -111,9 +110,17 @@ func checkCalendar(_ written: String, pin: PinnedZone?, until: (time: AddTime, w
     return (text, next)
 }
 
-/// A daemon rejection of the push `add` built, in the person's terms: the push member it names
-/// becomes the option that set it (`bk.local.cancelOn[1]: …` → `--cancel-on: …`).
-func inOptionTerms(_ message: String) -> String {
+/// A daemon rejection of the push `add` built, in the person's terms: the push member it names (the
+/// error's `detail`, never its text) becomes the option that set it (`bk.local.cancelOn[1]: …` →
+/// `--cancel-on: …`); a rejection naming no member, or one no option sets, keeps its message.
+func inOptionTerms(_ failure: CommandFailure) -> String {
+    guard let detail = failure.detail, let option = option(settingMember: detail.member) else { return failure.message }
+    return option + ": " + detail.rule
+}
+
+/// The `add` option that sets push member `member` (`bk.local.cancelOn[1]` → `--cancel-on`); nil for
+/// a member no option sets.
+func option(settingMember member: String) -> String? {
     let options: [(member: String, option: String)] = [
         ("bk.local.title", "TITLE"), ("bk.local.id", "--id"), ("bk.local.body", "--body"), ("bk.local.at", "--at"),
         ("bk.local.calendar", "--calendar"), ("bk.local.until", "--until"), ("bk.local.timeZone", "--tz"),
@@ -121,11 +128,9 @@ func inOptionTerms(_ message: String) -> String {
         ("bk.local.actions", "--action"), ("bk.local.snoozeSeconds", "--snooze"), ("bk.local.icon", "--icon"),
         ("bk.deepLink", "--deep-link"),
     ]
-    for (member, option) in options where message.hasPrefix(member) {
-        var rest = message.dropFirst(member.count)
-        if rest.hasPrefix("[") { rest = rest.drop(while: { $0 != "]" }).dropFirst() }
-        while rest.hasPrefix(".") { rest = rest.dropFirst().drop(while: { $0 != ":" }) }
-        return option + rest
+    for (path, option) in options where member.hasPrefix(path) {
+        let rest = member.dropFirst(path.count)
+        if rest.isEmpty || rest.hasPrefix("[") || rest.hasPrefix(".") { return option }
     }
-    return message
+    return nil
 }

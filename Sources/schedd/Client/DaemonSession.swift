@@ -107,7 +107,8 @@ struct DaemonSession {
 /// the bus — an absent daemon with how to start one (`noDaemonMessage`).
 func cliFailure(_ error: ScheddError, target: BusTarget) -> CommandFailure {
     func withJSON(_ code: ExitCode, _ message: String) -> CommandFailure {
-        CommandFailure(code, message, jsonBody: JSONValue.object([JSONMember("error", .string(message))]).serialized())
+        CommandFailure(code, message, jsonBody: JSONValue.object([JSONMember("error", .string(message))]).serialized(),
+                       detail: error.detail)
     }
     switch error.code {
     case .invalidPush, .invalidArgument, .notFound, .notFakeClock, .quotaExceeded: return withJSON(.rejected, error.message)

@@ -217,10 +217,10 @@ private struct PushBatch {
             case .text(let text, let indent):
                 pushText = text
                 value = try DaemonSession.json(next.next()!, "PushBatch")
-                if let error = value[member: "error"]?.stringValue, let column = syntaxColumn(error, in: text, indent: indent) {
+                if let error = value[member: "error"]?.stringValue, let column = syntaxColumn(value, in: text, indent: indent) {
                     // --json keeps the daemon's message; the person reads the line and column.
                     rejected = true
-                    if args.json { output.out(value.serialized()) }
+                    if args.json { output.out(JSONValue.object([JSONMember("error", .string(error))]).serialized()) }
                     output.err("schedd: push rejected: \(inputName), line \(line), \(column)")
                     continue
                 }
@@ -320,17 +320,15 @@ private func printRejection(_ message: String, at location: String?, args: Parse
     for hint in push.map(unknownMemberHints) ?? [] { output.err("schedd: " + hint) }
 }
 
-/// A daemon's syntax error for an NDJSON line (`push: invalid JSON at byte N: REASON`) as the line's
-/// column (`column 7: invalid JSON: REASON`, characters from 1, the dropped indent counted); nil for
-/// other errors.
-private func syntaxColumn(_ message: String, in text: String, indent: Int) -> String? {
-    let prefix = "push: invalid JSON at byte "
-    guard message.hasPrefix(prefix) else { return nil }
-    let rest = message.dropFirst(prefix.count)
-    guard let colon = rest.firstIndex(of: ":"), let offset = Int(rest[..<colon]) else { return nil }
+/// A daemon's syntax error for an NDJSON line (the entry's answer `{"error": …, "position": N, "syntax":
+/// REASON}`) as the line's column (`column 7: invalid JSON: REASON`, characters from 1, the dropped
+/// indent counted); nil for other errors (no `position`).
+private func syntaxColumn(_ answer: JSONValue, in text: String, indent: Int) -> String? {
+    guard let position = answer[member: "position"].flatMap({ $0.numberText.flatMap { Int($0) } }), position >= 0,
+          let reason = answer[member: "syntax"]?.stringValue else { return nil }
     let bytes = Array(text.utf8)
-    let column = indent + String(decoding: bytes[..<min(offset, bytes.count)], as: UTF8.self).count + 1
-    return "column \(column): invalid JSON:" + rest[rest.index(after: colon)...]
+    let column = indent + String(decoding: bytes[..<min(position, bytes.count)], as: UTF8.self).count + 1
+    return "column \(column): invalid JSON: " + reason
 }
 
 /// Prints each outcome of one push: one JSON object per line, or a human line.

@@ -67,7 +67,7 @@ final class BusService {
                     }
                 }
             case .failure(let failure):
-                try call.replyError(name: failure.name.rawValue, message: failure.message)
+                try call.replyError(name: failure.name.rawValue, message: failure.message, details: failure.detail?.fields ?? [])
             }
         } catch {
             logger.warning("cannot answer \(call.member): \(error)")

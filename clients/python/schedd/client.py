@@ -163,7 +163,7 @@ class Client:
         if reply.header.message_type == MessageType.error:
             name = reply.header.fields.get(HeaderFields.error_name, "")
             text = reply.body[0] if reply.body and isinstance(reply.body[0], str) else name
-            raise error_for(name, text)
+            raise error_for(name, text).with_detail(list(reply.body[1:]))
         self._collect_signals()
         return reply.body
 

@@ -14,12 +14,28 @@ class ScheddError(Exception):
     """A call to schedd failed. ``dbus_name`` is the D-Bus error name (None when no daemon answered)."""
 
     dbus_name: str | None = None
+    #: The member the daemon named (``bk.local.title``; ``push`` for the whole push), None when it named none.
+    member: str | None = None
+    #: The rule it broke (``required``); the message is ``member + ": " + rule``.
+    rule: str | None = None
+    #: A JSON syntax error's byte offset in the push and the parser's reason without it, else None.
+    position: int | None = None
+    syntax: str | None = None
 
     def __init__(self, message: str, dbus_name: str | None = None):
         super().__init__(message)
         self.message = message
         if dbus_name is not None:
             self.dbus_name = dbus_name
+
+    def with_detail(self, fields) -> "ScheddError":
+        """Sets ``member``, ``rule``, ``position`` and ``syntax`` from the strings after the message in the
+        error reply (README.md "Errors"); another shape leaves them None. Returns self."""
+        if len(fields) == 4 and all(isinstance(f, str) for f in fields):
+            self.member, self.rule = fields[0], fields[1]
+            self.position = int(fields[2]) if fields[2].isdigit() else None
+            self.syntax = fields[3] or None
+        return self
 
 
 class InvalidPush(ScheddError):

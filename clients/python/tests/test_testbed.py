@@ -200,3 +200,15 @@ def test_sleep_folds_late_ones_per_app_and_never_an_alarm(schedd_testbed):
     assert [r.folded for r in fired if r.id == "wake:1"] == [False]
     sleep = schedd_testbed.status()["sleep"]
     assert sleep["lastSleep"] == "2026-01-01T00:00:00Z" and sleep["lastResume"] == "2026-01-01T00:30:00Z", sleep
+
+
+@pytest.mark.schedd(fake_clock="2026-01-01T00:00:00Z")
+def test_errors_carry_member_rule_and_position_as_data(schedd_testbed):
+    with pytest.raises(InvalidPush) as rejected:
+        schedd_testbed.push({"bk": {"local": {"id": "x", "at": "2026-01-02T00:00"}}})
+    assert (rejected.value.member, rejected.value.rule, rejected.value.position) == ("bk.local.title", "required", None)
+    assert rejected.value.message == rejected.value.member + ": " + rejected.value.rule
+    with pytest.raises(InvalidPush) as syntax:
+        schedd_testbed.push('{"bk":')
+    assert (syntax.value.member, syntax.value.position, syntax.value.syntax) == ("push", 6, "unexpected end of input")
+    assert str(syntax.value) == "push: invalid JSON at byte 6: unexpected end of input"
