@@ -86,14 +86,20 @@ class Namespaces(sysbus_refusal.Refusal):
             else:
                 print('work dir (logs): %s' % work)
 
-    def scenario_ns(self, work):
-        state = os.path.join(work, 'state')
+    def kiosk_daemon(self, work, bus_name, prefix):
+        """A system-mode daemon as OWNER on a private bus with the shipped policy, group `schedd` allowed;
+        its files in `work` under `prefix` (state dir, notifications, log)."""
+        state = os.path.join(work, prefix + 'state')
         os.mkdir(state, 0o700)
         owner = pwd.getpwnam(OWNER)
         os.chown(state, owner.pw_uid, owner.pw_gid)
-        bus = self.bus_with(work, 'ns', '<include>%s</include>' % os.path.join(REPO, 'units/org.schedd.Scheduler1.conf'))
-        daemon = Schedd(self.binary, bus, os.path.join(state, 'schedd.db'), os.path.join(work, 'notes.jsonl'),
-                        os.path.join(work, 'daemon.log'), run_prefix=as_user(OWNER), run_args=['--allow-group', 'schedd'])
+        bus = self.bus_with(work, bus_name, '<include>%s</include>' % os.path.join(REPO, 'units/org.schedd.Scheduler1.conf'))
+        daemon = Schedd(self.binary, bus, os.path.join(state, 'schedd.db'), os.path.join(work, prefix + 'notes.jsonl'),
+                        os.path.join(work, prefix + 'daemon.log'), run_prefix=as_user(OWNER), run_args=['--allow-group', 'schedd'])
+        return bus, daemon
+
+    def scenario_ns(self, work):
+        bus, daemon = self.kiosk_daemon(work, 'ns', '')
         a, b = as_user(MEMBER), as_user(MEMBER2)
         uid_a, uid_b = pwd.getpwnam(MEMBER).pw_uid, pwd.getpwnam(MEMBER2).pw_uid
         key_a, key_b = 'u%d:%s' % (uid_a, DEFAULT), 'u%d:%s' % (uid_b, DEFAULT)
@@ -163,13 +169,7 @@ class Namespaces(sysbus_refusal.Refusal):
 
     def scenario_signals(self, work):
         """Signals of one user never reach another (CONTRACT §8 v3: a caller receives only its own uid's signals)."""
-        state = os.path.join(work, 'sig-state')
-        os.mkdir(state, 0o700)
-        owner = pwd.getpwnam(OWNER)
-        os.chown(state, owner.pw_uid, owner.pw_gid)
-        bus = self.bus_with(work, 'sig', '<include>%s</include>' % os.path.join(REPO, 'units/org.schedd.Scheduler1.conf'))
-        daemon = Schedd(self.binary, bus, os.path.join(state, 'schedd.db'), os.path.join(work, 'sig-notes.jsonl'),
-                        os.path.join(work, 'sig-daemon.log'), run_prefix=as_user(OWNER), run_args=['--allow-group', 'schedd'])
+        bus, daemon = self.kiosk_daemon(work, 'sig', 'sig-')
         a, b = as_user(MEMBER), as_user(MEMBER2)
         key_a = 'u%d:%s' % (pwd.getpwnam(MEMBER).pw_uid, DEFAULT)
         key_b = 'u%d:%s' % (pwd.getpwnam(MEMBER2).pw_uid, DEFAULT)
