@@ -18,6 +18,11 @@
 #   6. no script, doc or test starts a bus with `dbus-daemon --fork` (a forked bus outlives a killed
 #      run): buses run `--nofork`, tethered or killed by PID (docs/testing.md).
 #   7. no Swift file in Sources/ matches on an error's message text (errors travel typed).
+#   8. threads and clocks only in the seam: no file in Sources/ outside Sources/ScheddSystem (and the C
+#      targets' own code) names pthread_* (pthread_create, pthread_self, pthread_t…), reads a clock
+#      (clock_gettime, a CLOCK_* id, gettimeofday, time(nil), Date(), Date.now, ContinuousClock,
+#      SuspendingClock, DispatchTime.now) or starts a Foundation Thread: ScheddSystem's SystemThread,
+#      ThreadIdentity and SystemTime are the one way to them.
 # Run by scripts/test.sh; standalone: scripts/check-layers.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -172,8 +177,32 @@ for directory, _, files in os.walk("Sources"):
             code = re.sub(r"//.*$", "", line)
             if error_text.search(code):
                 problems.append(f"{full}:{number}: matches on an error's text (use the typed error's fields): {line.strip()}")
+# 8. Threads and clocks only in the seam (issue 32 item 6). Checked on every file of Sources/ outside
+# ScheddSystem and the C targets (their code is the C side of a shim), whatever it imports: comments and
+# string literals aside, no pthread_ name, no clock read, no Foundation Thread.
+thread_or_clock = re.compile(
+    r"\bpthread_[a-z_]*\b|\bclock_(?:gettime|getres|nanosleep)\b|\bCLOCK_[A-Z_]+\b|\bgettimeofday\b"
+    r"|(?<![A-Za-z0-9_.])time\s*\(\s*nil\s*\)|\bDate\s*\(\s*\)|\bDate\.now\b|\b(?:Continuous|Suspending)Clock\b"
+    r"|\bDispatchTime\.now\b|\bThread\s*(?:\{|\(|\.detachNewThread)")
+target_path = lambda t: (t.get("path") or "Sources/" + t["name"]).rstrip("/") + "/"
+c_targets = tuple(target_path(t) for t in package["targets"]
+                  if t["type"] == "system" or not any(f.endswith(".swift") for _, _, fs in os.walk(target_path(t)) for f in fs))
+for directory, _, files in os.walk("Sources"):
+    for file in files:
+        full = os.path.join(directory, file)
+        if full.startswith("Sources/ScheddSystem/") or full.startswith(c_targets):
+            continue
+        try:
+            lines = open(full, encoding="utf-8").readlines()
+        except (UnicodeDecodeError, OSError):
+            continue
+        for number, line in enumerate(lines, 1):
+            code = re.sub(r'//.*$|"(?:[^"\\]|\\.)*"', '""', line)
+            m = thread_or_clock.search(code)
+            if m:
+                problems.append(f"{full}:{number}: a thread or clock call outside the seam (ScheddSystem's SystemThread, ThreadIdentity, SystemTime): {m.group(0).strip()}")
 if problems:
     print("\n".join(problems))
     sys.exit(1)
-print("layers: every target imports exactly what it declares (as docs/architecture.md says); C modules only in their shims; system calls only in ScheddSystem; no error text parsed")
+print("layers: every target imports exactly what it declares (as docs/architecture.md says); C modules only in their shims; system calls, threads and clocks only in ScheddSystem; no error text parsed")
 PY

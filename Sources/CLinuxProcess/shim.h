@@ -88,3 +88,10 @@ static inline int clinux_spawn_detached(const char *path, char *const argv[], ch
     if (n == (ssize_t)sizeof second && second[0] != 0) return -second[0];
     return first[1];
 }
+#include <sys/prctl.h>
+
+/// Names the calling thread (prctl PR_SET_NAME: at most 15 bytes kept, what `ps -L` shows); prctl is
+/// variadic, which Swift cannot call, and pthread_setname_np is declared only with _GNU_SOURCE.
+static inline int clinux_name_this_thread(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
+}

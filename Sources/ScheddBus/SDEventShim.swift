@@ -23,7 +23,7 @@ public final class EventLoop {
     /// The `sd_event *`; for `BusConnection.attach(to:)` only.
     let handle: OpaquePointer
     /// The thread that created the loop: the only one that may run it or touch what it drives.
-    let ownerThread: pthread_t
+    let ownerThread: ThreadIdentity
     private var callbacks: [EventCallback] = []
     private var sources: [OpaquePointer] = []
 
@@ -31,7 +31,7 @@ public final class EventLoop {
         var event: OpaquePointer?
         try check(sd_event_new(&event), "create the event loop")
         handle = event!
-        ownerThread = pthread_self()
+        ownerThread = ThreadIdentity.current
     }
 
     deinit {
@@ -40,7 +40,7 @@ public final class EventLoop {
     }
 
     /// True on the loop's own thread.
-    public var isOnLoopThread: Bool { pthread_equal(pthread_self(), ownerThread) != 0 }
+    public var isOnLoopThread: Bool { ThreadIdentity.current == ownerThread }
 
     /// Traps off the loop thread (STYLE §5: the one owner, checked).
     public func preconditionOnLoopThread(_ what: @autoclosure () -> String = "", file: StaticString = #fileID,
@@ -141,7 +141,7 @@ public final class EventLoop {
 /// The clock of an `EventTimer`.
 public enum EventClock: Sendable, CustomStringConvertible {
     case realtime, monotonic
-    var id: clockid_t { self == .realtime ? clockid_t(CLOCK_REALTIME) : clockid_t(CLOCK_MONOTONIC) }
+    var id: clockid_t { self == .realtime ? SystemTime.realtimeClockID : SystemTime.monotonicClockID }
     public var description: String { self == .realtime ? "CLOCK_REALTIME" : "CLOCK_MONOTONIC" }
 }
 

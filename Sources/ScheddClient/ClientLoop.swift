@@ -37,9 +37,12 @@ final class ClientLoop: Sendable {
         do { ends = try FileDescriptor.pipe(nonBlocking: true) } catch { throw ScheddError(.unreachable, "pipe: \(error)") }
         let loop = ClientLoop(wakeRead: ends.read, wakeWrite: ends.write)
         let started: Result<Void, ScheddError> = await withCheckedContinuation { continuation in
-            let thread = Thread { loop.main(target, started: continuation) }
-            thread.name = "ScheddClient"
-            thread.start()
+            // ScheddSystem's thread (issue 32: threads only through the seam), named as before.
+            guard let thread = SystemThread.start(name: "ScheddClient", { loop.main(target, started: continuation) }) else {
+                continuation.resume(returning: .failure(ScheddError(.unreachable, "cannot start the client's thread")))
+                return
+            }
+            thread.detach()
         }
         try started.get()
         return loop

@@ -13,6 +13,11 @@ public enum SystemTime {
     /// the growth of `boottime − monotonic` is how long the machine slept (CONTRACT §11 "Resume").
     public static var boottimeMicroseconds: Int64 { microseconds(CLOCK_BOOTTIME) }
 
+    /// The id of `CLOCK_REALTIME`, for a C library that arms timers on a clock (sd-event).
+    public static var realtimeClockID: clockid_t { clockid_t(CLOCK_REALTIME) }
+    /// The id of `CLOCK_MONOTONIC`, for a C library that arms timers on a clock (sd-event).
+    public static var monotonicClockID: clockid_t { clockid_t(CLOCK_MONOTONIC) }
+
     /// `CLOCK_MONOTONIC` in milliseconds.
     public static var monotonicMilliseconds: Int64 { monotonicMicroseconds / 1000 }
 

@@ -187,7 +187,7 @@ final class Daemon {
             }
             service.batchDecoder = PushBatchDecoder { body in
                 guard let thread = startDaemonThread(body) else { return false }
-                pthread_detach(thread)
+                thread.detach()
                 return true
             }
             if service.batchDecoder == nil {

@@ -12,7 +12,7 @@ import Synchronization
 final class CheckpointThread: Sendable {
     let checkpointer: WALCheckpointer
     private let work = CheckpointWork()
-    private let thread = Mutex<pthread_t?>(nil)
+    private let thread = Mutex<SystemThread?>(nil)
 
     init(path: String) {
         checkpointer = WALCheckpointer(path: path, whenDue: { [work] in work.commitLeftCheckpointDue() })
@@ -30,8 +30,8 @@ final class CheckpointThread: Sendable {
     /// Ends the thread (after the checkpoint under way, if any) and closes its connection. Idempotent.
     func stop() {
         work.stop()
-        guard let running = thread.withLock({ value -> pthread_t? in defer { value = nil }; return value }) else { return }
-        pthread_join(running, nil)
+        guard let running = thread.withLock({ value -> SystemThread? in defer { value = nil }; return value }) else { return }
+        running.join()
     }
 
     private func run() {

@@ -11,7 +11,7 @@ extension Daemon {
         let path = options.databasePath
         logger.info("the previous run did not close \(path); checking it in the background")
         let job = IntegrityCheckJob(path: path)
-        if let thread = startDaemonThread({ job.run() }) { pthread_detach(thread) } else { logger.warning("cannot start the integrity check") }
+        if let thread = startDaemonThread({ job.run() }) { thread.detach() } else { logger.warning("cannot start the integrity check") }
     }
 }
 
