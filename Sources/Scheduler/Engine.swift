@@ -68,11 +68,9 @@ public final class Engine {
     /// sorted name list each time cost ~15 µs per Push, BENCHMARKS.md §3b).
     public private(set) var zonesInUseGeneration = 0
     var lastMaintenance: Instant
-    /// Wheel changes of the open `storage` call, applied after its commit (see `storage`).
-    var wheelLog: [(key: Int64, due: Instant?)] = []
-    var storageDepth = 0
-    /// `storageDepth` inside the innermost running `groupMember` operation (-1 outside any).
-    var memberStorageDepth = -1
+    /// The transaction an open `group` holds (nil outside one): what its finished calls changed, applied
+    /// after its COMMIT (Engine_Transaction.swift).
+    var openGroup: OpenGroup?
     /// Whether the last maintenance step hit a limit (more to purge or reclaim).
     var maintenanceBacklog = true
     /// How much history is kept.
@@ -86,7 +84,8 @@ public final class Engine {
     public var isAdvancing: Bool { sliceStart != nil }
     /// The earliest instant a snoozed notification is to be shown again (cached from the store).
     var snoozeDue: Instant?
-    /// What settling covered schedules (Engine_CancelJobs.swift) found possibly on screen, closed after the commit.
+    /// What settling covered schedules (Engine_CancelJobs.swift) found possibly on screen, from committed
+    /// transactions only (`ChangeSet.settled`): closed by the next `closeSettled`.
     var settledCloses: [(app: String, id: String, reason: String)] = []
 
     /// The folding rule (CONTRACT §11 "No flood"; Folding.swift): more than this many late notifications of
@@ -234,15 +233,13 @@ public final class Engine {
         guard event == .opened || event == .dismissed else {
             throw EngineError(.invalidArgument, "interaction must be opened or dismissed, not \(event.rawValue)")
         }
-        try storage { () throws(StoreError) in
-            try store.transaction { () throws(StoreError) in
-                var record = HistoryRecord(app: app, id: id, event: event, at: now, due: nil, reason: reason,
-                                           lateSeconds: nil, title: nil, messageId: nil, dataJSON: nil)
-                try fillDetails(&record)
-                record.ran = ran
-                record.ok = ok
-                try store.appendHistory(record)
-            }
+        _ = try transaction { (_: inout ChangeSet) throws(StoreError) in
+            var record = HistoryRecord(app: app, id: id, event: event, at: now, due: nil, reason: reason,
+                                       lateSeconds: nil, title: nil, messageId: nil, dataJSON: nil)
+            try fillDetails(&record)
+            record.ran = ran
+            record.ok = ok
+            try store.appendHistory(record)
         }
     }
 
@@ -256,54 +253,6 @@ public final class Engine {
     }
 
     // MARK: Internals shared by the Engine_* files
-
-    /// Runs store calls, mapping failures to `EngineError.storage` (the store's error is kept as `cause`).
-    ///
-    /// Wheel changes made inside (`scheduleTimer`, `cancelTimer`) are logged and applied only when the
-    /// outermost `storage` call returns — after its transaction committed; when it fails they are dropped,
-    /// since the transaction was rolled back. So a failure costs nothing in the wheel (no O(n) rebuild).
-    func storage<R>(_ body: () throws(StoreError) -> R) throws(EngineError) -> R {
-        storageDepth += 1
-        defer { storageDepth -= 1 }
-        let mark = wheelLog.count
-        do {
-            let result = try body()
-            if storageDepth == 1 { applyWheelLog() }
-            return result
-        } catch {
-            // Undone with its transaction (or, nested, its savepoint: `Engine.group`): so are its wheel changes.
-            if wheelLog.count > mark { wheelLog.removeSubrange(mark...) }
-            // An engine error carried through the transaction comes out whole, with its own cause.
-            if let carried = error.carried { throw carried }
-            throw EngineError(.storage, error.message, cause: error)
-        }
-    }
-
-    /// Inside `storage`: (re)arms `key` at `due` once the transaction commits.
-    func scheduleTimer(key: Int64, due: Instant) {
-        if storageDepth > 0 { wheelLog.append((key, due)) } else { wheel.insert(key: key, due: due) }
-    }
-
-    /// Inside `storage`: disarms `key` once the transaction commits.
-    func cancelTimer(key: Int64) {
-        if storageDepth > 0 { wheelLog.append((key, nil)) } else { wheel.cancel(key: key) }
-    }
-
-    /// Applies the logged wheel changes in order; a run of cancels goes to the wheel as one batch (one
-    /// rescan of the earliest slot, not one per cancel). O(changes).
-    private func applyWheelLog() {
-        var cancels: [Int64] = []
-        for (key, due) in wheelLog {
-            if let due {
-                if !cancels.isEmpty { wheel.cancel(keys: cancels); cancels.removeAll(keepingCapacity: true) }
-                wheel.insert(key: key, due: due)
-            } else {
-                cancels.append(key)
-            }
-        }
-        if !cancels.isEmpty { wheel.cancel(keys: cancels) }
-        wheelLog.removeAll(keepingCapacity: true)
-    }
 
     func grace(of schedule: StoredSchedule) -> Int64 { schedule.graceSeconds ?? defaultGraceSeconds }
 

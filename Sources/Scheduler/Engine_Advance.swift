@@ -49,18 +49,16 @@ extension Engine {
                 ?? false ? 1 : Self.firingBatchSize
             var taken: [(key: Int64, due: Instant)] = []
             do {
-                try storage { () throws(StoreError) in
-                    try store.transaction { () throws(StoreError) in
-                        while taken.count < batchLimit, let entry = queue.popFirst() {
-                            taken.append(entry)
-                            guard let s = try store.schedule(key: entry.key) else { continue }
-                            if store.cancelJobsMayExist, try settleCovered(s) { continue }  // cancelled, not fired
-                            try wrap { () throws(EngineError) in
-                                try fire(s, start: start, now: now, mode: mode, queue: &queue, firings: &firings)
-                            }
+                _ = try transaction { (changes: inout ChangeSet) throws(StoreError) in
+                    while taken.count < batchLimit, let entry = queue.popFirst() {
+                        taken.append(entry)
+                        guard let s = try store.schedule(key: entry.key) else { continue }
+                        if store.cancelJobsMayExist, try settleCovered(s, changes: &changes) { continue }  // cancelled, not fired
+                        try wrap { () throws(EngineError) in
+                            try fire(s, start: start, now: now, mode: mode, queue: &queue, firings: &firings, changes: &changes)
                         }
-                        try store.markFolded(foldLate(&firings, now: now))
                     }
+                    try store.markFolded(foldLate(&firings, now: now))
                 }
             } catch {
                 // Rolled back: every entry not yet committed goes back into the wheel as the store still has
@@ -127,7 +125,7 @@ extension Engine {
     /// Decides one due schedule inside the batch transaction: records history, updates or removes the row,
     /// re-queues (time passing) or re-arms (wheel) the next occurrence.
     private func fire(_ stored: StoredSchedule, start: Instant, now: Instant, mode: AdvanceMode,
-                      queue: inout DueQueue, firings: inout [Firing]) throws(EngineError) {
+                      queue: inout DueQueue, firings: inout [Firing], changes: inout ChangeSet) throws(EngineError) {
         var s = stored
         let due = s.next
         let late = mode == .wallClock || due < start
@@ -174,7 +172,7 @@ extension Engine {
                 if next <= now {
                     queue.push((s.key, next))
                 } else {
-                    scheduleTimer(key: s.key, due: next)
+                    changes.arm(key: s.key, due: next)
                 }
             } else if s.kind == .calendar {
                 // The last occurrence: the calendar leaves the pending set, and says why.
@@ -215,19 +213,15 @@ extension Engine {
     }
 
     private func recordFailures(_ failures: [(Firing, String)]) throws(EngineError) {
-        if !failures.isEmpty {
-            try storage { () throws(StoreError) in
-                try store.transaction { () throws(StoreError) in
-                    for (firing, reason) in failures {
-                        let n = firing.notification
-                        try store.appendHistory(HistoryRecord(
-                            app: n.app, id: n.id, event: .failed, at: n.at, due: n.due, reason: reason, lateSeconds: n.lateSeconds,
-                            title: n.title, messageId: n.messageId, dataJSON: n.dataJSON))
-                        let expires = StoreCoding.graceEnd(due: n.due, graceSeconds: firing.graceSeconds ?? defaultGraceSeconds)
-                        try store.addFailedDelivery(n, graceSeconds: firing.graceSeconds,
-                                                    expires: Instant(microseconds: expires))
-                    }
-                }
+        guard !failures.isEmpty else { return }
+        _ = try transaction { (_: inout ChangeSet) throws(StoreError) in
+            for (firing, reason) in failures {
+                let n = firing.notification
+                try store.appendHistory(HistoryRecord(
+                    app: n.app, id: n.id, event: .failed, at: n.at, due: n.due, reason: reason, lateSeconds: n.lateSeconds,
+                    title: n.title, messageId: n.messageId, dataJSON: n.dataJSON))
+                let expires = StoreCoding.graceEnd(due: n.due, graceSeconds: firing.graceSeconds ?? defaultGraceSeconds)
+                try store.addFailedDelivery(n, graceSeconds: firing.graceSeconds, expires: Instant(microseconds: expires))
             }
         }
     }
@@ -239,22 +233,19 @@ extension Engine {
     /// fails again is recorded `failed` and queued again.
     public func retryFailed(now: Instant) throws(EngineError) -> [DueNotification] {
         var firings: [Firing] = []
-        try storage { () throws(StoreError) in
-            try store.transaction { () throws(StoreError) in
-                for failed in try store.failedDeliveries() {
-                    var n = failed.notification
-                    n.graceSeconds = failed.graceSeconds
-                    n.at = now
-                    n.lateSeconds = Self.seconds(from: n.due, to: now)
-                    let shown = Self.isWithinGrace(due: n.due, at: now,
-                                                   graceSeconds: failed.graceSeconds ?? defaultGraceSeconds)
-                    try store.removeFailedDelivery(seq: failed.seq)
-                    try store.appendHistory(HistoryRecord(
-                        app: n.app, id: n.id, event: shown ? .fired : .missed, at: now, due: n.due, reason: "retry",
-                        lateSeconds: n.lateSeconds, title: n.title, messageId: n.messageId, dataJSON: n.dataJSON),
-                        awaitingHandOver: shown)
-                    if shown { firings.append(Firing(notification: n, graceSeconds: failed.graceSeconds)) }
-                }
+        _ = try transaction { (_: inout ChangeSet) throws(StoreError) in
+            for failed in try store.failedDeliveries() {
+                var n = failed.notification
+                n.graceSeconds = failed.graceSeconds
+                n.at = now
+                n.lateSeconds = Self.seconds(from: n.due, to: now)
+                let shown = Self.isWithinGrace(due: n.due, at: now, graceSeconds: failed.graceSeconds ?? defaultGraceSeconds)
+                try store.removeFailedDelivery(seq: failed.seq)
+                try store.appendHistory(HistoryRecord(
+                    app: n.app, id: n.id, event: shown ? .fired : .missed, at: now, due: n.due, reason: "retry",
+                    lateSeconds: n.lateSeconds, title: n.title, messageId: n.messageId, dataJSON: n.dataJSON),
+                    awaitingHandOver: shown)
+                if shown { firings.append(Firing(notification: n, graceSeconds: failed.graceSeconds)) }
             }
         }
         return try deliver(firings, now: now)

@@ -13,8 +13,8 @@ extension Engine {
     /// `cancel(id:now:)`, also saying which notifications were on screen and were closed.
     public func cancelReporting(id: String, app: String = Engine.defaultApp, now: Instant) throws(EngineError) -> CancelResult {
         try Self.checkName(id, "id", maxBytes: PushDecoder.maxIdBytes)
-        return try cancelling(app: app, now: now, reason: "cli") { (closes: inout [String]) throws(EngineError) in
-            try cancelSchedules(app: app, id: id, reason: "cli", sparing: nil, now: now, closes: &closes)
+        return try cancelling(app: app, now: now, reason: "cli") { (changes: inout ChangeSet) throws(EngineError) in
+            try cancelSchedules(app: app, id: id, reason: "cli", sparing: nil, now: now, changes: &changes)
         }
     }
 
@@ -28,8 +28,8 @@ extension Engine {
     public func cancelReporting(run: String, app: String = Engine.defaultApp, now: Instant) throws(EngineError) -> CancelResult {
         try Self.checkName(run, "run", maxBytes: PushDecoder.maxIdBytes)
         var unlisted = 0
-        var result = try cancelling(app: app, now: now, reason: "run") { (closes: inout [String]) throws(EngineError) in
-            let (ids, rest) = try cancelSchedules(app: app, run: run, reason: "run", sparing: nil, now: now, closes: &closes)
+        var result = try cancelling(app: app, now: now, reason: "run") { (changes: inout ChangeSet) throws(EngineError) in
+            let (ids, rest) = try cancelSchedules(app: app, run: run, reason: "run", sparing: nil, now: now, changes: &changes)
             unlisted = rest
             return ids
         }
@@ -59,10 +59,10 @@ extension Engine {
         try Self.checkName(event, "event", maxBytes: PushDecoder.maxEventNameBytes)
         let reason = "event:" + event
         var unlisted = 0
-        var result = try cancelling(app: app, now: now, reason: reason) { (closes: inout [String]) throws(EngineError) in
+        var result = try cancelling(app: app, now: now, reason: reason) { (changes: inout ChangeSet) throws(EngineError) in
             try storage { () throws(StoreError) -> [String] in
                 let (ids, rest) = try cancelCoverable(app: app, kind: .event, name: event, reason: reason, now: now,
-                                                      closes: &closes) { (s) throws(StoreError) in
+                                                      changes: &changes) { (s) throws(StoreError) in
                     try store.addTombstone(app: app, .id, s.id, at: now)
                 }
                 unlisted = rest
@@ -74,22 +74,19 @@ extension Engine {
     }
 
     /// The frame of every cancellation: `body` runs in ONE store transaction (durable when this
-    /// returns) and collects the ids whose notifications may be on screen; those are closed only after
-    /// the commit, so a failed transaction closes nothing. Each one the notifier says was on screen
-    /// gets history `closed` (with `reason`), committed before this returns.
-    private func cancelling(app: String, now: Instant, reason: String, _ body: (inout [String]) throws(EngineError) -> [String])
-        throws(EngineError) -> CancelResult {
+    /// returns) and collects in its change set the ids whose notifications may be on screen; those are
+    /// closed only after the commit, so a failed transaction closes nothing. Each one the notifier says was
+    /// on screen gets history `closed` (with `reason`), committed before this returns.
+    private func cancelling(app: String, now: Instant, reason: String,
+                            _ body: (inout ChangeSet) throws(EngineError) -> [String]) throws(EngineError) -> CancelResult {
         lastNow = now
-        var closes: [String] = []
-        let ids = try storage { () throws(StoreError) -> [String] in
-            try store.transaction { () throws(StoreError) -> [String] in
-                try wrap { () throws(EngineError) in
-                    try withinByteQuota(app: app, what: "this cancel") { () throws(EngineError) in try body(&closes) }
-                }
+        let (ids, changes) = try transaction { (changes: inout ChangeSet) throws(StoreError) -> [String] in
+            try wrap { () throws(EngineError) in
+                try withinByteQuota(app: app, what: "this cancel") { () throws(EngineError) in try body(&changes) }
             }
         }
         refreshSnoozeDue()
-        return CancelResult(cancelled: ids, closed: try closeShown(closes, app: app, reason: reason, now: now))
+        return CancelResult(cancelled: ids, closed: try closeShown(changes.closes, app: app, reason: reason, now: now))
     }
 
     /// Asks the notifier to close each of `ids` of `app` (after the cancel's commit) and records history
@@ -98,14 +95,12 @@ extension Engine {
         var closed: [String] = [], seen = Set<String>()
         for id in ids where seen.insert(id).inserted && notifier.close(app: app, id: id) { closed.append(id) }
         guard !closed.isEmpty else { return [] }
-        try storage { () throws(StoreError) in
-            try store.transaction { () throws(StoreError) in
-                for id in closed {
-                    let finished = try store.finished(app: app, id: id)
-                    try store.appendHistory(HistoryRecord(
-                        app: app, id: id, event: .closed, at: now, due: finished?.due, reason: reason, lateSeconds: nil,
-                        title: nil, messageId: nil, dataJSON: nil))
-                }
+        _ = try transaction { (_: inout ChangeSet) throws(StoreError) in
+            for id in closed {
+                let finished = try store.finished(app: app, id: id)
+                try store.appendHistory(HistoryRecord(
+                    app: app, id: id, event: .closed, at: now, due: finished?.due, reason: reason, lateSeconds: nil,
+                    title: nil, messageId: nil, dataJSON: nil))
             }
         }
         return closed
@@ -123,23 +118,23 @@ extension Engine {
 
     /// Within a transaction: tombstone `id`, cancel it if pending (unless spared), close it if it may be shown.
     func cancelSchedules(app: String, id: String, reason: String, sparing: String?, now: Instant,
-                         closes: inout [String]) throws(EngineError) -> [String] {
+                         changes: inout ChangeSet) throws(EngineError) -> [String] {
         try storage { () throws(StoreError) -> [String] in
             try store.addTombstone(app: app, .id, id, at: now)
             try store.purgeTombstones(createdBefore: now.adding(seconds: -Self.tombstoneRetentionSeconds))
             var pending = try store.schedule(app: app, id: id)
             // Covered by a cancellation job: cancelled by it (its reason and time), as if already done.
-            if let s = pending, try settleIfCovered(s, closes: &closes) { pending = nil }
+            if let s = pending, try settleIfCovered(s, changes: &changes) { pending = nil }
             guard id != sparing else { return [] }
             var ids: [String] = []
             if let s = pending {
-                try cancelPending(s, reason: reason, now: now, closes: &closes)
+                try cancelPending(s, reason: reason, now: now, changes: &changes)
                 ids.append(id)
             } else if let done = try store.finished(app: app, id: id), done.outcome == .fired {
-                closes.append(id)
+                changes.closes.append(id)
                 try store.removeFailedDeliveries(app: app, id: id)
             }
-            if try store.removeSnoozed(app: app, id: id) > 0, !closes.contains(id) { closes.append(id) }
+            if try store.removeSnoozed(app: app, id: id) > 0, !changes.closes.contains(id) { changes.closes.append(id) }
             return ids
         }
     }
@@ -148,53 +143,48 @@ extension Engine {
     /// `cancelFirstSlice` in due order now (their ids returned), the rest by a cancellation job (`unlisted`).
     /// With `sparing` (a push's own unchanged schedule, which a job could not leave out) all at once.
     func cancelSchedules(app: String, run: String, reason: String, sparing: String?, now: Instant,
-                         closes: inout [String]) throws(EngineError) -> (ids: [String], unlisted: Int) {
+                         changes: inout ChangeSet) throws(EngineError) -> (ids: [String], unlisted: Int) {
         try storage { () throws(StoreError) -> (ids: [String], unlisted: Int) in
             try store.addTombstone(app: app, .run, run, at: now)
             try store.purgeTombstones(createdBefore: now.adding(seconds: -Self.tombstoneRetentionSeconds))
             var ids: [String] = [], unlisted = 0
             if let sparing {
                 for s in try store.schedules(app: app, run: run) where s.id != sparing {
-                    if try settleIfCovered(s, closes: &closes) { continue }
-                    try cancelPending(s, reason: reason, now: now, closes: &closes)
+                    if try settleIfCovered(s, changes: &changes) { continue }
+                    try cancelPending(s, reason: reason, now: now, changes: &changes)
                     ids.append(s.id)
                 }
-                _ = try settleIfCovered(app: app, id: sparing, closes: &closes)
+                _ = try settleIfCovered(app: app, id: sparing, changes: &changes)
             } else {
                 (ids, unlisted) = try cancelCoverable(app: app, kind: .run, name: run, reason: reason, now: now,
-                                                      closes: &closes) { _ throws(StoreError) in }
+                                                      changes: &changes) { _ throws(StoreError) in }
             }
             let cancelled = Set(ids)  // O(1) membership: a run of N schedules is cancelled in O(N log N)
             for id in try store.finishedIDs(app: app, run: run) where id != sparing && !cancelled.contains(id) {
                 if try store.finished(app: app, id: id)?.outcome == .fired {
-                    closes.append(id)
+                    changes.closes.append(id)
                     try store.removeFailedDeliveries(app: app, id: id)
                 }
             }
-            var closing = Set(closes)
+            var closing = Set(changes.closes)
             for id in try store.snoozedIDs(app: app, run: run) where id != sparing {
                 _ = try store.removeSnoozed(app: app, id: id)
-                if closing.insert(id).inserted { closes.append(id) }
+                if closing.insert(id).inserted { changes.closes.append(id) }
             }
             return (ids, unlisted)
         }
     }
 
     /// Removes a pending schedule with history `cancelled`; a calendar that already fired may be on screen.
-    func cancelPending(_ s: StoredSchedule, reason: String, now: Instant, closes: inout [String]) throws(StoreError) {
+    func cancelPending(_ s: StoredSchedule, reason: String, now: Instant, changes: inout ChangeSet) throws(StoreError) {
         try store.delete(s)
-        cancelTimer(key: s.key)
+        changes.disarm(key: s.key)
         try store.removeFailedDeliveries(app: s.app, id: s.id)
         let snoozed = try store.removeSnoozed(app: s.app, id: s.id) > 0
         try store.appendHistory(HistoryRecord(
             app: s.app, id: s.id, event: .cancelled, at: now, due: s.next, reason: reason, lateSeconds: nil,
             title: s.title, messageId: s.messageId, dataJSON: s.dataJSON))
         let firedBefore = try store.finished(app: s.app, id: s.id)?.outcome == .fired
-        if s.lastDue != nil || firedBefore || snoozed { closes.append(s.id) }
-    }
-
-    /// Runs engine code inside a store transaction body, carrying its error as a `StoreError`.
-    func wrap<R>(_ body: () throws(EngineError) -> R) throws(StoreError) -> R {
-        do { return try body() } catch { throw StoreError(carrying: error) }
+        if s.lastDue != nil || firedBefore || snoozed { changes.closes.append(s.id) }
     }
 }

@@ -46,57 +46,56 @@ extension Engine {
     public func cancelSlice(limit: Int = Engine.cancelSliceSize, now: Instant) throws(EngineError) -> CancelSliceReport? {
         try closeSettled(now: now)
         guard store.cancelJobsMayExist else { return nil }
-        var closes: [String] = []
-        let report = try storage { () throws(StoreError) -> CancelSliceReport? in
-            try store.transaction { () throws(StoreError) -> CancelSliceReport? in
-                guard let job = try store.cancelJobs().first else { return nil }
-                let rows = try store.nextCovered(job, limit: limit)
-                for s in rows { try cancelCovered(s, by: job, closes: &closes) }
-                let finished = rows.count < limit
-                if finished { try store.deleteCancelJob(job.n) } else { try store.cancelJobProgress(job.n, cancelled: rows.count) }
-                return CancelSliceReport(app: job.app, reason: job.reason, cancelled: rows.count, closed: [], finished: finished)
-            }
+        let (report, changes) = try transaction { (changes: inout ChangeSet) throws(StoreError) -> CancelSliceReport? in
+            guard let job = try store.cancelJobs().first else { return nil }
+            let rows = try store.nextCovered(job, limit: limit)
+            for s in rows { try cancelCovered(s, by: job, changes: &changes) }
+            let finished = rows.count < limit
+            if finished { try store.deleteCancelJob(job.n) } else { try store.cancelJobProgress(job.n, cancelled: rows.count) }
+            return CancelSliceReport(app: job.app, reason: job.reason, cancelled: rows.count, closed: [], finished: finished)
         }
         if report?.finished ?? true { try storage { () throws(StoreError) in try store.refreshCancelJobs() } }
         guard var report else { return nil }
         refreshSnoozeDue()
-        report.closed = try closeShown(closes, app: report.app, reason: report.reason, now: now)
+        report.closed = try closeShown(changes.closes, app: report.app, reason: report.reason, now: now)
         return report
     }
 
     /// Within a transaction: when a job covers `s`, cancels it as that job does (and counts it done);
     /// true when it did. One lookup per job when jobs exist, nothing otherwise.
-    func settleIfCovered(_ s: StoredSchedule, closes: inout [String]) throws(StoreError) -> Bool {
-        try settlingJob(s, closes: &closes) != nil
+    func settleIfCovered(_ s: StoredSchedule, changes: inout ChangeSet) throws(StoreError) -> Bool {
+        try settlingJob(s, changes: &changes) != nil
     }
 
     /// `settleIfCovered`, returning the job that covered `s`.
-    private func settlingJob(_ s: StoredSchedule, closes: inout [String]) throws(StoreError) -> CancelJob? {
+    private func settlingJob(_ s: StoredSchedule, changes: inout ChangeSet) throws(StoreError) -> CancelJob? {
         guard store.cancelJobsMayExist, let job = try store.coveringJob(app: s.app, id: s.id, key: s.key) else { return nil }
-        try cancelCovered(s, by: job, closes: &closes)
+        try cancelCovered(s, by: job, changes: &changes)
         try store.cancelJobProgress(job.n, cancelled: 1)
         return job
     }
 
     /// `settleIfCovered` for the pending schedule `id` of `app`, if any.
-    func settleIfCovered(app: String, id: String, closes: inout [String]) throws(StoreError) -> Bool {
+    func settleIfCovered(app: String, id: String, changes: inout ChangeSet) throws(StoreError) -> Bool {
         guard store.cancelJobsMayExist, let s = try store.schedule(app: app, id: id) else { return false }
-        return try settleIfCovered(s, closes: &closes)
+        return try settleIfCovered(s, changes: &changes)
     }
 
-    /// `settleIfCovered` outside a cancel call (firing, pushing): what may be on screen is closed by
-    /// `closeSettled` after the commit.
-    func settleCovered(_ s: StoredSchedule) throws(StoreError) -> Bool {
-        var closes: [String] = []
-        guard let job = try settlingJob(s, closes: &closes) else { return false }
-        settledCloses += closes.map { (s.app, $0, job.reason) }
+    /// `settleIfCovered` outside a cancel call (firing, pushing, unblocking): what may be on screen goes to
+    /// `changes.settled` with the job's reason, closed by `closeSettled` once the transaction committed.
+    func settleCovered(_ s: StoredSchedule, changes: inout ChangeSet) throws(StoreError) -> Bool {
+        var own = ChangeSet()
+        guard let job = try settlingJob(s, changes: &own) else { return false }
+        changes.settled += own.closes.map { (s.app, $0, job.reason) }
+        own.closes = []
+        changes.append(own)
         return true
     }
 
     /// Cancels `s` as `job` does: at the job's instant, with its reason (an id tombstone for an event job; a
     /// run job's tombstone was left by its call).
-    private func cancelCovered(_ s: StoredSchedule, by job: CancelJob, closes: inout [String]) throws(StoreError) {
-        try cancelPending(s, reason: job.reason, now: job.at, closes: &closes)
+    private func cancelCovered(_ s: StoredSchedule, by job: CancelJob, changes: inout ChangeSet) throws(StoreError) {
+        try cancelPending(s, reason: job.reason, now: job.at, changes: &changes)
         if job.kind == .event { try store.addTombstone(app: s.app, .id, s.id, at: job.at) }
     }
 
@@ -104,7 +103,7 @@ extension Engine {
     /// job covers), returning the ids of the first `cancelFirstSlice` in due order and how many more a job
     /// now covers. `perRow` runs for each one cancelled at once (the event's id tombstone).
     func cancelCoverable(app: String, kind: CancelJob.Kind, name: String, reason: String, now: Instant,
-                         closes: inout [String], perRow: (StoredSchedule) throws(StoreError) -> Void)
+                         changes: inout ChangeSet, perRow: (StoredSchedule) throws(StoreError) -> Void)
         throws(StoreError) -> (ids: [String], unlisted: Int) {
         let bound = try store.cancelBound()
         let count = try store.countCoverable(app: app, kind: kind, name: name, bound: bound)
@@ -117,7 +116,7 @@ extension Engine {
         let first = try store.firstCoverable(app: app, kind: kind, name: name, bound: bound, covered: count,
                                              limit: Self.cancelFirstSlice)
         for s in first {
-            try cancelPending(s, reason: reason, now: now, closes: &closes)
+            try cancelPending(s, reason: reason, now: now, changes: &changes)
             try perRow(s)
         }
         let rest = count - first.count

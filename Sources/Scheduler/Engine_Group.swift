@@ -11,29 +11,20 @@ extension Engine {
     /// Example: three `push` calls inside one `group` cost one fsync instead of three; a push in the middle
     /// naming an unknown zone fails alone (in its `groupMember`), the other two are committed.
     public func group<R>(_ body: () throws(EngineError) -> R) throws(EngineError) -> R {
-        try storage { () throws(StoreError) in
-            try store.transaction { () throws(StoreError) in try wrap(body) }
-        }
+        try groupScope(member: false, body)
     }
 
-    /// One operation inside `group`, undone alone when it throws: its savepoint is rolled back and the wheel
-    /// changes it logged are dropped (`storage`). One savepoint per call, not per nested transaction: an
-    /// all-or-nothing engine call directly inside (`push`, `pushBatch`) relies on it instead of opening its
-    /// own. So `operation` must let an engine error it does not answer itself reach `groupMember` (catching one
-    /// and going on would keep what the failed call wrote before it failed).
+    /// One operation inside `group`, undone alone when it throws: its savepoint is rolled back and the change
+    /// sets of the calls inside are dropped with it (`OpenGroup`). One savepoint per call, not per nested
+    /// transaction: an all-or-nothing engine call directly inside (`push`, `pushBatch`) relies on it instead
+    /// of opening its own. So `operation` must let an engine error it does not answer itself reach
+    /// `groupMember` (catching one and going on would keep what the failed call wrote before it failed).
     public func groupMember<R>(_ operation: () throws(EngineError) -> R) throws(EngineError) -> R {
-        try storage { () throws(StoreError) in
-            try store.savepoint { () throws(StoreError) in
-                let outer = memberStorageDepth
-                memberStorageDepth = storageDepth
-                defer { memberStorageDepth = outer }
-                return try wrap(operation)
-            }
-        }
+        try groupScope(member: true, operation)
     }
 
     /// Whether a throw from an engine call starting now undoes everything it wrote without a savepoint of
-    /// its own: no transaction is open (the call's own transaction rolls back), or the call runs directly
-    /// inside a `groupMember` (its savepoint rolls back).
-    var failureUndoesCall: Bool { storageDepth == 0 || storageDepth == memberStorageDepth }
+    /// its own: no group is open (the call's own transaction rolls back), or the call runs directly inside
+    /// a `groupMember` (its savepoint rolls back).
+    var failureUndoesCall: Bool { openGroup.map(\.inMember) ?? true }
 }

@@ -40,25 +40,23 @@ extension Engine {
     @discardableResult
     public func maintenanceStep(now: Instant) throws(EngineError) -> Bool {
         let rows = Self.maintenanceRowsPerStep
-        let more = try storage { () throws(StoreError) -> Bool in
-            try store.transaction { () throws(StoreError) -> Bool in
-                var full = false
-                let tombstoneCutoff = now.adding(seconds: -Self.tombstoneRetentionSeconds)
-                full = try store.purgeTombstones(createdBefore: tombstoneCutoff) >= rows || full
-                full = try store.purgeFinished(expiredBy: now) >= rows || full
-                full = try store.purgeApplied(before: tombstoneCutoff, limit: rows) >= rows || full
-                // A failed delivery past its grace could only be `missed` on retry: dropped. Its history
-                // already ends with `failed` (no record here: restarts and maintenance timing change nothing).
-                let expired = try store.purgeFailedDeliveries(expiredBy: now, limit: rows)
-                full = expired.count >= rows || full
-                let historyCutoff = now.adding(seconds: -retention.days * 86_400)
-                full = try store.purgeHistory(olderThan: historyCutoff, keepNewest: retention.maxRecords,
-                                              limit: rows) >= rows || full
-                full = try store.reclaimFreePages(limit: Self.maintenancePagesPerStep) >= Self.maintenancePagesPerStep
-                    || full
-                return full
-            }
-        }
+        let more = try transaction { (_: inout ChangeSet) throws(StoreError) -> Bool in
+            var full = false
+            let tombstoneCutoff = now.adding(seconds: -Self.tombstoneRetentionSeconds)
+            full = try store.purgeTombstones(createdBefore: tombstoneCutoff) >= rows || full
+            full = try store.purgeFinished(expiredBy: now) >= rows || full
+            full = try store.purgeApplied(before: tombstoneCutoff, limit: rows) >= rows || full
+            // A failed delivery past its grace could only be `missed` on retry: dropped. Its history
+            // already ends with `failed` (no record here: restarts and maintenance timing change nothing).
+            let expired = try store.purgeFailedDeliveries(expiredBy: now, limit: rows)
+            full = expired.count >= rows || full
+            let historyCutoff = now.adding(seconds: -retention.days * 86_400)
+            full = try store.purgeHistory(olderThan: historyCutoff, keepNewest: retention.maxRecords,
+                                          limit: rows) >= rows || full
+            full = try store.reclaimFreePages(limit: Self.maintenancePagesPerStep) >= Self.maintenancePagesPerStep
+                || full
+            return full
+        }.result
         lastMaintenance = now
         maintenanceBacklog = more
         return more

@@ -62,58 +62,59 @@ extension Engine {
                           alongside: () throws(StoreError) -> Void = {})
         throws(EngineError) -> [Result<[PushOutcome], EngineError>] {
         lastNow = now
-        var closes: [(id: String, push: Int, outcome: Int)] = []
         var results: [Result<[PushOutcome], EngineError>] = []
         results.reserveCapacity(pushes.count)
+        // What each applied push may have put off screen (its `bk.cancel`'s closes), by its index in `results`.
+        var closes: [(push: Int, ids: [String])] = []
         // All or nothing needs no savepoint per push where a throw undoes the whole call anyway (its own
         // transaction, or the group member's savepoint); nested elsewhere, one savepoint for the whole batch.
         let perPush = !allOrNothing
         let wholeBatch = allOrNothing && !failureUndoesCall
-        try storage { () throws(StoreError) in
-            try store.transaction { () throws(StoreError) in
-                try optionalSavepoint(wholeBatch) { () throws(StoreError) in
-                    for push in pushes {
-                        var own: [String] = []
-                        let wheelMark = wheelLog.count
-                        do throws(StoreError) {
-                            // A push without `bk.cancel` writes nothing before its last check (zone, quota), so a
-                            // rejection leaves nothing to undo: no savepoint. One with a cancel needs one.
-                            let needsSavepoint = perPush && push.cancel != nil
-                            let outcome = try optionalSavepoint(needsSavepoint) { () throws(StoreError) -> [PushOutcome] in
-                                try wrap { () throws(EngineError) in try apply(push, app: app, now: now, closes: &own) }
-                            }
-                            results.append(.success(outcome))
-                            // A push's closes belong to its `bk.cancel` line, the first outcome.
-                            closes += own.map { ($0, results.count - 1, 0) }
-                        } catch {
-                            // Only an engine rejection (zone, quota…: checked before anything is written, or
-                            // undone by the push's savepoint) is that push's alone. A store failure is not: the
-                            // statement it stopped may have left the push half-written (its old row deleted, its
-                            // history not), so it fails the batch, which its transaction or savepoint undoes.
-                            guard let carried = error.carried, carried.kind != .storage, !allOrNothing else { throw error }
-                            // Rolled back to its savepoint: so are the wheel changes it logged.
-                            wheelLog.removeSubrange(wheelMark...)
-                            results.append(.failure(carried))
+        _ = try transaction { (changes: inout ChangeSet) throws(StoreError) in
+            try savepoint(wholeBatch, &changes) { (changes: inout ChangeSet) throws(StoreError) in
+                for push in pushes {
+                    do throws(StoreError) {
+                        // A push without `bk.cancel` writes nothing before its last check (zone, quota), so a
+                        // rejection leaves nothing to undo: no savepoint. One with a cancel needs one.
+                        let needsSavepoint = perPush && push.cancel != nil
+                        var own = ChangeSet()
+                        let outcome = try savepoint(needsSavepoint, &own) { (own: inout ChangeSet) throws(StoreError) in
+                            try wrap { () throws(EngineError) in try apply(push, app: app, now: now, changes: &own) }
                         }
+                        // Applied: its changes join the call's (a rejected push's `own` is dropped, as its
+                        // savepoint was rolled back).
+                        results.append(.success(outcome))
+                        if !own.closes.isEmpty { closes.append((results.count - 1, own.closes)) }
+                        own.closes = []
+                        changes.append(own)
+                    } catch {
+                        // Only an engine rejection (zone, quota…: checked before anything is written, or
+                        // undone by the push's savepoint) is that push's alone. A store failure is not: the
+                        // statement it stopped may have left the push half-written (its old row deleted, its
+                        // history not), so it fails the batch, which its transaction or savepoint undoes.
+                        guard let carried = error.carried, carried.kind != .storage, !allOrNothing else { throw error }
+                        results.append(.failure(carried))
                     }
                 }
-                try alongside()
             }
+            try alongside()
         }
         if !closes.isEmpty { refreshSnoozeDue() }
-        // After the commit: close what was on screen; each cancel line says what it closed.
-        let closed = Set(try closeShown(closes.map(\.id), app: app, reason: "push", now: now))
-        for (id, push, outcome) in closes where closed.contains(id) {
+        // After the commit: close what was on screen; each cancel line (a push's first outcome) says what it closed.
+        let closed = Set(try closeShown(closes.flatMap(\.ids), app: app, reason: "push", now: now))
+        for (push, ids) in closes {
             guard case .success(var outcomes) = results[push] else { continue }
-            if outcomes[outcome].closed?.contains(id) != true { outcomes[outcome].closed?.append(id) }
+            outcomes[0].closed = Self.listing(outcomes[0].closed, adding: ids.filter(closed.contains))
             results[push] = .success(outcomes)
         }
         return results
     }
 
-    /// `body` in a savepoint when `enabled`, else directly.
-    private func optionalSavepoint<R>(_ enabled: Bool, _ body: () throws(StoreError) -> R) throws(StoreError) -> R {
-        enabled ? try store.savepoint(body) : try body()
+    /// `listed` with each of `ids` it does not hold yet appended, in order (nil stays nil).
+    private static func listing(_ listed: [String]?, adding ids: [String]) -> [String]? {
+        guard var listed else { return nil }
+        for id in ids where !listed.contains(id) { listed.append(id) }
+        return listed
     }
 
     /// `.quotaExceeded` unless `app` may hold `bytes` more stored bytes (and, `countingOne`, one more pending
@@ -163,15 +164,15 @@ extension Engine {
         return result
     }
 
-    private func apply(_ push: Push, app: String, now: Instant, closes: inout [String]) throws(EngineError) -> [PushOutcome] {
+    private func apply(_ push: Push, app: String, now: Instant, changes: inout ChangeSet) throws(EngineError) -> [PushOutcome] {
         // A push with `bk.cancel` runs in a savepoint (`pushEach`), so the quota may judge it after its writes.
-        guard push.cancel != nil else { return try applyInQuota(push, app: app, now: now, closes: &closes) }
+        guard push.cancel != nil else { return try applyInQuota(push, app: app, now: now, changes: &changes) }
         return try withinByteQuota(app: app, what: "this push") { () throws(EngineError) in
-            try applyInQuota(push, app: app, now: now, closes: &closes)
+            try applyInQuota(push, app: app, now: now, changes: &changes)
         }
     }
 
-    private func applyInQuota(_ push: Push, app: String, now: Instant, closes: inout [String])
+    private func applyInQuota(_ push: Push, app: String, now: Instant, changes: inout ChangeSet)
         throws(EngineError) -> [PushOutcome] {
         var outcomes: [PushOutcome] = []
         if let cancel = push.cancel {
@@ -185,11 +186,11 @@ extension Engine {
             }
             switch cancel {
             case .id(let id):
-                let ids = try cancelSchedules(app: app, id: id, reason: "push", sparing: spared, now: now, closes: &closes)
+                let ids = try cancelSchedules(app: app, id: id, reason: "push", sparing: spared, now: now, changes: &changes)
                 outcomes.append(PushOutcome(id: id, status: .cancelled, next: nil, cancelled: ids, closed: []))
             case .run(let run):
                 let (ids, unlisted) = try cancelSchedules(app: app, run: run, reason: "run", sparing: spared, now: now,
-                                                          closes: &closes)
+                                                          changes: &changes)
                 var outcome = PushOutcome(id: run, status: .cancelled, next: nil, cancelled: ids, closed: [], isRun: true)
                 outcome.cancelledUnlisted = unlisted
                 outcomes.append(outcome)
@@ -197,17 +198,19 @@ extension Engine {
         }
         if let local = push.local {
             outcomes.append(try apply(local, app: app, messageId: push.messageId, extras: push.scheduleExtras,
-                                      ownCancel: push.cancel, now: now))
+                                      ownCancel: push.cancel, now: now, changes: &changes))
         }
         return outcomes
     }
 
     private func apply(_ local: LocalSchedule, app: String, messageId: String?, extras: NotificationExtras,
-                       ownCancel: CancelRequest?, now: Instant) throws(EngineError) -> PushOutcome {
+                       ownCancel: CancelRequest?, now: Instant, changes: inout ChangeSet) throws(EngineError) -> PushOutcome {
         try storage { () throws(StoreError) -> PushOutcome in
             let digest = local.digest
             // A pending schedule a cancellation job covers is cancelled first: its tombstone then blocks this push.
-            if store.cancelJobsMayExist, let s = try store.schedule(app: app, id: local.id) { _ = try settleCovered(s) }
+            if store.cancelJobsMayExist, let s = try store.schedule(app: app, id: local.id) {
+                _ = try settleCovered(s, changes: &changes)
+            }
             let known = try store.pushLookup(app: app, id: local.id, run: local.runId, digest: digest)
             // The tombstone this push's own cancel names does not block it.
             if (known.idTombstoned && ownCancel != .id(local.id))
@@ -248,7 +251,7 @@ extension Engine {
             var status = PushOutcome.Status.scheduled
             if let old {
                 try store.delete(old)
-                cancelTimer(key: old.key)
+                changes.disarm(key: old.key)
                 try store.appendHistory(HistoryRecord(
                     app: app, id: old.id, event: .replaced, at: now, due: old.next, reason: nil, lateSeconds: nil,
                     title: old.title, messageId: old.messageId, dataJSON: old.dataJSON))
@@ -272,7 +275,7 @@ extension Engine {
             }
             schedule.next = due
             schedule.key = try store.insert(schedule)
-            scheduleTimer(key: schedule.key, due: due)
+            changes.arm(key: schedule.key, due: due)
             var outcome = PushOutcome(id: local.id, status: status, next: due)
             if extras.wake {
                 outcome.wake = wakeCapability

@@ -157,32 +157,30 @@ extension Engine {
         lastNow = now
         zoneCache[zone.name] = zone
         do {
-            try storage { () throws(StoreError) in
-                try store.transaction { () throws(StoreError) in
-                    for var s in try store.floatingSchedules() {
-                        let next: Instant?
-                        do throws(EngineError) {
-                            if s.kind == .calendar {
-                                let base = max(s.lastDue ?? s.storedAt, now)
-                                next = try nextElapse(s, after: base)
-                            } else {
-                                next = try oneShotDue(s)
-                            }
-                        } catch {
-                            continue  // cannot be evaluated any more: keeps its due; `advance` ends it
+            _ = try transaction { (changes: inout ChangeSet) throws(StoreError) in
+                for var s in try store.floatingSchedules() {
+                    let next: Instant?
+                    do throws(EngineError) {
+                        if s.kind == .calendar {
+                            let base = max(s.lastDue ?? s.storedAt, now)
+                            next = try nextElapse(s, after: base)
+                        } else {
+                            next = try oneShotDue(s)
                         }
-                        guard let next else {
-                            // A floating calendar whose `until` now lies before its next elapse: it is over.
-                            cancelTimer(key: s.key)
-                            try expire(s, now: now)
-                            continue
-                        }
-                        s.next = next
-                        try store.updateNext(key: s.key, next: next, lastDue: s.lastDue)
-                        scheduleTimer(key: s.key, due: next)
+                    } catch {
+                        continue  // cannot be evaluated any more: keeps its due; `advance` ends it
                     }
-                    try store.setMetadata("device_zone", zone.name)
+                    guard let next else {
+                        // A floating calendar whose `until` now lies before its next elapse: it is over.
+                        changes.disarm(key: s.key)
+                        try expire(s, now: now)
+                        continue
+                    }
+                    s.next = next
+                    try store.updateNext(key: s.key, next: next, lastDue: s.lastDue)
+                    changes.arm(key: s.key, due: next)
                 }
+                try store.setMetadata("device_zone", zone.name)
             }
         } catch {
             deviceZone = previous

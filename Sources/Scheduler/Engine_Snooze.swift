@@ -12,20 +12,18 @@ extension Engine {
                 + "\(PushDecoder.snoozeRange.upperBound) s")
         }
         let until = now.adding(seconds: seconds)
-        try storage { () throws(StoreError) in
-            try store.transaction { () throws(StoreError) in
-                try store.removeSnoozed(app: notification.app, id: notification.id)
-                try store.addSnoozed(notification, until: until)
-                var record = HistoryRecord(app: notification.app, id: notification.id, event: .snoozed, at: now,
-                                           due: notification.due, reason: "snooze:\(seconds)", lateSeconds: nil,
-                                           title: nil, messageId: nil, dataJSON: nil)
-                try fillDetails(&record)
-                if record.title == nil {
-                    (record.title, record.messageId, record.dataJSON) = (notification.title, notification.messageId,
-                                                                        notification.dataJSON)
-                }
-                try store.appendHistory(record)
+        _ = try transaction { (_: inout ChangeSet) throws(StoreError) in
+            try store.removeSnoozed(app: notification.app, id: notification.id)
+            try store.addSnoozed(notification, until: until)
+            var record = HistoryRecord(app: notification.app, id: notification.id, event: .snoozed, at: now,
+                                       due: notification.due, reason: "snooze:\(seconds)", lateSeconds: nil,
+                                       title: nil, messageId: nil, dataJSON: nil)
+            try fillDetails(&record)
+            if record.title == nil {
+                (record.title, record.messageId, record.dataJSON) = (notification.title, notification.messageId,
+                                                                    notification.dataJSON)
             }
+            try store.appendHistory(record)
         }
         refreshSnoozeDue()
     }
@@ -36,22 +34,20 @@ extension Engine {
     func deliverSnoozed(now: Instant) throws(EngineError) -> [DueNotification] {
         guard let due = snoozeDue, due <= now else { return [] }
         var firings: [Firing] = []
-        try storage { () throws(StoreError) in
-            try store.transaction { () throws(StoreError) in
-                for item in try store.snoozed(dueBy: now) {
-                    var n = item.notification
-                    // The re-show is due when the snooze ends: its log line, notifier line and signal say
-                    // so, as its history record does.
-                    n.due = item.until
-                    n.at = now
-                    n.lateSeconds = Self.seconds(from: item.until, to: now)
-                    let shown = Self.isWithinGrace(due: item.until, at: now, graceSeconds: defaultGraceSeconds)
-                    try store.removeSnoozed(seq: item.seq)
-                    try store.appendHistory(HistoryRecord(
-                        app: n.app, id: n.id, event: shown ? .fired : .missed, at: now, due: item.until, reason: "snoozed",
-                        lateSeconds: n.lateSeconds, title: n.title, messageId: n.messageId, dataJSON: n.dataJSON))
-                    if shown { firings.append(Firing(notification: n, graceSeconds: nil)) }
-                }
+        _ = try transaction { (_: inout ChangeSet) throws(StoreError) in
+            for item in try store.snoozed(dueBy: now) {
+                var n = item.notification
+                // The re-show is due when the snooze ends: its log line, notifier line and signal say
+                // so, as its history record does.
+                n.due = item.until
+                n.at = now
+                n.lateSeconds = Self.seconds(from: item.until, to: now)
+                let shown = Self.isWithinGrace(due: item.until, at: now, graceSeconds: defaultGraceSeconds)
+                try store.removeSnoozed(seq: item.seq)
+                try store.appendHistory(HistoryRecord(
+                    app: n.app, id: n.id, event: shown ? .fired : .missed, at: now, due: item.until, reason: "snoozed",
+                    lateSeconds: n.lateSeconds, title: n.title, messageId: n.messageId, dataJSON: n.dataJSON))
+                if shown { firings.append(Firing(notification: n, graceSeconds: nil)) }
             }
         }
         refreshSnoozeDue()

@@ -50,22 +50,22 @@ extension Engine {
     /// to lift. O(log n).
     public func unblock(id: String, app: String = Engine.defaultApp, now: Instant) throws(EngineError) -> Bool {
         try Self.checkName(id, "id", maxBytes: PushDecoder.maxIdBytes)
-        return try storage { () throws(StoreError) -> Bool in
-            try store.transaction { () throws(StoreError) -> Bool in
-                // Covered by a cancellation job: cancelled first, as if the job had reached it.
-                if store.cancelJobsMayExist, let s = try store.schedule(app: app, id: id) { _ = try settleCovered(s) }
-                let had = try store.tombstoneCreated(app: app, .id, id) != nil
-                // No tombstone: the earlier pushes are still forgotten (`add --replace` of a superseded
-                // push); no state anyone sees changes, so nothing is recorded.
-                guard had else { try store.forgetID(app: app, id: id); return false }
-                // Title, messageId and data when the finished record (which forgetID removes) has them.
-                var record = HistoryRecord(app: app, id: id, event: .unblocked, at: now, due: nil, reason: "unblock",
-                                           lateSeconds: nil, title: nil, messageId: nil, dataJSON: nil)
-                try fillDetails(&record)
-                try store.forgetID(app: app, id: id)
-                try store.appendHistory(record)
-                return true
+        return try transaction { (changes: inout ChangeSet) throws(StoreError) -> Bool in
+            // Covered by a cancellation job: cancelled first, as if the job had reached it.
+            if store.cancelJobsMayExist, let s = try store.schedule(app: app, id: id) {
+                _ = try settleCovered(s, changes: &changes)
             }
-        }
+            let had = try store.tombstoneCreated(app: app, .id, id) != nil
+            // No tombstone: the earlier pushes are still forgotten (`add --replace` of a superseded
+            // push); no state anyone sees changes, so nothing is recorded.
+            guard had else { try store.forgetID(app: app, id: id); return false }
+            // Title, messageId and data when the finished record (which forgetID removes) has them.
+            var record = HistoryRecord(app: app, id: id, event: .unblocked, at: now, due: nil, reason: "unblock",
+                                       lateSeconds: nil, title: nil, messageId: nil, dataJSON: nil)
+            try fillDetails(&record)
+            try store.forgetID(app: app, id: id)
+            try store.appendHistory(record)
+            return true
+        }.result
     }
 }

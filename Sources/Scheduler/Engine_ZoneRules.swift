@@ -62,22 +62,20 @@ extension Engine {
         for (name, rules) in current { zoneCache[name] = rules }
         let recorded = try storage { () throws(StoreError) in try store.zoneHashes() }
         var changes: [ZoneRulesChange] = []
-        try storage { () throws(StoreError) in
-            try store.transaction { () throws(StoreError) in
-                for name in current.keys.sorted() {
-                    guard let rules = current[name] else { continue }
-                    let digest = rules.contentDigest
-                    if let known = recorded[name], known != digest {
-                        let moved = try wrap { () throws(EngineError) in
-                            try reresolve(zone: name, old: previous[name], new: rules, now: now)
-                        }
-                        changes.append(ZoneRulesChange(zone: name, moved: moved))
+        _ = try transaction { (wheelChanges: inout ChangeSet) throws(StoreError) in
+            for name in current.keys.sorted() {
+                guard let rules = current[name] else { continue }
+                let digest = rules.contentDigest
+                if let known = recorded[name], known != digest {
+                    let moved = try wrap { () throws(EngineError) in
+                        try reresolve(zone: name, old: previous[name], new: rules, now: now, changes: &wheelChanges)
                     }
-                    if recorded[name] != digest { try store.setZoneHash(name, digest) }
+                    changes.append(ZoneRulesChange(zone: name, moved: moved))
                 }
-                if let version = zones.tzdataVersion, try store.metadata("tzdata_version") != version {
-                    try store.setMetadata("tzdata_version", version)
-                }
+                if recorded[name] != digest { try store.setZoneHash(name, digest) }
+            }
+            if let version = zones.tzdataVersion, try store.metadata("tzdata_version") != version {
+                try store.setMetadata("tzdata_version", version)
             }
         }
         return changes
@@ -89,8 +87,8 @@ extension Engine {
     /// rules through its wall time when the old rules are known (so nothing that fired fires again; an
     /// occurrence the new rules put in the past is late, like a one-shot's); one whose `until` leaves it
     /// nothing is `expired`.
-    private func reresolve(zone name: String, old: TimeZoneRules?, new: TimeZoneRules, now: Instant)
-        throws(EngineError) -> [ZoneRulesChange.Moved] {
+    private func reresolve(zone name: String, old: TimeZoneRules?, new: TimeZoneRules, now: Instant,
+                           changes: inout ChangeSet) throws(EngineError) -> [ZoneRulesChange.Moved] {
         let affected = try storage { () throws(StoreError) -> [StoredSchedule] in
             var rows = try store.pinnedSchedules(zone: name)
             if name == deviceZone.name { rows += try store.floatingSchedules().filter { $0.zone == nil } }
@@ -120,7 +118,7 @@ extension Engine {
                 continue  // cannot be evaluated any more: keeps its due; `advance` ends it
             }
             guard let next else {
-                cancelTimer(key: s.key)
+                changes.disarm(key: s.key)
                 try storage { () throws(StoreError) in try expire(s, now: now) }
                 continue
             }
@@ -128,7 +126,7 @@ extension Engine {
             moved.append(ZoneRulesChange.Moved(id: s.id, from: s.next, to: next))
             s.next = next
             try storage { () throws(StoreError) in try store.updateNext(key: s.key, next: next, lastDue: s.lastDue) }
-            scheduleTimer(key: s.key, due: next)
+            changes.arm(key: s.key, due: next)
         }
         return moved
     }
