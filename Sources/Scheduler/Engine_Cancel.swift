@@ -82,7 +82,7 @@ extension Engine {
         lastNow = now
         let (ids, changes) = try transaction { (changes: inout ChangeSet) throws(StoreError) -> [String] in
             try wrap { () throws(EngineError) in
-                try withinByteQuota(app: app, what: "this cancel") { () throws(EngineError) in try body(&changes) }
+                try quota.within(app: app, what: "this cancel") { () throws(EngineError) in try body(&changes) }
             }
         }
         refreshSnoozeDue()

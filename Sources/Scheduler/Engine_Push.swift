@@ -117,57 +117,10 @@ extension Engine {
         return listed
     }
 
-    /// `.quotaExceeded` unless `app` may hold `bytes` more stored bytes (and, `countingOne`, one more pending
-    /// schedule); the message names the bound (count or bytes). The bytes are everything the app stores
-    /// (`StoredTotals`, schema 9): pending schedules, finished records, digests, tombstones, cancellation
-    /// jobs — and history, which gives way: when the rest leaves room, the app's oldest history records are
-    /// removed to make it (the only write here, done only when the call will pass). Two key lookups, plus
-    /// O(log n) per history record removed.
-    func checkQuota(app: String, adding bytes: Int, countingOne: Bool = true) throws(EngineError) {
-        let (count, totals) = try storage { () throws(StoreError) -> (Int, StoredTotals) in
-            let totals = try store.storedTotals(app: app), covered = try store.coveredRemaining(app: app)
-            return (totals.pendingCount - covered, totals)
-        }
-        if countingOne && count >= maxPendingPerApp {
-            throw EngineError(.quotaExceeded, "app \(app) has \(count) pending schedules, the most allowed "
-                + "(max-pending-per-app \(maxPendingPerApp)); cancel some first")
-        }
-        guard bytes > 0 else { return }
-        if totals.firm + bytes > maxBytesPerApp { throw overByteQuota(app: app, totals, adding: bytes, what: "this one") }
-        let excess = totals.all + bytes - maxBytesPerApp
-        if excess > 0 { try storage { () throws(StoreError) in try store.makeRoomInHistory(app: app, bytes: excess) } }
-    }
-
-    /// The refusal naming the byte bound and what the app's bytes are in.
-    func overByteQuota(app: String, _ totals: StoredTotals, adding bytes: Int, what: String) -> EngineError {
-        EngineError(.quotaExceeded, "app \(app) has \(totals.firm) bytes stored (\(totals.pendingBytes) in pending "
-            + "schedules, \(totals.keptBytes) in finished records, digests, tombstones and cancellation jobs); "
-            + "\(what) (\(bytes) bytes) would exceed the most allowed (max-bytes-per-app \(maxBytesPerApp)); "
-            + "cancel some first")
-    }
-
-    /// Runs `body` (a cancellation, inside a transaction or savepoint that a throw undoes) and refuses it
-    /// with `.quotaExceeded` when it cancelled no pending schedule of `app` yet left the app's stored bytes
-    /// (history aside) above `maxBytesPerApp` and higher than before: a cancel of unknown ids or runs
-    /// leaves tombstones, and they count (CONTRACT §8 "Quota"). A cancel that removes a schedule always
-    /// passes, so an app at its bound can make room. Then history gives way as in `checkQuota`.
-    /// Two key lookups before and after.
-    func withinByteQuota<R>(app: String, what: String, _ body: () throws(EngineError) -> R) throws(EngineError) -> R {
-        let before = try storage { () throws(StoreError) in try store.storedTotals(app: app) }
-        let result = try body()
-        let after = try storage { () throws(StoreError) in try store.storedTotals(app: app) }
-        if after.firm > maxBytesPerApp && after.firm > before.firm && after.pendingCount >= before.pendingCount {
-            throw overByteQuota(app: app, before, adding: after.firm - before.firm, what: what)
-        }
-        let excess = after.all - maxBytesPerApp
-        if excess > 0 { try storage { () throws(StoreError) in try store.makeRoomInHistory(app: app, bytes: excess) } }
-        return result
-    }
-
     private func apply(_ push: Push, app: String, now: Instant, changes: inout ChangeSet) throws(EngineError) -> [PushOutcome] {
         // A push with `bk.cancel` runs in a savepoint (`pushEach`), so the quota may judge it after its writes.
         guard push.cancel != nil else { return try applyInQuota(push, app: app, now: now, changes: &changes) }
-        return try withinByteQuota(app: app, what: "this push") { () throws(EngineError) in
+        return try quota.within(app: app, what: "this push") { () throws(EngineError) in
             try applyInQuota(push, app: app, now: now, changes: &changes)
         }
     }
@@ -246,7 +199,7 @@ extension Engine {
                 var stored = schedule
                 stored.next = due
                 let bytes = store.storedBytes(of: stored) - (old.map { store.storedBytes(of: $0) } ?? 0)
-                try wrap { () throws(EngineError) in try checkQuota(app: app, adding: bytes, countingOne: old == nil) }
+                try wrap { () throws(EngineError) in try quota.check(app: app, adding: bytes, countingOne: old == nil) }
             }
             var status = PushOutcome.Status.scheduled
             if let old {
@@ -263,7 +216,7 @@ extension Engine {
                 // (checked before anything is written, like a schedule's bytes).
                 let kept = StoreKeptBytes.finished(id: schedule.id, title: nil, messageId: nil, dataJSON: nil)
                     - (old.map { store.storedBytes(of: $0) } ?? 0)
-                try wrap { () throws(EngineError) in try checkQuota(app: app, adding: kept, countingOne: false) }
+                try wrap { () throws(EngineError) in try quota.check(app: app, adding: kept, countingOne: false) }
                 let missedDue: Instant? = schedule.kind == .calendar ? nil : schedule.next
                 try store.appendHistory(HistoryRecord(
                     app: app, id: schedule.id, event: .missed, at: now, due: missedDue,

@@ -120,17 +120,21 @@ extension Engine {
     /// Runs store calls, mapping failures to `EngineError.storage` (the store's error is kept as `cause`;
     /// an engine error carried through the store comes out whole). Opens no transaction: reads, and store
     /// calls inside a transaction's body.
-    func storage<R>(_ body: () throws(StoreError) -> R) throws(EngineError) -> R {
-        do {
-            return try body()
-        } catch {
-            if let carried = error.carried { throw carried }
-            throw EngineError(.storage, error.message, cause: error)
-        }
-    }
+    func storage<R>(_ body: () throws(StoreError) -> R) throws(EngineError) -> R { try storeCalls(body) }
 
     /// Runs engine code inside a store transaction body, carrying its error as a `StoreError`.
     func wrap<R>(_ body: () throws(EngineError) -> R) throws(StoreError) -> R {
         do { return try body() } catch { throw StoreError(carrying: error) }
+    }
+}
+
+/// Runs store calls, mapping failures to `EngineError.storage` (the store's error kept as `cause`; an
+/// engine error carried through the store comes out whole). `Engine.storage` and `Quota` use it.
+func storeCalls<R>(_ body: () throws(StoreError) -> R) throws(EngineError) -> R {
+    do {
+        return try body()
+    } catch {
+        if let carried = error.carried { throw carried }
+        throw EngineError(.storage, error.message, cause: error)
     }
 }
