@@ -58,7 +58,7 @@ extension Engine {
                             try fire(s, start: start, now: now, mode: mode, queue: &queue, firings: &firings, changes: &changes)
                         }
                     }
-                    try store.markFolded(foldLate(&firings, now: now))
+                    try store.markFolded(folding.foldLate(&firings, now: now))
                 }
             } catch {
                 // Rolled back: every entry not yet committed goes back into the wheel as the store still has

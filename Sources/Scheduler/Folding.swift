@@ -32,23 +32,32 @@ extension Engine {
     /// A notification is late for folding when it is handed over at least this long after its due: the
     /// engine's own line between on time and catch-up (`onTimeMicroseconds`, 1 s).
     static var foldLatenessSeconds: Double { Double(onTimeMicroseconds) / 1_000_000 }
+}
+
+/// The folding rule of one commit batch, as a value (`Engine.folding`: the engine's `foldThreshold` and
+/// `lateCause` when the batch is decided). Pure: it reads and rewrites the batch's firings, nothing else.
+struct Folding {
+    /// More than this many late notifications of one app are folded; 0 folds nothing.
+    let threshold: Int
+    /// The summary's wording.
+    let cause: LateCause
 
     /// Replaces, in `firings` (one commit batch, in due order), each app's late notifications by one
-    /// summary when there are more than `foldThreshold` of them; alarms are never folded. Returns the
+    /// summary when there are more than `threshold` of them; alarms are never folded. Returns the
     /// history seqs of the folded ones (to mark `folded`). The summary takes the place of the app's first
     /// folded notification. O(firings).
-    func foldLate(_ firings: inout [Firing], now: Instant) -> [Int64] {
-        guard foldThreshold > 0, firings.count > foldThreshold else { return [] }
+    func foldLate(_ firings: inout [Engine.Firing], now: Instant) -> [Int64] {
+        guard threshold > 0, firings.count > threshold else { return [] }
         var lateByApp: [String: [Int]] = [:]
         for (index, firing) in firings.enumerated() where Self.foldable(firing.notification) {
             lateByApp[firing.notification.app, default: []].append(index)
         }
         var folded: [Int64] = []
-        var replaced: [Int: Firing] = [:], dropped = Set<Int>()
-        for (app, indexes) in lateByApp where indexes.count > foldThreshold {
+        var replaced: [Int: Engine.Firing] = [:], dropped = Set<Int>()
+        for (app, indexes) in lateByApp where indexes.count > threshold {
             let members = indexes.map { firings[$0].notification }
-            replaced[indexes[0]] = Firing(notification: Self.summary(of: members, app: app, cause: lateCause, now: now),
-                                          graceSeconds: nil)
+            let summary = Self.summary(of: members, app: app, cause: cause, now: now)
+            replaced[indexes[0]] = Engine.Firing(notification: summary, graceSeconds: nil)
             dropped.formUnion(indexes.dropFirst())
             folded += indexes.map { firings[$0].historySeq }
         }
@@ -58,17 +67,22 @@ extension Engine {
     }
 
     /// Late enough to fold, and not an alarm.
-    static func foldable(_ n: DueNotification) -> Bool { !n.extras.alarm && n.lateSeconds >= foldLatenessSeconds }
+    static func foldable(_ n: DueNotification) -> Bool { !n.extras.alarm && n.lateSeconds >= Engine.foldLatenessSeconds }
 
     /// The summary of `members` (≥ 1) of `app`: "N reminders while this computer was asleep", their titles
     /// (the first `foldedTitlesShown`, then "and K more"), shown as the app; opening it opens the app.
     static func summary(of members: [DueNotification], app: String, cause: LateCause, now: Instant) -> DueNotification {
-        var lines = members.prefix(foldedTitlesShown).map { "• " + $0.title }
-        if members.count > foldedTitlesShown { lines.append("and \(members.count - foldedTitlesShown) more") }
+        var lines = members.prefix(Engine.foldedTitlesShown).map { "• " + $0.title }
+        if members.count > Engine.foldedTitlesShown { lines.append("and \(members.count - Engine.foldedTitlesShown) more") }
         let first = members[0]
         return DueNotification(
-            app: app, id: foldedSummaryID, runId: foldedSummaryID, title: cause.summaryTitle(count: members.count),
-            body: lines.joined(separator: "\n"), urgency: .normal, icon: nil, category: "x-schedd.folded", actions: [],
+            app: app, id: Engine.foldedSummaryID, runId: Engine.foldedSummaryID,
+            title: cause.summaryTitle(count: members.count), body: lines.joined(separator: "\n"), urgency: .normal, icon: nil, category: "x-schedd.folded", actions: [],
             dataJSON: nil, messageId: nil, due: first.due, at: first.at, lateSeconds: first.lateSeconds)
     }
+}
+
+extension Engine {
+    /// The folding rule as it stands now. O(1).
+    var folding: Folding { Folding(threshold: foldThreshold, cause: lateCause) }
 }
