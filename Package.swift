@@ -85,6 +85,13 @@ let package = Package(
         // The desktop notifier's pure parts: circuit breaker, on-screen map, interaction decoder.
         .testTarget(name: "ScheddDesktopTests", dependencies: ["ScheddDesktop", "Scheduler", "SchedCalendar"],
                     path: "Tests/ScheddDesktopTests"),
+        // ScheddService's parts without the bus: the fair queue, the call table, wire arguments, time
+        // arguments, reply JSON, group commit, delivery and wake arming over a real SQLite store.
+        .testTarget(name: "ScheddServiceTests", dependencies: ["ScheddService", "Scheduler", "SchedCalendar", "SystemZones",
+                                                           "TestPrerequisites"],
+                    path: "Tests/ScheddServiceTests"),
+        // libcrypto's shim against published vectors (FIPS 180-2, RFC 5869, RFC 8188, RFC 8291).
+        .testTarget(name: "ScheddCryptoTests", dependencies: ["ScheddCrypto"], path: "Tests/ScheddCryptoTests"),
         .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush", "ScheddCrypto", "ScheddBus"], path: "Tests/ScheddPushTests"),
         // ScheddClient and ScheddTestKit against the real daemon (and the README's Swift example).
         .testTarget(name: "ScheddKitTests", dependencies: ["ScheddClient", "ScheddTestKit", "schedd"],

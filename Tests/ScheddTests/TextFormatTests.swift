@@ -50,21 +50,6 @@ final class TextFormatTests: XCTestCase {
         XCTAssertEqual(relativeToNow(-3 * 86400 * s), "3 days ago")
     }
 
-    func testParseTimeText_readsFloatingAndFixedForms() {
-        XCTAssertEqual(parseTimeText("2026-03-08T02:30"), .floating(CivilDateTime(year: 2026, month: 3, day: 8, hour: 2,
-                                                                                  minute: 30), zone: nil))
-        XCTAssertEqual(parseTimeText("2026-03-08 02:30:15"),
-                       .floating(CivilDateTime(year: 2026, month: 3, day: 8, hour: 2, minute: 30, second: 15), zone: nil))
-        XCTAssertEqual(parseTimeText("2026-03-08T07:30:00Z"), .fixed(Instant(seconds: 1_772_955_000), offsetSeconds: 0))
-        XCTAssertEqual(parseTimeText("2026-03-08T02:30:00-05:00"),
-                       .fixed(Instant(seconds: 1_772_955_000), offsetSeconds: -18000))
-        XCTAssertEqual(parseTimeText("2026-03-08T07:30:00.25Z"),
-                       .fixed(Instant(microseconds: 1_772_955_000_250_000), offsetSeconds: 0))
-        for bad in ["", "2026-02-30T10:00", "2026-03-08T24:00", "2026-3-8T10:00", "2026-03-08T10:00Zx", "tomorrow"] {
-            XCTAssertNil(parseTimeText(bad), bad)
-        }
-    }
-
     func testFormatOffset_printsSignedHoursAndMinutes() {
         XCTAssertEqual(formatOffset(-18000), "-05:00")
         XCTAssertEqual(formatOffset(19800), "+05:30")

@@ -46,7 +46,7 @@ final class SchedulerCallTests: XCTestCase {
 
     /// The table matches the methods the daemon serves (the org.schedd.Scheduler1 vtable in C).
     func testMethods_matchTheVtable() throws {
-        let vtable = try String(contentsOfFile: Build.sourceFile("Sources/CSchedBus/vtable.c"), encoding: .utf8)
+        let vtable = try String(contentsOfFile: SourceTree.file("Sources/CSchedBus/vtable.c"), encoding: .utf8)
         // The first vtable is org.schedd.Scheduler1's; the UnifiedPush ones follow it.
         let scheduler = vtable.components(separatedBy: "SD_BUS_VTABLE_END")[0]
         var served: [String: (input: String, reply: String)] = [:]
