@@ -90,6 +90,8 @@ let package = Package(
         .testTarget(name: "ScheddServiceTests", dependencies: ["ScheddService", "Scheduler", "SchedCalendar", "SystemZones",
                                                            "TestPrerequisites"],
                     path: "Tests/ScheddServiceTests"),
+        // ScheddBus's sd-bus shim against a private dbus-daemon.
+        .testTarget(name: "ScheddBusTests", dependencies: ["ScheddBus", "TestPrerequisites"], path: "Tests/ScheddBusTests"),
         // libcrypto's shim against published vectors (FIPS 180-2, RFC 5869, RFC 8188, RFC 8291).
         .testTarget(name: "ScheddCryptoTests", dependencies: ["ScheddCrypto"], path: "Tests/ScheddCryptoTests"),
         .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush", "ScheddCrypto", "ScheddBus"], path: "Tests/ScheddPushTests"),
