@@ -39,23 +39,8 @@ extension Engine {
     /// One bounded maintenance step at `now`; returns whether more work remains (call again when idle).
     @discardableResult
     public func maintenanceStep(now: Instant) throws(EngineError) -> Bool {
-        let rows = Self.maintenanceRowsPerStep
         let more = try transaction { (_: inout ChangeSet) throws(StoreError) -> Bool in
-            var full = false
-            let tombstoneCutoff = now.adding(seconds: -Self.tombstoneRetentionSeconds)
-            full = try store.purgeTombstones(createdBefore: tombstoneCutoff) >= rows || full
-            full = try store.purgeFinished(expiredBy: now) >= rows || full
-            full = try store.purgeApplied(before: tombstoneCutoff, limit: rows) >= rows || full
-            // A failed delivery past its grace could only be `missed` on retry: dropped. Its history
-            // already ends with `failed` (no record here: restarts and maintenance timing change nothing).
-            let expired = try store.purgeFailedDeliveries(expiredBy: now, limit: rows)
-            full = expired.count >= rows || full
-            let historyCutoff = now.adding(seconds: -retention.days * 86_400)
-            full = try store.purgeHistory(olderThan: historyCutoff, keepNewest: retention.maxRecords,
-                                          limit: rows) >= rows || full
-            full = try store.reclaimFreePages(limit: Self.maintenancePagesPerStep) >= Self.maintenancePagesPerStep
-                || full
-            return full
+            try RetentionStep(store: store, retention: retention).run(now: now)
         }.result
         lastMaintenance = now
         maintenanceBacklog = more
@@ -75,5 +60,35 @@ extension Engine {
     public func maintainWhenIdle(now: Instant) throws(EngineError) -> Bool {
         try maintainIfDue(now: now)
         return maintenanceBacklog
+    }
+}
+
+/// One bounded retention step over the store, as a value: what `Engine.maintenanceStep` runs inside its
+/// transaction. Each kind loses at most `Engine.maintenanceRowsPerStep` rows and at most
+/// `Engine.maintenancePagesPerStep` pages are reclaimed, so a step costs a few milliseconds.
+struct RetentionStep {
+    let store: any ScheduleStore
+    let retention: HistoryRetention
+
+    /// Purges tombstones past 30 days, finished records past their keep-until, applied digests, failed
+    /// deliveries past their grace and history beyond `retention`, then reclaims free pages. Returns whether
+    /// any of them hit its limit (more to do). Call inside a transaction.
+    func run(now: Instant) throws(StoreError) -> Bool {
+        let rows = Engine.maintenanceRowsPerStep
+        var full = false
+        let tombstoneCutoff = now.adding(seconds: -Engine.tombstoneRetentionSeconds)
+        full = try store.purgeTombstones(createdBefore: tombstoneCutoff) >= rows || full
+        full = try store.purgeFinished(expiredBy: now) >= rows || full
+        full = try store.purgeApplied(before: tombstoneCutoff, limit: rows) >= rows || full
+        // A failed delivery past its grace could only be `missed` on retry: dropped. Its history
+        // already ends with `failed` (no record here: restarts and maintenance timing change nothing).
+        let expired = try store.purgeFailedDeliveries(expiredBy: now, limit: rows)
+        full = expired.count >= rows || full
+        let historyCutoff = now.adding(seconds: -retention.days * 86_400)
+        full = try store.purgeHistory(olderThan: historyCutoff, keepNewest: retention.maxRecords,
+                                      limit: rows) >= rows || full
+        full = try store.reclaimFreePages(limit: Engine.maintenancePagesPerStep) >= Engine.maintenancePagesPerStep
+            || full
+        return full
     }
 }
