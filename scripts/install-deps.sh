@@ -11,7 +11,7 @@ PKGS=(pkg-config libsqlite3-dev sqlite3 libsystemd-dev systemd dbus-daemon dbus-
       libglib2.0-dev-bin libglib2.0-dev gcc
       xfce4-notifyd notification-daemon mate-notification-daemon imagemagick
       systemd-container debootstrap dbus-broker
-      gnome-shell gjs xdotool tesseract-ocr tesseract-ocr-eng fonts-dejavu-core)
+      gnome-shell gjs xdotool tesseract-ocr tesseract-ocr-eng fonts-dejavu-core strace)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

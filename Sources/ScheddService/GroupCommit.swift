@@ -73,9 +73,29 @@ public final class GroupCommit {
     /// After every commit (the delivery part settles: delivers what became due, re-arms the timer).
     public var afterCommit: () -> Void = {}
 
+    /// Where a group's COMMIT is synced off the loop (nil: each COMMIT syncs the log itself, on the loop).
+    public let durability: SyncPipeline?
+
+    /// `durability`: the sync thread's pipeline; with it a group is answered once a sync that began after
+    /// its COMMIT returned, and the loop forms the next group meanwhile.
     public init(engine: @escaping () -> Engine, clock: ServiceClock, storage: StorageMonitor,
-                announcer: CancelAnnouncer, log: ServiceLog) {
+                announcer: CancelAnnouncer, log: ServiceLog, durability: SyncPipeline? = nil) {
         self.engine = engine; self.clock = clock; self.storage = storage; self.announcer = announcer; self.log = log
+        self.durability = durability
+    }
+
+    /// `action` once every write committed so far is on the disk (at once without a deferred sync):
+    /// the other calls' answers go through it, so that no answer shows a write that a power cut could
+    /// still take back. `failure`: the sync of the log failed.
+    public func whenDurable(_ action: @escaping (_ failure: String?) -> Void) {
+        guard let durability else { return action(nil) }
+        durability.whenDurable(action)
+    }
+
+    /// Shutdown: commits what waits, syncs on the calling thread, and answers every call.
+    public func flushAndDrain() {
+        flush()
+        durability?.drain()
     }
 
     /// How many calls wait for the commit.
@@ -169,40 +189,71 @@ public final class GroupCommit {
         // 1,000 keeps every page it changes in SQLite's in-memory sub-journal, whose chunk list is walked
         // again and again: 18% of the daemon's profile, 2.6× slower inserts measured; BENCHMARKS.md §3b.)
         var loneFailure: EngineError?
-        do throws(EngineError) {
-            try engine.group { () throws(EngineError) in
-                let now = clock.now
-                if writes.count == 1, let write = writes.first {
-                    do throws(EngineError) {
-                        results.append(.success(try Self.applyMember(write.operation, app: write.app, now: now, engine: engine)))
-                    } catch {
-                        loneFailure = error
-                        throw error  // rolls back everything it did
-                    }
-                } else {
-                    for write in writes {
-                        if case .pushBatch = write.operation {
-                            // No savepoint (its sub-journal would hold a pre-image of every page the batch
-                            // changes: 11% of the daemon's profile in a bulk load, spilled to a temporary file).
-                            // `pushEach` answers and undoes each engine rejection itself; what it throws is a
-                            // store failure, which fails the whole group (below: every call gets the error).
-                            results.append(.success(try Self.applyMember(write.operation, app: write.app, now: now,
-                                                                         engine: engine)))
-                        } else {
-                            results.append(apply(write.operation, app: write.app, now: now, engine: engine))
+        var failure: EngineError?
+        let deferred = commitWithoutSync {
+            do throws(EngineError) {
+                try engine.group { () throws(EngineError) in
+                    let now = clock.now
+                    if writes.count == 1, let write = writes.first {
+                        do throws(EngineError) {
+                            results.append(.success(try Self.applyMember(write.operation, app: write.app, now: now, engine: engine)))
+                        } catch {
+                            loneFailure = error
+                            throw error  // rolls back everything it did
+                        }
+                    } else {
+                        for write in writes {
+                            if case .pushBatch = write.operation {
+                                // No savepoint (its sub-journal would hold a pre-image of every page the batch
+                                // changes: 11% of the daemon's profile in a bulk load, spilled to a temporary file).
+                                // `pushEach` answers and undoes each engine rejection itself; what it throws is a
+                                // store failure, which fails the whole group (below: every call gets the error).
+                                results.append(.success(try Self.applyMember(write.operation, app: write.app, now: now,
+                                                                             engine: engine)))
+                            } else {
+                                results.append(apply(write.operation, app: write.app, now: now, engine: engine))
+                            }
                         }
                     }
                 }
+            } catch {
+                failure = error
             }
+        }
+        if let error = failure {
+            if let loneFailure {
+                // The lone write failed and was rolled back whole: answered like a failed member of a group.
+                storage.succeeded()
+                results = [.failure(ServiceFailure(loneFailure))]
+            } else {
+                // Named by the methods of the group ("Push", or "Cancel, Push" for a mixed group).
+                storage.failed(Set(writes.map(\.member)).sorted().joined(separator: ", "), ServiceFailure(error), backOff: false)
+                results = writes.map { _ in .failure(ServiceFailure(error)) }
+            }
+        } else {
             storage.succeeded()
-        } catch where loneFailure != nil {
-            // The lone write failed and was rolled back whole: answered like a failed member of a group.
-            storage.succeeded()
-            results = [.failure(ServiceFailure(loneFailure ?? error))]
-        } catch {
-            // Named by the methods of the group ("Push", or "Cancel, Push" for a mixed group).
-            storage.failed(Set(writes.map(\.member)).sorted().joined(separator: ", "), ServiceFailure(error), backOff: false)
-            results = writes.map { _ in .failure(ServiceFailure(error)) }
+        }
+        let answered = results
+        guard deferred, let durability else { return answer(writes, answered, syncFailure: nil) }
+        durability.whenDurable { [self] syncFailure in answer(writes, answered, syncFailure: syncFailure) }
+    }
+
+    /// Runs `transactions` without the sync at COMMIT when a pipeline syncs for the group commit; true
+    /// when the commits must wait for that sync.
+    private func commitWithoutSync(_ transactions: () -> Void) -> Bool {
+        guard let durability else { transactions(); return false }
+        return durability.commitWithoutSync(transactions)
+    }
+
+    /// Answers each call of a committed group (now durable) and announces what it cancelled; with
+    /// `syncFailure`, the log's sync failed: every call is answered with a storage error instead.
+    private func answer(_ writes: [Waiting], _ results: [Result<Applied, ServiceFailure>], syncFailure: String?) {
+        var results = results
+        if let syncFailure {
+            let failure = ServiceFailure(.storage, "the write was committed but could not be synced to the disk (\(syncFailure)); "
+                                         + "it may be lost if the machine loses power: try again")
+            storage.failed(Set(writes.map(\.member)).sorted().joined(separator: ", "), failure, backOff: false)
+            results = results.map { _ in .failure(failure) }
         }
         for (write, result) in zip(writes, results) {
             switch result {

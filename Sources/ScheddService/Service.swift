@@ -129,12 +129,19 @@ public final class Service {
         do throws(ServiceFailure) {
             if let answer = try run(call, caller: caller, reply: reply) {
                 if method.writes { storage.succeeded() }
-                reply(.success(answer))
+                answerWhenDurable(reply, .success(answer))
             }
         } catch {
             if error.name == .storage { storage.failed(method.name, error, backOff: false) }
-            reply(.failure(error))
+            answerWhenDurable(reply, .failure(error))
         }
+    }
+
+    /// Sends `result` once the group commits it may have seen are on the disk (`GroupCommit.whenDurable`:
+    /// at once unless a sync is under way), so that no answer shows a write a power cut could take back.
+    /// A failed sync changes nothing here: the writes' own callers are told; this call saw them committed.
+    private func answerWhenDurable(_ reply: @escaping CallReply, _ result: Result<CallAnswer, ServiceFailure>) {
+        groupCommit.whenDurable { _ in reply(result) }
     }
 
     private func requireCaller(_ caller: Caller?, _ method: SchedulerMethod) throws(ServiceFailure) -> Caller {

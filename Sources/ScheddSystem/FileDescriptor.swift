@@ -119,6 +119,10 @@ public struct FileDescriptor: Hashable, Sendable, RawRepresentable {
     /// `fsync(2)`.
     public func sync() throws(Errno) { _ = try retryingInterrupts { fsync(rawValue) } }
 
+    /// `fdatasync(2)`: the file's data, and the metadata needed to read it back (its size), on the disk.
+    /// Linux syncs the file (the inode), whichever descriptor of it is given.
+    public func syncData() throws(Errno) { _ = try retryingInterrupts { fdatasync(rawValue) } }
+
     /// `fchmod(2)`.
     public func setPermissions(_ permissions: UInt32) throws(Errno) { _ = try valueOrErrno(fchmod(rawValue, permissions)) }
 

@@ -139,6 +139,10 @@ extension SQLiteScheduleStore {
     func finishCheckpoint(_ frames: WALFrames) {
         let log = frames.snapshot
         guard (log.partlyCopied && log.uncopied <= Self.checkpointTail) || log.frames >= 16 * frames.threshold else { return }
-        if let done = try? db.checkpointPassive() { frames.recordCopied(done.copied) }
+        // With the sync at COMMIT off (the group commit's), the checkpoint still syncs the database file
+        // before its frames count as copied: otherwise the log could restart over frames not yet on the disk.
+        if let done = try? db.withSyncAtCommit({ () throws(SQLiteError) in try db.checkpointPassive() }) {
+            frames.recordCopied(done.copied)
+        }
     }
 }

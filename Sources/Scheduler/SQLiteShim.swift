@@ -29,6 +29,9 @@ final class SQLiteConnection {
     let path: String
     /// What the WAL hook records into (`recordWALFrames`), kept alive as long as the connection.
     private var walFrames: WALFrames?
+    /// Whether a COMMIT syncs the write-ahead log (`PRAGMA synchronous = FULL`, the store's setting),
+    /// or only writes it (`OFF`: the group commit's deferred sync, `SQLiteScheduleStore.committingWithoutSync`).
+    private(set) var syncsAtCommit = true
 
     /// Opens an existing database file read-write. Never creates one: the caller creates the file itself
     /// (mode 0600) so that a path that vanished or is unreadable is an error, not a fresh empty database.
@@ -89,6 +92,22 @@ final class SQLiteConnection {
     }
 
     var isOpen: Bool { handle != nil }
+
+    /// Sets `PRAGMA synchronous` to FULL (`true`) or OFF. Outside a transaction only; O(1) (a cached statement).
+    func setSyncsAtCommit(_ syncs: Bool) throws(SQLiteError) {
+        guard syncs != syncsAtCommit else { return }
+        try statement(syncs ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = OFF").run()
+        syncsAtCommit = syncs
+    }
+
+    /// Runs `body` with `PRAGMA synchronous = FULL` (set back as it was after): a checkpoint run from a
+    /// connection that does not sync at commit must still sync the database file before the log restarts.
+    func withSyncAtCommit<R>(_ body: () throws(SQLiteError) -> R) throws(SQLiteError) -> R {
+        guard !syncsAtCommit else { return try body() }
+        try setSyncsAtCommit(true)
+        defer { try? setSyncsAtCommit(false) }
+        return try body()
+    }
 
     /// Installs a WAL hook recording into `frames` how many frames the write-ahead log holds after each
     /// commit. It replaces SQLite's autocheckpoint (the hook and `wal_autocheckpoint` are one slot): this

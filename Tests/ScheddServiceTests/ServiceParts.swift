@@ -33,8 +33,11 @@ struct ServiceParts {
 
     private final class ReportBox { var reports: [(StorageHealth.Report, Bool)] = [] }
 
-    init(databasePath: String, start: Instant, fake: Bool = true) throws {
-        let engine = try Engine(store: SQLiteScheduleStore(path: databasePath), notifier: RecordingNotifier(),
+    /// `syncDevice`: the group commit syncs off the loop through it (`SyncPipeline`), as the daemon's
+    /// `LogSyncThread` does; nil: every COMMIT syncs itself.
+    init(databasePath: String, start: Instant, fake: Bool = true, syncDevice: SyncPipeline.Device? = nil) throws {
+        let store = try SQLiteScheduleStore(path: databasePath)
+        let engine = try Engine(store: store, notifier: RecordingNotifier(),
                                 deviceZone: .utc, zones: ZoneDatabase.shared, now: start)
         let recorder = Recorder()
         let clock = ServiceClock(fakeStart: fake ? start : nil, engine: { engine },
@@ -43,7 +46,11 @@ struct ServiceParts {
         let storage = StorageMonitor(now: { clock.now }, serving: { "Serving" }, report: { box.reports.append(($0, $1)) })
         let delivery = Delivery(engine: { engine }, clock: clock, storage: storage, log: recorder)
         clock.delivery = delivery
-        let group = GroupCommit(engine: { engine }, clock: clock, storage: storage, announcer: recorder, log: recorder)
+        let durability = syncDevice.map { device in
+            SyncPipeline(device: device, committing: { transactions in store.committingWithoutSync(transactions).deferred })
+        }
+        let group = GroupCommit(engine: { engine }, clock: clock, storage: storage, announcer: recorder, log: recorder,
+                                durability: durability)
         group.afterCommit = { delivery.settle() }
         let service = Service(engine: { engine }, clock: clock, delivery: delivery, groupCommit: group, storage: storage,
                               announcer: recorder)

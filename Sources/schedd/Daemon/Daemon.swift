@@ -33,6 +33,9 @@ final class Daemon {
     let store: SQLiteScheduleStore
     /// The store's checkpoints, off the loop thread (Daemon_Checkpoint.swift).
     let checkpoints: CheckpointThread
+    /// The group commit's syncs of the log, off the loop thread (LogSyncThread.swift); nil when it
+    /// could not start (each COMMIT then syncs on the loop).
+    let logSync: LogSyncThread?
     /// The engine, bound to the loop thread (STYLE §5): every access checks it is on that thread.
     private let boundEngine: LoopBound<Engine>
     let desktop: DesktopNotifier?
@@ -93,6 +96,10 @@ final class Daemon {
             throw .failure("cannot open the database '\(options.databasePath)': \(error.message)")
         }
         checkpoints = CheckpointThread(path: options.databasePath)
+        logSync = LogSyncThread(logPath: store.writeAheadLogPath)
+        let durability = logSync.map { [store] device in
+            SyncPipeline(device: device, committing: { transactions in store.committingWithoutSync(transactions).deferred })
+        }
         // The engine is made after the clock; the parts reach it through this loop-bound accessor.
         var bound: LoopBound<Engine>?
         let engine: () -> Engine = { bound!.value }
@@ -118,7 +125,8 @@ final class Daemon {
         cancelSlicing = CancelSlicing(engine: engine, clock: clock, storage: storage, log: logger)
         clock.delivery = delivery
         let announcements = Announcements(bus: bus, logger: logger, subscriptions: subscriptions)
-        groupCommit = GroupCommit(engine: engine, clock: clock, storage: storage, announcer: announcements, log: logger)
+        groupCommit = GroupCommit(engine: engine, clock: clock, storage: storage, announcer: announcements, log: logger,
+                                  durability: durability)
         service = Service(engine: engine, clock: clock, delivery: delivery, groupCommit: groupCommit, storage: storage,
                           announcer: announcements, sleep: sleepState)
         service.cancelSlicing = cancelSlicing
@@ -148,6 +156,8 @@ final class Daemon {
         let code = loop.run()
         sleepWatch.stop()
         service.batchDecoder?.stop()
+        groupCommit.flushAndDrain()
+        logSync?.stop()
         checkpoints.stop()
         desktop?.detach()
         ServiceManager.notify("STOPPING=1")
@@ -173,13 +183,21 @@ final class Daemon {
                 try loop.addSignal(signal) { [unowned self] in
                     logger.info("signal \(signal): finishing")
                     service.fairQueue.drainAll()  // calls already taken off the bus are answered
-                    groupCommit.flush()  // and committed
+                    groupCommit.flushAndDrain()  // and committed, synced and answered
                     loop.exit(0)
                 }
             }
             // Below the bus (0): after every message already waiting was handed over. The group commit
             // before a delivery slice, so that calls are answered during a long catch-up.
             groupCommit.trigger = try trigger(priority: 10) { [unowned self] in groupCommit.flushReady() }
+            if let logSync, let durability = groupCommit.durability {
+                // A sync's report at the bus's priority: the answers it releases go out before more calls are read.
+                try loop.addReadable(fd: logSync.reportDescriptor.rawValue) {
+                    if let report = logSync.takeReport() { durability.synced(report) }
+                }
+            } else {
+                logger.warning("cannot start the log's sync thread: each group commit syncs on the loop")
+            }
             // Below the group commit, above the delivery: one call per iteration, apps in turn (FairQueue).
             service.fairQueue.trigger = try trigger(priority: 12) { [unowned self] in service.fairQueue.serveNext() }
             service.fairQueue.onTriggerFailure = { [unowned self] error in
