@@ -118,3 +118,13 @@ echo "raw sqlite3: one transaction $raw1 rows/s; one transaction per row $rawN r
 result "pushrate_dbus_${nclients}clients" "$dbus_rate" "$raw1" pushes/s higher
 result pushrate_batch_ndjson "$batch_rate" "$raw1" pushes/s higher
 result "pushrate_dbus_${nclients}clients_vs_raw_commit_per_row" "$dbus_rate" "$rawN" pushes/s higher
+# The ceiling of N closed-loop clients (issue 35 item 3): each waits for its answer, so one client makes at
+# most 1 / (RTT + t_row) durable pushes a second even with a daemon that costs nothing — RTT the same
+# clients' ClockShow round trip (N / ClockShow rate), t_row raw sqlite3's one-row transaction (1 / rawN).
+# Ceiling = N / (RTT + t_row) pushes/s = N·t_row / (RTT + t_row) × raw per row.
+read -r rtt_us trow_us ceiling ceiling_x < <(echo "$nclients $show_rate $rawN" | awk '{
+    rtt = $1 / $2; trow = 1 / $3; c = $1 / (rtt + trow);
+    printf "%.1f %.1f %.1f %.3f\n", rtt * 1e6, trow * 1e6, c, c / $3 }')
+echo "ceiling: $nclients clients, RTT ${rtt_us} us (ClockShow), t_row ${trow_us} us (raw one row per transaction):" \
+     "$ceiling pushes/s = ${ceiling_x}x raw per row; ours $dbus_rate/s = $(echo "scale=3; $dbus_rate / $rawN" | bc)x raw per row"
+result "pushrate_dbus_${nclients}clients_of_ceiling" "$dbus_rate" "$ceiling" pushes/s higher

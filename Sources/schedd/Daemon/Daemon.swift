@@ -195,8 +195,9 @@ final class Daemon {
                 try loop.addReadable(fd: logSync.reportDescriptor.rawValue) {
                     if let report = logSync.takeReport() { durability.synced(report) }
                 }
+                if !logSync.start() { logger.warning("cannot start the log's sync thread: the loop syncs the log itself") }
             } else {
-                logger.warning("cannot start the log's sync thread: each group commit syncs on the loop")
+                logger.warning("cannot open the write-ahead log for syncing: each group commit syncs at its COMMIT")
             }
             // Below the group commit, above the delivery: one call per iteration, apps in turn (FairQueue).
             service.fairQueue.trigger = try trigger(priority: 12) { [unowned self] in service.fairQueue.serveNext() }

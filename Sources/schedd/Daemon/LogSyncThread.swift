@@ -29,8 +29,8 @@ final class LogSyncThread: SyncPipeline.Device, @unchecked Sendable {
     private var logIdentity: (device: UInt64, inode: UInt64)
     private var thread: pthread_t?
 
-    /// Opens `path` (the store's log) and starts the thread; nil when either fails (the group commit
-    /// then syncs at each COMMIT, on the loop).
+    /// Opens `path` (the store's log) and the report pipe; nil when either fails (the group commit then
+    /// syncs at each COMMIT, on the loop). The thread starts in `start()`.
     init?(logPath path: String) {
         self.path = path
         guard let opened = try? FileDescriptor.open(path, .readOnly),
@@ -40,14 +40,19 @@ final class LogSyncThread: SyncPipeline.Device, @unchecked Sendable {
         logIdentity = (status.device, status.inode)
         reportDescriptor = ends.read
         reportWriter = ends.write
-        guard let started = startDaemonThread({ [self] in run() }) else {
-            opened.close(); ends.read.close(); ends.write.close()
-            return nil
-        }
-        thread = started
+    }
+
+    /// Starts the thread: after the loop blocked the signals it handles (a thread inherits the mask it
+    /// is created with; one made before would take SIGTERM's default action for the whole process).
+    /// False when no thread could be made: each sync then runs on the loop, reported the same way.
+    func start() -> Bool {
+        guard thread == nil else { return true }
+        thread = startDaemonThread({ [self] in run() })
+        return thread != nil
     }
 
     func beginSync() {
+        guard thread != nil else { return report(syncLog()) }
         work.withLock {
             requested = true
             work.signal()
@@ -81,11 +86,15 @@ final class LogSyncThread: SyncPipeline.Device, @unchecked Sendable {
                 return !stopping
             }
             guard go else { return }
-            let failure = syncLog()
-            work.withLock { lastFailure = failure }
-            let one: [UInt8] = [1]
-            _ = try? reportWriter.writeAll(one)
+            report(syncLog())
         }
+    }
+
+    /// Hands a finished sync's result to the loop: `lastFailure`, then one byte on the pipe.
+    private func report(_ failure: String?) {
+        work.withLock { lastFailure = failure }
+        let one: [UInt8] = [1]
+        _ = try? reportWriter.writeAll(one)
     }
 
     /// `fdatasync` of the log, reopening it first if the path no longer names the file held.
