@@ -44,7 +44,8 @@ final class LogSyncOrderTests: XCTestCase {
         strace.waitUntilExit()
         let calls = try parse(String(contentsOfFile: trace, encoding: .utf8))
         let walWrites = calls.filter { $0.wal && ($0.name == "pwrite64" || $0.name == "write") }
-        XCTAssertGreaterThanOrEqual(walWrites.count, 24, "every push wrote the log")
+        let text = try String(contentsOfFile: trace, encoding: .utf8)
+        XCTAssertGreaterThanOrEqual(walWrites.count, 24, "every push wrote the log; the trace begins:\n\(text.prefix(3000))")
         let loop = try XCTUnwrap(walWrites.first?.thread)
         let syncs = calls.filter { $0.wal && ($0.name == "fdatasync" || $0.name == "fsync") }
         XCTAssertTrue(syncs.contains { $0.thread != loop && $0.result == "0" }, "the log is synced by a thread other than the loop")
@@ -84,7 +85,7 @@ final class LogSyncOrderTests: XCTestCase {
         for line in text.split(separator: "\n").map(String.init) {
             let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
             guard parts.count == 2, let thread = Int(parts[0]) else { continue }
-            let rest = parts[1]
+            let rest = String(parts[1].drop { $0 == " " })  // strace pads the thread id to five columns
             if rest.hasPrefix("<... ") {
                 let name = String(rest.dropFirst(5).prefix { $0 != " " })
                 let wal = unfinishedWal.removeValue(forKey: thread) ?? false

@@ -1,7 +1,5 @@
-import Glibc
 import ScheddService
 import ScheddSystem
-import Synchronization
 
 /// The group commit's disk half on a thread of its own (`SyncPipeline`, docs/daemon-parts.md "Log
 /// sync"): `beginSync` wakes the thread, which `fdatasync`s the store's write-ahead log and writes one
@@ -27,7 +25,7 @@ final class LogSyncThread: SyncPipeline.Device, @unchecked Sendable {
     /// thread is idle or ended). Guarded by `work` for the swap, used outside it for the sync.
     private var log: FileDescriptor
     private var logIdentity: (device: UInt64, inode: UInt64)
-    private var thread: pthread_t?
+    private var thread: SystemThread?
 
     /// Opens `path` (the store's log) and the report pipe; nil when either fails (the group commit then
     /// syncs at each COMMIT, on the loop). The thread starts in `start()`.
@@ -47,7 +45,7 @@ final class LogSyncThread: SyncPipeline.Device, @unchecked Sendable {
     /// False when no thread could be made: each sync then runs on the loop, reported the same way.
     func start() -> Bool {
         guard thread == nil else { return true }
-        thread = startDaemonThread({ [self] in run() })
+        thread = SystemThread.start(name: "schedd-logsync") { [self] in run() }
         return thread != nil
     }
 
@@ -74,7 +72,7 @@ final class LogSyncThread: SyncPipeline.Device, @unchecked Sendable {
             stopping = true
             work.signal()
         }
-        if let running = thread { pthread_join(running, nil) }
+        thread?.join()
         thread = nil
     }
 
