@@ -2,7 +2,7 @@
 // one-shots spread over a year, loaded with the engine's pushBatch directly into a fresh database (no
 // daemon, no D-Bus). Then, in a fresh engine, the start-up parts are timed separately:
 //   open   SQLiteScheduleStore(path:) — WAL, schema check (no integrity pass after a clean close);
-//   read   store.forEachPendingDeadline — a covering scan of `schedules_by_app_next`, streamed;
+//   read   store.schedules.forEachPendingDeadline — a covering scan of `schedules_by_app_next`, streamed;
 //   wheel  inserting those into a TimerWheel;
 //   engine the whole Engine(databasePath:…) init (all of the above plus zone bookkeeping).
 // The RESULT compares the engine init with the daemon's start-to-READY target (3 s).
@@ -47,8 +47,8 @@ func restoreBenchmark(_ args: [String]) {
         var deadlines: [(key: Int64, due: Instant)] = []
         deadlines.reserveCapacity(count)
         var read = 0
-        let readNanos = measureNanos { try? store.forEachPendingDeadline { _, _ in read += 1 } }
-        try? store.forEachPendingDeadline { deadlines.append(($0, $1)) }
+        let readNanos = measureNanos { try? store.schedules.forEachPendingDeadline { _, _ in read += 1 } }
+        try? store.schedules.forEachPendingDeadline { deadlines.append(($0, $1)) }
         store.close()
         let before = residentBytes()
         var wheel = TimerWheel(now: now)

@@ -9,10 +9,10 @@ import Scheduler
 /// Serves `org.unifiedpush.Connector2` and `org.unifiedpush.Connector1` at `/org/unifiedpush/Connector`
 /// on schedd's own bus name, and `org.schedd.UnifiedPush1` (Register, Unregister, List; signals
 /// EndpointChanged, Unregistered) at schedd's object path. One registration per app, each with its own
-/// connection token and Web Push keys, stored durably (`PushRegistrationStore`). A `Message` is
+/// connection token and Web Push keys, stored durably (`RegistrationTable`). A `Message` is
 /// decrypted with its registration's keys (RFC 8291) and handed to `Host.apply` as a push for that app;
 /// the reply goes out only after `apply` returned, that is after the push is durable. A message whose
-/// bytes the app's replay window holds (`PushReplayWindow`) is acknowledged and changes nothing.
+/// bytes the app's replay window holds (`PushReplayTable`) is acknowledged and changes nothing.
 ///
 /// Loop thread only: every callback (bus calls, replies, signals, the timer) runs on the daemon's
 /// event loop, one at a time. Distributor calls are asynchronous (`callAsync`, bounded by timeouts):
@@ -103,7 +103,7 @@ public final class PushConnector {
 
     let bus: BusConnection
     let loop: EventLoop
-    let store: any PushRegistrationStore & PushReplayWindow
+    let store: SQLiteScheduleStore
     let host: Host
     /// Distributor names on the bus now, with their unique owner.
     var running: [String: String] = [:]
@@ -136,7 +136,7 @@ public final class PushConnector {
 
     // Every callback handed to the bus or the loop holds the connector weakly: pending calls are
     // completed (with an error) when the connection closes, which can be after the connector is gone.
-    public init(bus: BusConnection, loop: EventLoop, store: any PushRegistrationStore & PushReplayWindow, host: Host) {
+    public init(bus: BusConnection, loop: EventLoop, store: SQLiteScheduleStore, host: Host) {
         self.bus = bus
         self.loop = loop
         self.store = store

@@ -24,7 +24,7 @@ extension PushConnector {
                 // daemon's uid (CONTRACT §8: keys never reach another app).
                 let caller = try host.resolveApp(message, "")
                 let records = try storage { () throws(StoreError) in
-                    caller.seesEveryApp ? try store.pushRegistrations() : try store.pushRegistration(app: caller.app).map { [$0] } ?? []
+                    caller.seesEveryApp ? try store.registrations.all() : try store.registrations.record(app: caller.app).map { [$0] } ?? []
                 }
                 let text = JSONValue.array(records.map { $0.json(state: state(of: $0)) }).serialized()
                 return reply(message, text)
@@ -54,16 +54,16 @@ extension PushConnector {
             throw PushConnectorError(.invalidArgument, "Register: 'description' must be at most 100 bytes, got \(description.utf8.count)")
         }
         var record: PushRegistrationRecord
-        if let existing = try storage({ () throws(StoreError) in try store.pushRegistration(app: app) }) {
+        if let existing = try storage({ () throws(StoreError) in try store.registrations.record(app: app) }) {
             record = existing
             if !description.isEmpty && description != record.description {
                 record.description = description
                 record.updated = host.now()
                 let changed = record
-                try storage { () throws(StoreError) in try store.savePushRegistration(changed) }
+                try storage { () throws(StoreError) in try store.registrations.save(changed) }
             }
         } else {
-            let count = try storage { () throws(StoreError) in try store.pushRegistrations().count }
+            let count = try storage { () throws(StoreError) in try store.registrations.all().count }
             guard count < Self.maximumRegistrations else {
                 throw PushConnectorError(.invalidArgument, "Register: schedd keeps at most \(Self.maximumRegistrations) "
                                          + "push registrations; unregister an app first")
@@ -82,7 +82,7 @@ extension PushConnector {
                                             publicKey: Base64URL.encode(keys.publicKey),
                                             authSecret: Base64URL.encode(keys.authSecret), created: now, updated: now)
             let fresh = record
-            try storage { () throws(StoreError) in try store.savePushRegistration(fresh) }
+            try storage { () throws(StoreError) in try store.registrations.save(fresh) }
             host.log(.info, "new push registration for \(app)")
         }
         let deadline = loop.now(.monotonic) &+ Self.endpointWaitMicroseconds
@@ -95,10 +95,10 @@ extension PushConnector {
     /// `Unregister(s app) → s registration`: tells the distributor (Distributor2.Unregister), forgets
     /// the registration and its keys, and answers with what was removed.
     func unregisterApp(_ app: String) throws(PushConnectorError) -> JSONValue {
-        guard let record = try storage({ () throws(StoreError) in try store.pushRegistration(app: app) }) else {
+        guard let record = try storage({ () throws(StoreError) in try store.registrations.record(app: app) }) else {
             throw PushConnectorError(.notRegistered, "Unregister: \(app) has no push registration")
         }
-        try storage { () throws(StoreError) in _ = try store.deletePushRegistration(app: app) }
+        try storage { () throws(StoreError) in _ = try store.registrations.delete(app: app) }
         let json = record.json(state: state(of: record))
         states[app] = nil
         if let distributor = record.distributor {
@@ -122,7 +122,7 @@ extension PushConnector {
     /// Answers every app call waiting on `token` with the registration as it is now.
     func answerWaiters(token: String) {
         guard let calls = waiting.removeValue(forKey: token), !calls.isEmpty else { return }
-        let record = try? store.pushRegistration(token: token)
+        let record = try? store.registrations.record(token: token)
         for waiter in calls {
             guard let record else {
                 try? waiter.call.replyError(name: PushConnectorError.Kind.notRegistered.rawValue,

@@ -51,7 +51,7 @@ extension PushConnector {
     /// Registers every stored registration again with the same token.
     func reregisterAll(reason: String) {
         let records: [PushRegistrationRecord]
-        do { records = try store.pushRegistrations() } catch {
+        do { records = try store.registrations.all() } catch {
             host.log(.error, "cannot read the push registrations: \(error.message)")
             return
         }
@@ -63,7 +63,7 @@ extension PushConnector {
     func nameOwnerChanged(_ signal: BusMessage) {
         guard let name = try? signal.readString(), let old = try? signal.readString(),
               let new = try? signal.readString(), DistributorChoice.isDistributorName(name) else { return }
-        let records = (try? store.pushRegistrations()) ?? []
+        let records = (try? store.registrations.all()) ?? []
         if new.isEmpty {
             running[name] = nil
             unconfirmedOwners[name] = nil
@@ -123,7 +123,7 @@ extension PushConnector {
             if record.distributor != nil { record.endpoint = nil }
             record.distributor = target
             record.updated = host.now()
-            do { try store.savePushRegistration(record) } catch {
+            do { try store.registrations.save(record) } catch {
                 states[record.app] = .failed("cannot store the registration: \(error.message)")
                 answerWaiters(token: record.token)
                 return
@@ -158,7 +158,7 @@ extension PushConnector {
                     unconfirmedOwners[distributor] = nil
                     host.log(.info, "the new owner \(pending) of \(distributor) confirmed the registration of \(app)")
                 }
-                let known = (try? store.pushRegistration(token: token))?.endpoint != nil
+                let known = (try? store.registrations.record(token: token))?.endpoint != nil
                 states[app] = known ? .registered : .registering
                 host.log(.info, "\(distributor) registered \(app) for pushes")
                 if known { answerWaiters(token: token) }

@@ -71,7 +71,7 @@ extension PushConnector {
     /// that decrypt enter the window: they are authenticated (AES-GCM under the app's auth secret), so a
     /// distributor cannot flush the window with garbage and then replay an old message.
     func deliver(_ message: ConnectorArguments.Message, call: BusMessage, version: Int) throws(PushConnectorError) -> BusMethodResult {
-        guard let record = try storage({ () throws(StoreError) in try store.pushRegistration(token: message.token) }) else {
+        guard let record = try storage({ () throws(StoreError) in try store.registrations.record(token: message.token) }) else {
             // The spec: a request with a token the connector does not know is ignored.
             warn(peer: call.sender, "ignored a push with an unknown token from \(call.sender ?? "?")")
             return acknowledge(call, id: nil, version: version)
@@ -92,7 +92,7 @@ extension PushConnector {
         }
         let label = "push for \(record.app)" + (message.id.isEmpty ? "" : " (message \(message.id))")
         let digest = SHA256.digest(message.body)
-        if try storage({ () throws(StoreError) in try store.isReplay(app: record.app, digest: digest) }) {
+        if try storage({ () throws(StoreError) in try store.pushReplays.contains(app: record.app, digest: digest) }) {
             warn(peer: call.sender, "ignored a replayed \(label) from \(call.sender ?? "?"): the same message was "
                  + "delivered before (replay window of \(record.app))")
             return acknowledge(call, id: message.id, version: version)
@@ -108,7 +108,9 @@ extension PushConnector {
             return acknowledge(call, id: message.id, version: version)
         }
         let now = host.now(), app = record.app
-        let remember = { [store] () throws(StoreError) in try store.recordDelivered(app: app, digest: digest, at: now) }
+        let remember = { [store] () throws(StoreError) in
+            try store.transaction { () throws(StoreError) in try store.pushReplays.record(app: app, digest: digest, at: now) }
+        }
         switch host.apply(record.app, plaintext, remember) {
         case .applied(let outcomes):
             host.log(.info, "\(label) applied: \(outcomes)")
@@ -131,7 +133,7 @@ extension PushConnector {
                         _ reason: String, peer: String?) throws(PushConnectorError) {
         warn(peer: peer, "rejected a \(reason)")
         let rejection = PushRejection(at: host.now(), messageID: message.id, reason: reason)
-        try storage { () throws(StoreError) in try store.recordPushRejection(app: record.app, rejection) }
+        try storage { () throws(StoreError) in try store.registrations.recordRejection(app: record.app, rejection) }
     }
 
     /// Replies `{id}` (Connector2; `{}` without an id) or nothing (Connector1).
@@ -150,7 +152,7 @@ extension PushConnector {
     /// `NewEndpoint`: keeps the endpoint (durable), answers the app's waiting Register calls and
     /// tells the app with `EndpointChanged` when the endpoint is new.
     func newEndpoint(token: String, endpoint: String, sender: String?) throws(PushConnectorError) {
-        guard var record = try storage({ () throws(StoreError) in try store.pushRegistration(token: token) }) else {
+        guard var record = try storage({ () throws(StoreError) in try store.registrations.record(token: token) }) else {
             warn(peer: sender, "ignored NewEndpoint for an unknown token from \(sender ?? "?")")
             return
         }
@@ -160,7 +162,7 @@ extension PushConnector {
             record.endpoint = endpoint
             record.updated = host.now()
             let updated = record
-            try storage { () throws(StoreError) in try store.savePushRegistration(updated) }
+            try storage { () throws(StoreError) in try store.registrations.save(updated) }
             host.log(.info, "new push endpoint for \(record.app) from \(record.distributor ?? "?")")
         }
         states[record.app] = .registered
@@ -172,7 +174,7 @@ extension PushConnector {
     /// then the app is told (`Unregistered` signal) and registered again with the same token.
     func unregistered(token: String, sender: String?) throws(PushConnectorError) {
         if unregistering.remove(token) != nil { return }
-        guard var record = try storage({ () throws(StoreError) in try store.pushRegistration(token: token) }) else {
+        guard var record = try storage({ () throws(StoreError) in try store.registrations.record(token: token) }) else {
             warn(peer: sender, "ignored Unregistered for an unknown token from \(sender ?? "?")")
             return
         }
@@ -181,7 +183,7 @@ extension PushConnector {
         record.endpoint = nil
         record.updated = host.now()
         let cleared = record
-        try storage { () throws(StoreError) in try store.savePushRegistration(cleared) }
+        try storage { () throws(StoreError) in try store.registrations.save(cleared) }
         states[record.app] = .registering
         emit("Unregistered", record.app, "the distributor \(record.distributor ?? "?") unregistered the app")
         let now = loop.now(.monotonic)

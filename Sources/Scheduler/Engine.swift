@@ -30,7 +30,7 @@ public final class Engine {
     /// Stored bytes of pending schedules per app, by default (CONTRACT §8 "Quota"; `schedd run
     /// --max-bytes-per-app N`): 256 MiB — the count quota's million pushes of typical size (~200 B as
     /// counted; BENCHMARKS.md's 1M load holds 194 MB), but only 4,096 of the largest (64 KiB), so one app
-    /// can no longer fill ~64 GB of disk. Counted as `ScheduleStore.storedBytes` (texts and id, plus 64 per
+    /// can no longer fill ~64 GB of disk. Counted as `ScheduleTable.storedBytes` (texts and id, plus 64 per
     /// schedule).
     public static let defaultMaxBytesPerApp = 256 << 20
 
@@ -49,7 +49,7 @@ public final class Engine {
     /// `unconfirmed` when this engine opened the store).
     public private(set) var unconfirmedAtStart = 0
 
-    let store: any ScheduleStore
+    let store: SQLiteScheduleStore
     let notifier: any Notifier
     /// The resolver of pinned zone names; the push decoder checks zones through it too.
     public let zones: any ZoneResolver
@@ -60,7 +60,7 @@ public final class Engine {
     public let maxPendingPerApp: Int
     /// The byte quota: stored bytes of pending schedules per app (CONTRACT §8). A push that would take its
     /// app above it is rejected. ≥ 1.
-    public var maxBytesPerApp = Engine.defaultMaxBytesPerApp { didSet { store.maxBytesPerApp = maxBytesPerApp } }
+    public var maxBytesPerApp = Engine.defaultMaxBytesPerApp { didSet { store.history.maxBytesPerApp = maxBytesPerApp } }
     var wheel: TimerWheel
     var zoneCache: [String: TimeZoneRules] = [:] { didSet { zonesInUseGeneration &+= 1 } }
     /// Changes whenever the zones in use (`zoneNamesInUse`) may have changed: a watcher that synced at one
@@ -124,7 +124,7 @@ public final class Engine {
     /// fell due meanwhile is delivered in the old zone first (late or missed, handed to `notifier`), then
     /// floating schedules are re-resolved as by `deviceZoneChanged`. A recorded zone that no longer loads
     /// is skipped: the catch-up then happens in the new zone, at the caller's first `advance`.
-    public init(store: any ScheduleStore, notifier: any Notifier, deviceZone: TimeZoneRules,
+    public init(store: SQLiteScheduleStore, notifier: any Notifier, deviceZone: TimeZoneRules,
                 zones: any ZoneResolver, defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds,
                 retention: HistoryRetention = .standard,
                 maxPendingPerApp: Int = Engine.defaultMaxPendingPerApp, now: Instant) throws(EngineError) {
@@ -141,15 +141,15 @@ public final class Engine {
         self.lastMaintenance = now
         self.lastNow = now
         zoneCache[deviceZone.name] = deviceZone
-        store.historyLimitPerApp = retention.maxRecords
-        store.maxBytesPerApp = maxBytesPerApp
+        store.history.limitPerApp = retention.maxRecords
+        store.history.maxBytesPerApp = maxBytesPerApp
         try storage { () throws(StoreError) in
             unconfirmedAtStart = try store.markUnconfirmed()
             // Streamed straight into the wheel (committed rows: nothing to defer to a commit), so neither the
             // rows nor a wheel log of a million entries is ever held.
-            try store.forEachPendingDeadline { (key, due) in wheel.insert(key: key, due: due) }
+            try store.schedules.forEachPendingDeadline { (key, due) in wheel.insert(key: key, due: due) }
         }
-        let recorded = try storage { () throws(StoreError) in try store.metadata("device_zone") }
+        let recorded = try storage { () throws(StoreError) in try store.meta.value("device_zone") }
         if let recorded, recorded != deviceZone.name, let old = try? zone(named: recorded) {
             // The zone changed while the daemon was down: what fell due is caught up in the old zone first
             // (late or missed, CONTRACT §2/§3), then the new zone applies (`deviceZoneChanged` does both).
@@ -184,20 +184,20 @@ public final class Engine {
     /// on SQLite, whatever the number of schedules (`PendingCount`, the `list` footer).
     /// Schedules a cancellation job still covers are not counted (they are cancelled as far as callers see).
     public func pendingCount(app: String?) throws(EngineError) -> Int {
-        try storage { () throws(StoreError) in try store.pendingCount(app: app) - store.coveredRemaining(app: app) }
+        try storage { () throws(StoreError) in try store.counts.pendingCount(app: app) - store.cancelJobs.coveredRemaining(app: app) }
     }
 
     /// Pending schedules of `app` by next due, paged; `app` nil lists every app's (`list --all-apps`).
     public func list(app: String? = Engine.defaultApp, limit: Int?, offset: Int = 0) throws(EngineError) -> [PendingSchedule] {
         let rows = try storage { () throws(StoreError) in
-            try store.schedulesByNext(app: app, limit: limit, offset: offset)
+            try store.schedules.byNext(app: app, limit: limit, offset: offset)
         }
         return rows.map(pendingSchedule)
     }
 
     /// The newest `limit` history records of `app` (nil: of every app), oldest first.
     public func history(app: String? = Engine.defaultApp, limit: Int) throws(EngineError) -> [HistoryRecord] {
-        try storage { () throws(StoreError) in try store.history(app: app, limit: limit) }
+        try storage { () throws(StoreError) in try store.history.records(app: app, limit: limit) }
     }
 
     /// At most `limit` pending schedules of `app` (nil: of every app) by (next due, key), starting after
@@ -205,7 +205,7 @@ public final class Engine {
     /// (keyset paging; per app by the (app, next_due, key) index).
     public func listPage(app: String? = Engine.defaultApp, after cursor: PendingCursor?, limit: Int) throws(EngineError)
         -> [(cursor: PendingCursor, schedule: PendingSchedule)] {
-        let rows = try storage { () throws(StoreError) in try store.schedulesByNext(app: app, after: cursor, limit: limit) }
+        let rows = try storage { () throws(StoreError) in try store.schedules.byNext(app: app, after: cursor, limit: limit) }
         return rows.map { ($0.cursor, pendingSchedule($0)) }
     }
 
@@ -214,7 +214,7 @@ public final class Engine {
     /// O(offset + limit), once; the following pages continue from the last row's cursor.
     public func listPage(app: String? = Engine.defaultApp, skipping offset: Int, limit: Int) throws(EngineError)
         -> [(cursor: PendingCursor, schedule: PendingSchedule)] {
-        let rows = try storage { () throws(StoreError) in try store.schedulesByNext(app: app, limit: limit, offset: offset) }
+        let rows = try storage { () throws(StoreError) in try store.schedules.byNext(app: app, limit: limit, offset: offset) }
         return rows.map { ($0.cursor, pendingSchedule($0)) }
     }
 
@@ -222,7 +222,7 @@ public final class Engine {
     /// (the newest when nil), newest first. O(log n + limit) at any depth.
     public func historyPage(app: String? = Engine.defaultApp, before: Int64?, limit: Int) throws(EngineError)
         -> [SequencedHistoryRecord] {
-        try storage { () throws(StoreError) in try store.history(app: app, before: before, limit: limit) }
+        try storage { () throws(StoreError) in try store.history.records(app: app, before: before, limit: limit) }
     }
 
     /// Records what the person did with a shown notification of `app`: `opened` (reason `action:KEY`;
@@ -239,15 +239,15 @@ public final class Engine {
             try fillDetails(&record)
             record.ran = ran
             record.ok = ok
-            try store.appendHistory(record)
+            try store.history.append(record)
         }
     }
 
     /// Copies the title, messageId and data of the record's schedule (pending, else finished) into it.
     func fillDetails(_ record: inout HistoryRecord) throws(StoreError) {
-        if let pending = try store.schedule(app: record.app, id: record.id) {
+        if let pending = try store.schedules.schedule(app: record.app, id: record.id) {
             (record.title, record.messageId, record.dataJSON) = (pending.title, pending.messageId, pending.dataJSON)
-        } else if let done = try store.finished(app: record.app, id: record.id) {
+        } else if let done = try store.finished.record(app: record.app, id: record.id) {
             (record.title, record.messageId, record.dataJSON) = (done.title, done.messageId, done.dataJSON)
         }
     }

@@ -23,7 +23,7 @@ extension Engine {
     /// Entries are processed in (due, key) order, occurrences produced on the way included. Every batch of
     /// up to `firingBatchSize` decisions is committed in ONE transaction *before* its notifications are
     /// shown (at-most-once: see the type's documentation); each firing's `fired` record awaits its hand-over,
-    /// confirmed by the next commit (`ScheduleStore.confirmHandOver`), so after a crash the restarted engine
+    /// confirmed by the next commit (`HistoryTable.confirmHandOver`), so after a crash the restarted engine
     /// marks the ones it cannot confirm `unconfirmed`. Entries due less than `onTimeMicroseconds` before `now`
     /// are batches of one (at most one unconfirmed per crash on the real clock); others batches of up to
     /// `firingBatchSize` (the bound of a catch-up). A step backwards fires nothing already fired.
@@ -52,13 +52,13 @@ extension Engine {
                 _ = try transaction { (changes: inout ChangeSet) throws(StoreError) in
                     while taken.count < batchLimit, let entry = queue.popFirst() {
                         taken.append(entry)
-                        guard let s = try store.schedule(key: entry.key) else { continue }
-                        if store.cancelJobsMayExist, try settleCovered(s, changes: &changes) { continue }  // cancelled, not fired
+                        guard let s = try store.schedules.schedule(key: entry.key) else { continue }
+                        if store.cancelJobs.mayExist, try settleCovered(s, changes: &changes) { continue }  // cancelled, not fired
                         try wrap { () throws(EngineError) in
                             try fire(s, start: start, now: now, mode: mode, queue: &queue, firings: &firings, changes: &changes)
                         }
                     }
-                    try store.markFolded(folding.foldLate(&firings, now: now))
+                    try store.history.markFolded(folding.foldLate(&firings, now: now))
                 }
             } catch {
                 // Rolled back: every entry not yet committed goes back into the wheel as the store still has
@@ -160,15 +160,15 @@ extension Engine {
         var historySeq: Int64 = 0
         if s.extras.wake { wakeMayHaveChanged = true }
         try storage { () throws(StoreError) in
-            try store.appendHistory(HistoryRecord(
+            try store.history.append(HistoryRecord(
                 app: s.app, id: s.id, event: shown ? .fired : .missed, at: at, due: occurrence, reason: reason,
                 lateSeconds: lateness, title: s.title, messageId: s.messageId, dataJSON: s.dataJSON),
                 awaitingHandOver: shown)
-            historySeq = store.lastAppendedSeq
+            historySeq = store.history.lastAppendedSeq
             if let next {
                 s.next = next
                 s.lastDue = occurrence
-                try store.updateNext(key: s.key, next: next, lastDue: occurrence)
+                try store.schedules.updateNext(key: s.key, next: next, lastDue: occurrence)
                 if next <= now {
                     queue.push((s.key, next))
                 } else {
@@ -179,7 +179,7 @@ extension Engine {
                 s.lastDue = occurrence
                 try expire(s, now: at, reason: reason.map { _ in "schedule ended" })
             } else {
-                try store.delete(s)
+                try store.schedules.delete(s)
                 try recordFinished(s, outcome: shown ? .fired : .missed, due: occurrence, now: now)
             }
         }
@@ -200,7 +200,7 @@ extension Engine {
             // `.pending`: an asynchronous notifier reports a failure later, through `deliveryFailed`.
             if case .failed(let reason) = notifier.show(firing.notification) { failures.append((firing, reason)) }
         }
-        if !firings.isEmpty { store.confirmHandOver() }  // written by the next commit, whichever it is
+        if !firings.isEmpty { store.history.confirmHandOver() }  // written by the next commit, whichever it is
         try recordFailures(failures)
         return firings.map(\.notification)
     }
@@ -217,11 +217,11 @@ extension Engine {
         _ = try transaction { (_: inout ChangeSet) throws(StoreError) in
             for (firing, reason) in failures {
                 let n = firing.notification
-                try store.appendHistory(HistoryRecord(
+                try store.history.append(HistoryRecord(
                     app: n.app, id: n.id, event: .failed, at: n.at, due: n.due, reason: reason, lateSeconds: n.lateSeconds,
                     title: n.title, messageId: n.messageId, dataJSON: n.dataJSON))
                 let expires = StoreCoding.graceEnd(due: n.due, graceSeconds: firing.graceSeconds ?? defaultGraceSeconds)
-                try store.addFailedDelivery(n, graceSeconds: firing.graceSeconds, expires: Instant(microseconds: expires))
+                try store.failedDeliveries.add(n, graceSeconds: firing.graceSeconds, expires: Instant(microseconds: expires))
             }
         }
     }
@@ -234,14 +234,14 @@ extension Engine {
     public func retryFailed(now: Instant) throws(EngineError) -> [DueNotification] {
         var firings: [Firing] = []
         _ = try transaction { (_: inout ChangeSet) throws(StoreError) in
-            for failed in try store.failedDeliveries() {
+            for failed in try store.failedDeliveries.all() {
                 var n = failed.notification
                 n.graceSeconds = failed.graceSeconds
                 n.at = now
                 n.lateSeconds = Self.seconds(from: n.due, to: now)
                 let shown = Self.isWithinGrace(due: n.due, at: now, graceSeconds: failed.graceSeconds ?? defaultGraceSeconds)
-                try store.removeFailedDelivery(seq: failed.seq)
-                try store.appendHistory(HistoryRecord(
+                try store.failedDeliveries.remove(seq: failed.seq)
+                try store.history.append(HistoryRecord(
                     app: n.app, id: n.id, event: shown ? .fired : .missed, at: now, due: n.due, reason: "retry",
                     lateSeconds: n.lateSeconds, title: n.title, messageId: n.messageId, dataJSON: n.dataJSON),
                     awaitingHandOver: shown)

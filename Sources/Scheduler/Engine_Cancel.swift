@@ -63,7 +63,7 @@ extension Engine {
             try storage { () throws(StoreError) -> [String] in
                 let (ids, rest) = try cancelCoverable(app: app, kind: .event, name: event, reason: reason, now: now,
                                                       changes: &changes) { (s) throws(StoreError) in
-                    try store.addTombstone(app: app, .id, s.id, at: now)
+                    try store.tombstones.add(app: app, .id, s.id, at: now)
                 }
                 unlisted = rest
                 return ids
@@ -97,8 +97,8 @@ extension Engine {
         guard !closed.isEmpty else { return [] }
         _ = try transaction { (_: inout ChangeSet) throws(StoreError) in
             for id in closed {
-                let finished = try store.finished(app: app, id: id)
-                try store.appendHistory(HistoryRecord(
+                let finished = try store.finished.record(app: app, id: id)
+                try store.history.append(HistoryRecord(
                     app: app, id: id, event: .closed, at: now, due: finished?.due, reason: reason, lateSeconds: nil,
                     title: nil, messageId: nil, dataJSON: nil))
             }
@@ -120,9 +120,9 @@ extension Engine {
     func cancelSchedules(app: String, id: String, reason: String, sparing: String?, now: Instant,
                          changes: inout ChangeSet) throws(EngineError) -> [String] {
         try storage { () throws(StoreError) -> [String] in
-            try store.addTombstone(app: app, .id, id, at: now)
-            try store.purgeTombstones(createdBefore: now.adding(seconds: -Self.tombstoneRetentionSeconds))
-            var pending = try store.schedule(app: app, id: id)
+            try store.tombstones.add(app: app, .id, id, at: now)
+            try store.tombstones.purge(createdBefore: now.adding(seconds: -Self.tombstoneRetentionSeconds))
+            var pending = try store.schedules.schedule(app: app, id: id)
             // Covered by a cancellation job: cancelled by it (its reason and time), as if already done.
             if let s = pending, try settleIfCovered(s, changes: &changes) { pending = nil }
             guard id != sparing else { return [] }
@@ -130,11 +130,11 @@ extension Engine {
             if let s = pending {
                 try cancelPending(s, reason: reason, now: now, changes: &changes)
                 ids.append(id)
-            } else if let done = try store.finished(app: app, id: id), done.outcome == .fired {
+            } else if let done = try store.finished.record(app: app, id: id), done.outcome == .fired {
                 changes.closes.append(id)
-                try store.removeFailedDeliveries(app: app, id: id)
+                try store.failedDeliveries.remove(app: app, id: id)
             }
-            if try store.removeSnoozed(app: app, id: id) > 0, !changes.closes.contains(id) { changes.closes.append(id) }
+            if try store.snoozed.remove(app: app, id: id) > 0, !changes.closes.contains(id) { changes.closes.append(id) }
             return ids
         }
     }
@@ -145,11 +145,11 @@ extension Engine {
     func cancelSchedules(app: String, run: String, reason: String, sparing: String?, now: Instant,
                          changes: inout ChangeSet) throws(EngineError) -> (ids: [String], unlisted: Int) {
         try storage { () throws(StoreError) -> (ids: [String], unlisted: Int) in
-            try store.addTombstone(app: app, .run, run, at: now)
-            try store.purgeTombstones(createdBefore: now.adding(seconds: -Self.tombstoneRetentionSeconds))
+            try store.tombstones.add(app: app, .run, run, at: now)
+            try store.tombstones.purge(createdBefore: now.adding(seconds: -Self.tombstoneRetentionSeconds))
             var ids: [String] = [], unlisted = 0
             if let sparing {
-                for s in try store.schedules(app: app, run: run) where s.id != sparing {
+                for s in try store.schedules.matching(app: app, run: run) where s.id != sparing {
                     if try settleIfCovered(s, changes: &changes) { continue }
                     try cancelPending(s, reason: reason, now: now, changes: &changes)
                     ids.append(s.id)
@@ -160,15 +160,15 @@ extension Engine {
                                                       changes: &changes) { _ throws(StoreError) in }
             }
             let cancelled = Set(ids)  // O(1) membership: a run of N schedules is cancelled in O(N log N)
-            for id in try store.finishedIDs(app: app, run: run) where id != sparing && !cancelled.contains(id) {
-                if try store.finished(app: app, id: id)?.outcome == .fired {
+            for id in try store.finished.ids(app: app, run: run) where id != sparing && !cancelled.contains(id) {
+                if try store.finished.record(app: app, id: id)?.outcome == .fired {
                     changes.closes.append(id)
-                    try store.removeFailedDeliveries(app: app, id: id)
+                    try store.failedDeliveries.remove(app: app, id: id)
                 }
             }
             var closing = Set(changes.closes)
-            for id in try store.snoozedIDs(app: app, run: run) where id != sparing {
-                _ = try store.removeSnoozed(app: app, id: id)
+            for id in try store.snoozed.ids(app: app, run: run) where id != sparing {
+                _ = try store.snoozed.remove(app: app, id: id)
                 if closing.insert(id).inserted { changes.closes.append(id) }
             }
             return (ids, unlisted)
@@ -177,14 +177,14 @@ extension Engine {
 
     /// Removes a pending schedule with history `cancelled`; a calendar that already fired may be on screen.
     func cancelPending(_ s: StoredSchedule, reason: String, now: Instant, changes: inout ChangeSet) throws(StoreError) {
-        try store.delete(s)
+        try store.schedules.delete(s)
         changes.disarm(key: s.key)
-        try store.removeFailedDeliveries(app: s.app, id: s.id)
-        let snoozed = try store.removeSnoozed(app: s.app, id: s.id) > 0
-        try store.appendHistory(HistoryRecord(
+        try store.failedDeliveries.remove(app: s.app, id: s.id)
+        let snoozed = try store.snoozed.remove(app: s.app, id: s.id) > 0
+        try store.history.append(HistoryRecord(
             app: s.app, id: s.id, event: .cancelled, at: now, due: s.next, reason: reason, lateSeconds: nil,
             title: s.title, messageId: s.messageId, dataJSON: s.dataJSON))
-        let firedBefore = try store.finished(app: s.app, id: s.id)?.outcome == .fired
+        let firedBefore = try store.finished.record(app: s.app, id: s.id)?.outcome == .fired
         if s.lastDue != nil || firedBefore || snoozed { changes.closes.append(s.id) }
     }
 }

@@ -33,11 +33,11 @@ extension Engine {
     }
 
     /// Whether a cancellation job may be under way (the daemon then runs `cancelSlice` until it is false).
-    public var hasCancelJobs: Bool { store.cancelJobsMayExist }
+    public var hasCancelJobs: Bool { store.cancelJobs.mayExist }
 
     /// The jobs under way, oldest first (tests, status). O(jobs).
     public func cancelJobs() throws(EngineError) -> [CancelJob] {
-        try storage { () throws(StoreError) in try store.cancelJobs() }
+        try storage { () throws(StoreError) in try store.cancelJobs.all() }
     }
 
     /// Cancels the next `limit` schedules of the oldest job in ONE transaction (history `cancelled` with
@@ -45,16 +45,16 @@ extension Engine {
     /// more; nil when no job exists. Closes what was on screen after the commit.
     public func cancelSlice(limit: Int = Engine.cancelSliceSize, now: Instant) throws(EngineError) -> CancelSliceReport? {
         try closeSettled(now: now)
-        guard store.cancelJobsMayExist else { return nil }
+        guard store.cancelJobs.mayExist else { return nil }
         let (report, changes) = try transaction { (changes: inout ChangeSet) throws(StoreError) -> CancelSliceReport? in
-            guard let job = try store.cancelJobs().first else { return nil }
-            let rows = try store.nextCovered(job, limit: limit)
+            guard let job = try store.cancelJobs.all().first else { return nil }
+            let rows = try store.cancelJobs.nextCovered(job, limit: limit)
             for s in rows { try cancelCovered(s, by: job, changes: &changes) }
             let finished = rows.count < limit
-            if finished { try store.deleteCancelJob(job.n) } else { try store.cancelJobProgress(job.n, cancelled: rows.count) }
+            if finished { try store.cancelJobs.delete(job.n) } else { try store.cancelJobs.progress(job.n, cancelled: rows.count) }
             return CancelSliceReport(app: job.app, reason: job.reason, cancelled: rows.count, closed: [], finished: finished)
         }
-        if report?.finished ?? true { try storage { () throws(StoreError) in try store.refreshCancelJobs() } }
+        if report?.finished ?? true { try storage { () throws(StoreError) in try store.cancelJobs.refresh() } }
         guard var report else { return nil }
         refreshSnoozeDue()
         report.closed = try closeShown(changes.closes, app: report.app, reason: report.reason, now: now)
@@ -69,15 +69,15 @@ extension Engine {
 
     /// `settleIfCovered`, returning the job that covered `s`.
     private func settlingJob(_ s: StoredSchedule, changes: inout ChangeSet) throws(StoreError) -> CancelJob? {
-        guard store.cancelJobsMayExist, let job = try store.coveringJob(app: s.app, id: s.id, key: s.key) else { return nil }
+        guard store.cancelJobs.mayExist, let job = try store.cancelJobs.covering(app: s.app, id: s.id, key: s.key) else { return nil }
         try cancelCovered(s, by: job, changes: &changes)
-        try store.cancelJobProgress(job.n, cancelled: 1)
+        try store.cancelJobs.progress(job.n, cancelled: 1)
         return job
     }
 
     /// `settleIfCovered` for the pending schedule `id` of `app`, if any.
     func settleIfCovered(app: String, id: String, changes: inout ChangeSet) throws(StoreError) -> Bool {
-        guard store.cancelJobsMayExist, let s = try store.schedule(app: app, id: id) else { return false }
+        guard store.cancelJobs.mayExist, let s = try store.schedules.schedule(app: app, id: id) else { return false }
         return try settleIfCovered(s, changes: &changes)
     }
 
@@ -96,7 +96,7 @@ extension Engine {
     /// run job's tombstone was left by its call).
     private func cancelCovered(_ s: StoredSchedule, by job: CancelJob, changes: inout ChangeSet) throws(StoreError) {
         try cancelPending(s, reason: job.reason, now: job.at, changes: &changes)
-        if job.kind == .event { try store.addTombstone(app: s.app, .id, s.id, at: job.at) }
+        if job.kind == .event { try store.tombstones.add(app: s.app, .id, s.id, at: job.at) }
     }
 
     /// Within a transaction: cancels the schedules of `app` that (`kind`, `name`) covers now (none an older
@@ -105,15 +105,15 @@ extension Engine {
     func cancelCoverable(app: String, kind: CancelJob.Kind, name: String, reason: String, now: Instant,
                          changes: inout ChangeSet, perRow: (StoredSchedule) throws(StoreError) -> Void)
         throws(StoreError) -> (ids: [String], unlisted: Int) {
-        let bound = try store.cancelBound()
-        let count = try store.countCoverable(app: app, kind: kind, name: name, bound: bound)
+        let bound = try store.cancelJobs.bound()
+        let count = try store.cancelJobs.countCoverable(app: app, kind: kind, name: name, bound: bound)
         guard count > 0 else { return ([], 0) }
-        if count > Self.cancelFirstSlice, try store.cancelJobCount(app: app) >= Self.maxCancelJobsPerApp {
+        if count > Self.cancelFirstSlice, try store.cancelJobs.count(app: app) >= Self.maxCancelJobsPerApp {
             throw StoreError(carrying: EngineError(.quotaExceeded, "app \(app) has \(Self.maxCancelJobsPerApp) "
                 + "cancellation jobs under way, the most allowed (cancel-jobs-per-app \(Self.maxCancelJobsPerApp)); "
                 + "this one covers \(count) schedules: try again when they are done"))
         }
-        let first = try store.firstCoverable(app: app, kind: kind, name: name, bound: bound, covered: count,
+        let first = try store.cancelJobs.firstCoverable(app: app, kind: kind, name: name, bound: bound, covered: count,
                                              limit: Self.cancelFirstSlice)
         for s in first {
             try cancelPending(s, reason: reason, now: now, changes: &changes)
@@ -121,7 +121,7 @@ extension Engine {
         }
         let rest = count - first.count
         if rest > 0 {
-            _ = try store.addCancelJob(CancelJob(n: 0, app: app, kind: kind, name: name, reason: reason, at: now,
+            _ = try store.cancelJobs.add(CancelJob(n: 0, app: app, kind: kind, name: name, reason: reason, at: now,
                                                  bound: bound, remaining: rest))
         }
         return (first.map(\.id), rest)

@@ -67,7 +67,7 @@ extension Engine {
 /// transaction. Each kind loses at most `Engine.maintenanceRowsPerStep` rows and at most
 /// `Engine.maintenancePagesPerStep` pages are reclaimed, so a step costs a few milliseconds.
 struct RetentionStep {
-    let store: any ScheduleStore
+    let store: SQLiteScheduleStore
     let retention: HistoryRetention
 
     /// Purges tombstones past 30 days, finished records past their keep-until, applied digests, failed
@@ -77,15 +77,15 @@ struct RetentionStep {
         let rows = Engine.maintenanceRowsPerStep
         var full = false
         let tombstoneCutoff = now.adding(seconds: -Engine.tombstoneRetentionSeconds)
-        full = try store.purgeTombstones(createdBefore: tombstoneCutoff) >= rows || full
-        full = try store.purgeFinished(expiredBy: now) >= rows || full
-        full = try store.purgeApplied(before: tombstoneCutoff, limit: rows) >= rows || full
+        full = try store.tombstones.purge(createdBefore: tombstoneCutoff) >= rows || full
+        full = try store.finished.purge(expiredBy: now) >= rows || full
+        full = try store.applied.purge(before: tombstoneCutoff, limit: rows) >= rows || full
         // A failed delivery past its grace could only be `missed` on retry: dropped. Its history
         // already ends with `failed` (no record here: restarts and maintenance timing change nothing).
-        let expired = try store.purgeFailedDeliveries(expiredBy: now, limit: rows)
+        let expired = try store.failedDeliveries.purge(expiredBy: now, limit: rows)
         full = expired.count >= rows || full
         let historyCutoff = now.adding(seconds: -retention.days * 86_400)
-        full = try store.purgeHistory(olderThan: historyCutoff, keepNewest: retention.maxRecords,
+        full = try store.history.purge(olderThan: historyCutoff, keepNewest: retention.maxRecords,
                                       limit: rows) >= rows || full
         full = try store.reclaimFreePages(limit: Engine.maintenancePagesPerStep) >= Engine.maintenancePagesPerStep
             || full

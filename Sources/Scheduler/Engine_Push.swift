@@ -133,7 +133,7 @@ extension Engine {
             // cancel+local push delivered twice changes nothing the second time.
             var spared: String?
             if let local = push.local,
-               let pending = try storage({ () throws(StoreError) in try store.pendingSummary(app: app, id: local.id) }),
+               let pending = try storage({ () throws(StoreError) in try store.schedules.pendingSummary(app: app, id: local.id) }),
                pending.fingerprint == local.digest {
                 spared = local.id
             }
@@ -161,10 +161,10 @@ extension Engine {
         try storage { () throws(StoreError) -> PushOutcome in
             let digest = local.digest
             // A pending schedule a cancellation job covers is cancelled first: its tombstone then blocks this push.
-            if store.cancelJobsMayExist, let s = try store.schedule(app: app, id: local.id) {
+            if store.cancelJobs.mayExist, let s = try store.schedules.schedule(app: app, id: local.id) {
                 _ = try settleCovered(s, changes: &changes)
             }
-            let known = try store.pushLookup(app: app, id: local.id, run: local.runId, digest: digest)
+            let known = try store.schedules.pushLookup(app: app, id: local.id, run: local.runId, digest: digest)
             // The tombstone this push's own cancel names does not block it.
             if (known.idTombstoned && ownCancel != .id(local.id))
                 || (known.runTombstoned && ownCancel != .run(local.runId)) {
@@ -193,19 +193,19 @@ extension Engine {
                 next = nil
             }
             var old: StoredSchedule?
-            if let pending { old = try store.schedule(key: pending.key) }
+            if let pending { old = try store.schedules.schedule(key: pending.key) }
             if let due = next {
                 // Checked before anything is written (no savepoint needed, see `pushEach`).
                 var stored = schedule
                 stored.next = due
-                let bytes = store.storedBytes(of: stored) - (old.map { store.storedBytes(of: $0) } ?? 0)
+                let bytes = store.schedules.storedBytes(of: stored) - (old.map { store.schedules.storedBytes(of: $0) } ?? 0)
                 try wrap { () throws(EngineError) in try quota.check(app: app, adding: bytes, countingOne: old == nil) }
             }
             var status = PushOutcome.Status.scheduled
             if let old {
-                try store.delete(old)
+                try store.schedules.delete(old)
                 changes.disarm(key: old.key)
-                try store.appendHistory(HistoryRecord(
+                try store.history.append(HistoryRecord(
                     app: app, id: old.id, event: .replaced, at: now, due: old.next, reason: nil, lateSeconds: nil,
                     title: old.title, messageId: old.messageId, dataJSON: old.dataJSON))
                 status = .replaced
@@ -215,10 +215,10 @@ extension Engine {
                 // record has no payload) and a history record without data; both count against the quota
                 // (checked before anything is written, like a schedule's bytes).
                 let kept = StoreKeptBytes.finished(id: schedule.id, title: nil, messageId: nil, dataJSON: nil)
-                    - (old.map { store.storedBytes(of: $0) } ?? 0)
+                    - (old.map { store.schedules.storedBytes(of: $0) } ?? 0)
                 try wrap { () throws(EngineError) in try quota.check(app: app, adding: kept, countingOne: false) }
                 let missedDue: Instant? = schedule.kind == .calendar ? nil : schedule.next
-                try store.appendHistory(HistoryRecord(
+                try store.history.append(HistoryRecord(
                     app: app, id: schedule.id, event: .missed, at: now, due: missedDue,
                     reason: schedule.kind == .calendar ? "no occurrence" : nil,
                     lateSeconds: missedDue.map { Self.seconds(from: $0, to: now) }, title: schedule.title,
@@ -227,7 +227,7 @@ extension Engine {
                 return PushOutcome(id: local.id, status: .missed, next: nil)
             }
             schedule.next = due
-            schedule.key = try store.insert(schedule)
+            schedule.key = try store.schedules.insert(schedule)
             changes.arm(key: schedule.key, due: due)
             var outcome = PushOutcome(id: local.id, status: status, next: due)
             if extras.wake {

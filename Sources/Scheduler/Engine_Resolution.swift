@@ -158,7 +158,7 @@ extension Engine {
         zoneCache[zone.name] = zone
         do {
             _ = try transaction { (changes: inout ChangeSet) throws(StoreError) in
-                for var s in try store.floatingSchedules() {
+                for var s in try store.schedules.floating() {
                     let next: Instant?
                     do throws(EngineError) {
                         if s.kind == .calendar {
@@ -177,10 +177,10 @@ extension Engine {
                         continue
                     }
                     s.next = next
-                    try store.updateNext(key: s.key, next: next, lastDue: s.lastDue)
+                    try store.schedules.updateNext(key: s.key, next: next, lastDue: s.lastDue)
                     changes.arm(key: s.key, due: next)
                 }
-                try store.setMetadata("device_zone", zone.name)
+                try store.meta.set("device_zone", zone.name)
             }
         } catch {
             deviceZone = previous
@@ -192,8 +192,8 @@ extension Engine {
     /// Within a transaction: a repeating schedule with no occurrence left leaves the pending set with
     /// history `expired` (reason `until`, or why it cannot be evaluated any more).
     func expire(_ s: StoredSchedule, now: Instant, reason: String? = nil) throws(StoreError) {
-        try store.delete(s)
-        try store.appendHistory(HistoryRecord(
+        try store.schedules.delete(s)
+        try store.history.append(HistoryRecord(
             app: s.app, id: s.id, event: .expired, at: now, due: s.lastDue, reason: reason ?? (s.untilInstant != nil
                 || s.untilWall != nil ? "until" : "no occurrence"),
             lateSeconds: nil, title: s.title, messageId: s.messageId, dataJSON: s.dataJSON))
@@ -211,7 +211,7 @@ extension Engine {
         // A missed schedule was never shown: nothing will be opened or dismissed, so its record keeps only
         // what duplicate detection needs (id, digest, due), not its payload (CONTRACT §8 "Quota").
         let shown = outcome != .missed
-        try store.recordFinished(FinishedSchedule(
+        try store.finished.save(FinishedSchedule(
             app: s.app, id: s.id, fingerprint: s.fingerprint, outcome: outcome, due: due, finishedAt: now, keepUntil: keepUntil,
             title: shown ? s.title : nil, messageId: shown ? s.messageId : nil, dataJSON: shown ? s.dataJSON : nil))
     }

@@ -13,8 +13,8 @@ extension Engine {
         }
         let until = now.adding(seconds: seconds)
         _ = try transaction { (_: inout ChangeSet) throws(StoreError) in
-            try store.removeSnoozed(app: notification.app, id: notification.id)
-            try store.addSnoozed(notification, until: until)
+            try store.snoozed.remove(app: notification.app, id: notification.id)
+            try store.snoozed.add(notification, until: until)
             var record = HistoryRecord(app: notification.app, id: notification.id, event: .snoozed, at: now,
                                        due: notification.due, reason: "snooze:\(seconds)", lateSeconds: nil,
                                        title: nil, messageId: nil, dataJSON: nil)
@@ -23,7 +23,7 @@ extension Engine {
                 (record.title, record.messageId, record.dataJSON) = (notification.title, notification.messageId,
                                                                     notification.dataJSON)
             }
-            try store.appendHistory(record)
+            try store.history.append(record)
         }
         refreshSnoozeDue()
     }
@@ -35,7 +35,7 @@ extension Engine {
         guard let due = snoozeDue, due <= now else { return [] }
         var firings: [Firing] = []
         _ = try transaction { (_: inout ChangeSet) throws(StoreError) in
-            for item in try store.snoozed(dueBy: now) {
+            for item in try store.snoozed.due(by: now) {
                 var n = item.notification
                 // The re-show is due when the snooze ends: its log line, notifier line and signal say
                 // so, as its history record does.
@@ -43,8 +43,8 @@ extension Engine {
                 n.at = now
                 n.lateSeconds = Self.seconds(from: item.until, to: now)
                 let shown = Self.isWithinGrace(due: item.until, at: now, graceSeconds: defaultGraceSeconds)
-                try store.removeSnoozed(seq: item.seq)
-                try store.appendHistory(HistoryRecord(
+                try store.snoozed.remove(seq: item.seq)
+                try store.history.append(HistoryRecord(
                     app: n.app, id: n.id, event: shown ? .fired : .missed, at: now, due: item.until, reason: "snoozed",
                     lateSeconds: n.lateSeconds, title: n.title, messageId: n.messageId, dataJSON: n.dataJSON))
                 if shown { firings.append(Firing(notification: n, graceSeconds: nil)) }
@@ -56,7 +56,7 @@ extension Engine {
 
     /// Re-reads the earliest snoozed `until` (O(log n)); nil when none or unreadable.
     func refreshSnoozeDue() {
-        snoozeDue = (try? store.nextSnoozedUntil()) ?? nil
+        snoozeDue = (try? store.snoozed.nextUntil()) ?? nil
     }
 }
 
@@ -64,7 +64,7 @@ extension Engine {
     /// The snoozed notifications of `app` (nil: of every app), soonest back first, at most `limit`:
     /// what `schedd list` shows beside the pending schedules. O(snoozed).
     public func snoozedList(app: String?, limit: Int) throws(EngineError) -> [SnoozedNotification] {
-        let all = try storage { () throws(StoreError) in try store.snoozed(dueBy: Instant(microseconds: Int64.max)) }
+        let all = try storage { () throws(StoreError) in try store.snoozed.due(by: Instant(microseconds: Int64.max)) }
         return Array(all.lazy.filter { app == nil || $0.notification.app == app }.prefix(max(0, limit)))
     }
 }

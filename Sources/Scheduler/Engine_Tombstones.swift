@@ -25,18 +25,18 @@ extension Engine {
         return try storage { () throws(StoreError) -> BlockingTombstone? in
             let keep = Self.tombstoneRetentionSeconds
             // Covered by a cancellation job of an event: the tombstone its slice will leave.
-            if store.cancelJobsMayExist, let s = try store.schedule(app: app, id: id),
-               let job = try store.coveringJob(app: app, id: id, key: s.key), job.kind == .event {
+            if store.cancelJobs.mayExist, let s = try store.schedules.schedule(app: app, id: id),
+               let job = try store.cancelJobs.covering(app: app, id: id, key: s.key), job.kind == .event {
                 return BlockingTombstone(kind: .id, name: id, at: job.at, reason: job.reason, keptUntil: job.at.adding(seconds: keep))
             }
-            if let at = try store.tombstoneCreated(app: app, .id, id) {
-                let cancel = try store.lastCancel(app: app, id: id)
+            if let at = try store.tombstones.created(app: app, .id, id) {
+                let cancel = try store.history.lastCancel(app: app, id: id)
                 return BlockingTombstone(kind: .id, name: id, at: at,
                                          reason: cancel?.reason,
                                          keptUntil: at.adding(seconds: keep))
             }
             let run = runId(of: id)
-            if let at = try store.tombstoneCreated(app: app, .run, run) {
+            if let at = try store.tombstones.created(app: app, .run, run) {
                 return BlockingTombstone(kind: .run, name: run, at: at, reason: "run", keptUntil: at.adding(seconds: keep))
             }
             return nil
@@ -52,19 +52,19 @@ extension Engine {
         try Self.checkName(id, "id", maxBytes: PushDecoder.maxIdBytes)
         return try transaction { (changes: inout ChangeSet) throws(StoreError) -> Bool in
             // Covered by a cancellation job: cancelled first, as if the job had reached it.
-            if store.cancelJobsMayExist, let s = try store.schedule(app: app, id: id) {
+            if store.cancelJobs.mayExist, let s = try store.schedules.schedule(app: app, id: id) {
                 _ = try settleCovered(s, changes: &changes)
             }
-            let had = try store.tombstoneCreated(app: app, .id, id) != nil
+            let had = try store.tombstones.created(app: app, .id, id) != nil
             // No tombstone: the earlier pushes are still forgotten (`add --replace` of a superseded
             // push); no state anyone sees changes, so nothing is recorded.
-            guard had else { try store.forgetID(app: app, id: id); return false }
+            guard had else { try store.tombstones.forgetID(app: app, id: id); return false }
             // Title, messageId and data when the finished record (which forgetID removes) has them.
             var record = HistoryRecord(app: app, id: id, event: .unblocked, at: now, due: nil, reason: "unblock",
                                        lateSeconds: nil, title: nil, messageId: nil, dataJSON: nil)
             try fillDetails(&record)
-            try store.forgetID(app: app, id: id)
-            try store.appendHistory(record)
+            try store.tombstones.forgetID(app: app, id: id)
+            try store.history.append(record)
             return true
         }.result
     }

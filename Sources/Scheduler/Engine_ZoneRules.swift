@@ -43,7 +43,7 @@ extension Engine {
     /// `flush`: forget cached rules first (a running process; at start nothing is cached yet).
     func recheckZoneRules(now: Instant, flush: Bool) throws(EngineError) -> [ZoneRulesChange] {
         var names = Set(zoneCache.keys).union([deviceZone.name])
-        names.formUnion(try storage { () throws(StoreError) in try store.pinnedZoneNames() })
+        names.formUnion(try storage { () throws(StoreError) in try store.schedules.pinnedZoneNames() })
         let previous = zoneCache.merging([deviceZone.name: deviceZone]) { _, device in device }
         if flush {
             zones.flush()
@@ -60,7 +60,7 @@ extension Engine {
         }
         if let device = current[deviceZone.name] { deviceZone = device }
         for (name, rules) in current { zoneCache[name] = rules }
-        let recorded = try storage { () throws(StoreError) in try store.zoneHashes() }
+        let recorded = try storage { () throws(StoreError) in try store.meta.zoneHashes() }
         var changes: [ZoneRulesChange] = []
         _ = try transaction { (wheelChanges: inout ChangeSet) throws(StoreError) in
             for name in current.keys.sorted() {
@@ -72,10 +72,10 @@ extension Engine {
                     }
                     changes.append(ZoneRulesChange(zone: name, moved: moved))
                 }
-                if recorded[name] != digest { try store.setZoneHash(name, digest) }
+                if recorded[name] != digest { try store.meta.setZoneHash(name, digest) }
             }
-            if let version = zones.tzdataVersion, try store.metadata("tzdata_version") != version {
-                try store.setMetadata("tzdata_version", version)
+            if let version = zones.tzdataVersion, try store.meta.value("tzdata_version") != version {
+                try store.meta.set("tzdata_version", version)
             }
         }
         return changes
@@ -90,8 +90,8 @@ extension Engine {
     private func reresolve(zone name: String, old: TimeZoneRules?, new: TimeZoneRules, now: Instant,
                            changes: inout ChangeSet) throws(EngineError) -> [ZoneRulesChange.Moved] {
         let affected = try storage { () throws(StoreError) -> [StoredSchedule] in
-            var rows = try store.pinnedSchedules(zone: name)
-            if name == deviceZone.name { rows += try store.floatingSchedules().filter { $0.zone == nil } }
+            var rows = try store.schedules.pinned(zone: name)
+            if name == deviceZone.name { rows += try store.schedules.floating().filter { $0.zone == nil } }
             return rows
         }
         var moved: [ZoneRulesChange.Moved] = []
@@ -125,7 +125,7 @@ extension Engine {
             guard next != s.next else { continue }
             moved.append(ZoneRulesChange.Moved(id: s.id, from: s.next, to: next))
             s.next = next
-            try storage { () throws(StoreError) in try store.updateNext(key: s.key, next: next, lastDue: s.lastDue) }
+            try storage { () throws(StoreError) in try store.schedules.updateNext(key: s.key, next: next, lastDue: s.lastDue) }
             changes.arm(key: s.key, due: next)
         }
         return moved

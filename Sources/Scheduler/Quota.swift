@@ -5,7 +5,7 @@ import SchedCalendar
 /// one write, makes room in an app's history. Called only inside a write's transaction (or savepoint), so
 /// what it removes is undone with a refused call.
 struct Quota {
-    let store: any ScheduleStore
+    let store: SQLiteScheduleStore
     /// Pending schedules per app at most (≥ 1).
     let maxPending: Int
     /// Stored bytes per app at most (≥ 1).
@@ -19,7 +19,7 @@ struct Quota {
     /// O(log n) per history record removed.
     func check(app: String, adding bytes: Int, countingOne: Bool = true) throws(EngineError) {
         let (count, totals) = try storeCalls { () throws(StoreError) -> (Int, StoredTotals) in
-            let totals = try store.storedTotals(app: app), covered = try store.coveredRemaining(app: app)
+            let totals = try store.counts.storedTotals(app: app), covered = try store.cancelJobs.coveredRemaining(app: app)
             return (totals.pendingCount - covered, totals)
         }
         if countingOne && count >= maxPending {
@@ -29,7 +29,7 @@ struct Quota {
         guard bytes > 0 else { return }
         if totals.firm + bytes > maxBytes { throw overBytes(app: app, totals, adding: bytes, what: "this one") }
         let excess = totals.all + bytes - maxBytes
-        if excess > 0 { try storeCalls { () throws(StoreError) in try store.makeRoomInHistory(app: app, bytes: excess) } }
+        if excess > 0 { try storeCalls { () throws(StoreError) in try store.history.makeRoom(app: app, bytes: excess) } }
     }
 
     /// Runs `body` (a cancellation, inside a transaction or savepoint that a throw undoes) and refuses it
@@ -39,14 +39,14 @@ struct Quota {
     /// an app at its bound can make room. Then history gives way as in `check`. Two key lookups before and
     /// after.
     func within<R>(app: String, what: String, _ body: () throws(EngineError) -> R) throws(EngineError) -> R {
-        let before = try storeCalls { () throws(StoreError) in try store.storedTotals(app: app) }
+        let before = try storeCalls { () throws(StoreError) in try store.counts.storedTotals(app: app) }
         let result = try body()
-        let after = try storeCalls { () throws(StoreError) in try store.storedTotals(app: app) }
+        let after = try storeCalls { () throws(StoreError) in try store.counts.storedTotals(app: app) }
         if after.firm > maxBytes && after.firm > before.firm && after.pendingCount >= before.pendingCount {
             throw overBytes(app: app, before, adding: after.firm - before.firm, what: what)
         }
         let excess = after.all - maxBytes
-        if excess > 0 { try storeCalls { () throws(StoreError) in try store.makeRoomInHistory(app: app, bytes: excess) } }
+        if excess > 0 { try storeCalls { () throws(StoreError) in try store.history.makeRoom(app: app, bytes: excess) } }
         return result
     }
 

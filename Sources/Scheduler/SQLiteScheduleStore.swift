@@ -1,6 +1,15 @@
 import SchedCalendar
 
-/// The SQLite-backed `ScheduleStore`: one database file in WAL mode, durable at every commit.
+/// The store: one SQLite database file in WAL mode, durable at every commit, and its tables.
+///
+/// Shape (docs/store.md "Parts"): this type owns the connection (`StoreConnection`: the statement cache,
+/// the app numbers) and the transactions; each table or role is a small type over that one connection,
+/// reached as a property — `schedules` (`ScheduleTable`), `counts` (`PendingCounts`), `history`,
+/// `tombstones`, `finished`, `applied`, `cancelJobs`, `failedDeliveries`, `snoozed`, `meta`,
+/// `registrations`, `pushReplays`. Every table's call runs inside the current transaction when one is
+/// open, else alone (autocommit). Not thread-safe. There is deliberately one implementation and no
+/// protocol in front of it: a second (in-memory) store drifted from it with every schema step and was
+/// removed (docs/testing.md, "One store").
 ///
 /// Durability: `PRAGMA synchronous = FULL` is what makes a committed transaction survive power loss.
 /// In WAL mode SQLite fsyncs the WAL file at every commit only under FULL; under NORMAL it fsyncs only at
@@ -12,38 +21,23 @@ import SchedCalendar
 /// Opening never creates a database over something else: a missing file is created empty (mode 0600),
 /// an existing one must pass `PRAGMA quick_check` and carry a schedd schema; otherwise `StoreError.corrupt`
 /// or `.unavailable` says why and the file is left untouched.
-public final class SQLiteScheduleStore: ScheduleStore {
-    let db: SQLiteConnection
-    private var transactionDepth = 0
-    /// Set when SQLite rolled the open transaction back by itself — it does on SQLITE_IOERR, and on
-    /// SQLITE_FULL or SQLITE_NOMEM in a statement that kept no statement journal — while `transaction`
-    /// is still inside its body. Every later statement would run in autocommit mode: committed alone, with
-    /// no undo and no answer that says so (a group member after it would be stored but answered failed,
-    /// and not armed). So until the outermost `transaction` ends, every store call fails instead, and that
-    /// transaction fails whole.
-    private var transactionLost = false
-    /// The first history seq appended awaiting its hand-over since the last `confirmHandOver`.
-    var awaitingSince: Int64?
-    /// The seq of the record appended last (`ScheduleStore.lastAppendedSeq`).
-    public internal(set) var lastAppendedSeq: Int64 = 0
-    /// History seqs handed over, to be confirmed by the next transaction that commits.
-    var confirmable: ClosedRange<Int64>?
-    /// App names and numbers (`apps`), cached (SQLiteScheduleStore_Apps.swift).
-    var appNumbers: [String: Int64] = [:]
-    var appNames: [Int64: String] = [:]
-    var lastApp: (name: String, n: Int64)?
-    /// The highest bound of the cancellation jobs (nil: none exists; SQLiteScheduleStore_CancelJobs.swift).
-    var cancelJobFloor: Int64?
-    /// The app numbers that may have a cancellation job (a superset: an app leaves it at the next
-    /// `refreshCancelJobs`). Another app's firing, push and listing never look at the jobs (issue 31 item 3).
-    var cancelJobApps: Set<Int64> = []
+public final class SQLiteScheduleStore {
+    let connection: StoreConnection
+    var db: SQLiteConnection { connection.db }
+    public let counts: PendingCounts
+    public let cancelJobs: CancelJobTable
+    public let schedules: ScheduleTable
+    public let history: HistoryTable
+    public let tombstones: TombstoneTable
+    public let finished: FinishedTable
+    public let applied: AppliedTable
+    public let failedDeliveries: FailedDeliveryTable
+    public let snoozed: SnoozedTable
+    public let meta: MetaTable
+    public let registrations: RegistrationTable
+    public let pushReplays: PushReplayTable
     /// The log's frames when the daemon checkpoints from another thread (SQLiteScheduleStore_Checkpoint.swift).
     var walFrames: WALFrames?
-    /// History records kept per app (CONTRACT §5), enforced by `appendHistory` in the inserting transaction.
-    public var historyLimitPerApp = HistoryRetention.standard.maxRecords
-    /// The byte quota per app (`Engine.maxBytesPerApp`): `appendHistory` removes the app's oldest records
-    /// while its stored total is above it (history gives way; CONTRACT §8 "Quota").
-    public var maxBytesPerApp = Engine.defaultMaxBytesPerApp
     /// Whether the previous run ended without closing the database (its write-ahead log was still there
     /// when this one opened): then the caller should run `integrityCheck` (off the critical path).
     public let openedAfterUncleanShutdown: Bool
@@ -58,12 +52,26 @@ public final class SQLiteScheduleStore: ScheduleStore {
         // SQLite deletes the WAL when the last connection closes cleanly; one still there (with frames)
         // means a crash, a kill or power loss — or another connection open right now.
         openedAfterUncleanShutdown = StorePath.nonEmptyFileExists(path + "-wal")
+        let db: SQLiteConnection
         do {
             db = try SQLiteConnection(openingExisting: path)
         } catch {
             throw StoreError(.unavailable, error)
         }
         try Self.check(db)
+        connection = StoreConnection(db)
+        counts = PendingCounts(connection)
+        cancelJobs = CancelJobTable(connection, counts: counts)
+        schedules = ScheduleTable(connection, counts: counts, cancelJobs: cancelJobs)
+        history = HistoryTable(connection, counts: counts)
+        tombstones = TombstoneTable(connection)
+        finished = FinishedTable(connection)
+        applied = AppliedTable(connection)
+        failedDeliveries = FailedDeliveryTable(connection)
+        snoozed = SnoozedTable(connection)
+        meta = MetaTable(connection)
+        registrations = RegistrationTable(connection)
+        pushReplays = PushReplayTable(connection)
         do throws(SQLiteError) {
             try db.execute("PRAGMA busy_timeout = 5000")
             // A new database (no page written yet) gets `pageSize` pages. Only now: SQLite cannot change the
@@ -92,7 +100,7 @@ public final class SQLiteScheduleStore: ScheduleStore {
         }
         do {
             try StoreSchema.migrate(db)
-            try refreshCancelJobs()
+            try cancelJobs.refresh()
         } catch {
             db.close()
             throw error
@@ -133,49 +141,53 @@ public final class SQLiteScheduleStore: ScheduleStore {
 
     /// Closes the database; a hand-over confirmation still pending is committed first (best effort).
     public func close() {
-        if db.isOpen && confirmable != nil { _ = try? transaction { () throws(StoreError) in } }
+        if db.isOpen && history.confirmable != nil { _ = try? transaction { () throws(StoreError) in } }
         db.close()
     }
 
     // MARK: Transactions
 
+    /// Runs `body` in one transaction, committed durably before this returns; rolled back when it throws.
+    /// Nested calls join the outermost transaction (group commit for batches).
     public func transaction<R>(_ body: () throws(StoreError) -> R) throws(StoreError) -> R {
-        if transactionDepth > 0 {
-            transactionDepth += 1
-            defer { transactionDepth -= 1 }
+        if connection.transactionDepth > 0 {
+            connection.transactionDepth += 1
+            defer { connection.transactionDepth -= 1 }
             return try body()
         }
         try sql { () throws(SQLiteError) in try db.statement("BEGIN IMMEDIATE").run() }
-        transactionDepth = 1
+        connection.transactionDepth = 1
         let result: R
-        let confirming = confirmable, awaiting = awaitingSince
+        let confirming = history.confirmable, awaiting = history.awaitingSince
         do throws(StoreError) {
-            try sql { () throws(SQLiteError) in try writePendingConfirmation() }
+            try sql { () throws(SQLiteError) in try history.writePendingConfirmation() }
             result = try body()
             // A failure the body caught and went on from may have cost the whole transaction.
-            if transactionLost { throw Self.lostTransactionError }
+            if connection.transactionLost { throw StoreConnection.lostTransactionError }
         } catch {
-            transactionDepth = 0
-            transactionLost = false
-            awaitingSince = awaiting
+            connection.transactionDepth = 0
+            connection.transactionLost = false
+            history.awaitingSince = awaiting
             if db.inTransaction { try? db.statement("ROLLBACK").run() }
-            forgetApps()
+            connection.forgetApps()
             throw error
         }
-        transactionDepth = 0
+        connection.transactionDepth = 0
         do {
             try db.statement("COMMIT").run()
         } catch {
-            awaitingSince = awaiting
+            history.awaitingSince = awaiting
             if db.inTransaction { try? db.statement("ROLLBACK").run() }
-            forgetApps()
+            connection.forgetApps()
             throw StoreError(.io, error)
         }
-        if confirmable == confirming { confirmable = nil }
+        if history.confirmable == confirming { history.confirmable = nil }
         if let walFrames { finishCheckpoint(walFrames) }
         return result
     }
 
+    /// Inside a transaction: runs `body`; when it throws, undoes exactly what `body` changed (SQLite
+    /// `SAVEPOINT … ROLLBACK TO`) and rethrows, leaving the rest of the transaction intact.
     public func savepoint<R>(_ body: () throws(StoreError) -> R) throws(StoreError) -> R {
         try sql { () throws(SQLiteError) in try db.statement("SAVEPOINT push").run() }
         do {
@@ -185,204 +197,35 @@ public final class SQLiteScheduleStore: ScheduleStore {
         } catch {
             try? db.statement("ROLLBACK TO push").run()
             try? db.statement("RELEASE push").run()
-            forgetApps()
+            connection.forgetApps()
             throw error
         }
     }
 
-    /// Runs SQLite calls, turning their errors into `StoreError.io` (`.corrupt` for SQLITE_CORRUPT and
-    /// SQLITE_NOTADB: damaged pages are found when they are read, since opening reads only the schema).
+    /// Runs SQLite calls inside the store's error rules (`StoreConnection.sql`).
     @inline(__always)
-    func sql<R>(_ body: () throws(SQLiteError) -> R) throws(StoreError) -> R {
-        if transactionLost { throw Self.lostTransactionError }
-        do { return try body() } catch {
-            if transactionDepth > 0 && !db.inTransaction { transactionLost = true }
-            let primary = error.code & 0xFF
-            throw StoreError(primary == 11 || primary == 26 ? .corrupt : .io, error)
-        }
+    func sql<R>(_ body: () throws(SQLiteError) -> R) throws(StoreError) -> R { try connection.sql(body) }
+
+    // MARK: The file
+
+    /// At start, before anything else: every history record still awaiting its hand-over becomes
+    /// `unconfirmed` (the previous process died before it knew). One transaction; returns how many.
+    public func markUnconfirmed() throws(StoreError) -> Int {
+        try transaction { () throws(StoreError) -> Int in try history.markUnconfirmed() }
     }
 
-    static let lostTransactionError = StoreError(
-        .io, "SQLite rolled this transaction back after a failed statement (disk full or I/O error): nothing of it is stored")
-
-    // MARK: Schedules
-
-    public func insert(_ s: StoredSchedule) throws(StoreError) -> Int64 {
-        try sql { () throws(SQLiteError) -> Int64 in
-            let app = try internApp(s.app)
-            // While a cancellation job exists, above its bound: a schedule stored after the call is not covered.
-            let explicitKey = try cancelJobFloor == nil ? nil : keyAboveCancelJobs()
-            let st = try db.statement(explicitKey == nil ? """
-                INSERT INTO schedules(app, id, next_due, kind, digest, title, body, data, zone, until_zone, detail) \
-                VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-                """ : """
-                INSERT INTO schedules(app, id, next_due, kind, digest, title, body, data, zone, until_zone, detail, key) \
-                VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-                """)
-            let detail = StoreRowCoding.detail(of: s)
-            StoreRowCoding.bind(s, app: app, detail: detail, to: st)
-            if let explicitKey { st.bind(12, explicitKey) }
-            try st.run()
-            let key = db.lastInsertRowid
-            // What the `pending_counts_insert` trigger did before schema 8 (StoreMigration_V8: a trigger made
-            // the INSERT above open a statement journal). Same transaction, so the totals stay exact.
-            let counts = try db.statement("""
-                INSERT INTO pending_counts(app, n, bytes) VALUES (?1, 1, ?2) \
-                ON CONFLICT(app) DO UPDATE SET n = n + 1, bytes = bytes + excluded.bytes
-                """)
-            counts.bind(1, app)
-            counts.bind(2, Int64(StoreRowCoding.storedBytes(s, detail: detail)))
-            try counts.run()
-            if !s.cancelOn.isEmpty {
-                let event = try db.statement("INSERT OR IGNORE INTO schedule_events(app, event, key) VALUES(?1, ?2, ?3)")
-                for name in s.cancelOn {
-                    event.bind(1, app)
-                    event.bind(2, name)
-                    event.bind(3, key)
-                    try event.run()
-                }
-            }
-            return key
-        }
-    }
-
-    public func storedBytes(of schedule: StoredSchedule) -> Int {
-        StoreRowCoding.storedBytes(schedule, detail: StoreRowCoding.detail(of: schedule))
-    }
-
-    /// Runs a cached SELECT of schedules with `bind` applied, collecting every row.
-    func select(_ whereClause: String, _ bind: (SQLiteStatement) -> Void) throws(StoreError) -> [StoredSchedule] {
-        try sql { () throws(SQLiteError) -> [StoredSchedule] in
-            let st = try db.statement("SELECT \(StoreRowCoding.columns) FROM schedules \(whereClause)")
-            defer { st.reset() }
-            bind(st)
-            return try readAll(st)
-        }
-    }
-
-    /// Every row of a stepped-from-the-start SELECT of `StoreRowCoding.columns`.
-    func readAll(_ st: SQLiteStatement) throws(SQLiteError) -> [StoredSchedule] {
-        var rows: [StoredSchedule] = []
-        while try st.step() { rows.append(StoreRowCoding.read(st, appName: try appName(st.int64(1)))) }
-        return rows
-    }
-
-    public func schedule(key: Int64) throws(StoreError) -> StoredSchedule? {
-        try select("WHERE key = ?1") { $0.bind(1, key) }.first
-    }
-
-    public func schedule(app: String, id: String) throws(StoreError) -> StoredSchedule? {
-        let n = try sql { () throws(SQLiteError) in try lookupApp(app) }
-        return try select("WHERE app = ?1 AND id = ?2") { $0.bind(1, n); $0.bind(2, id) }.first
-    }
-
-    public func pendingSummary(app: String, id: String) throws(StoreError) -> (key: Int64, next: Instant, fingerprint: String)? {
-        try sql { () throws(SQLiteError) -> (key: Int64, next: Instant, fingerprint: String)? in
-            let st = try db.statement("SELECT key, next_due, digest FROM schedules WHERE app = ?2 AND id = ?1")
-            defer { st.reset() }
-            st.bind(1, id)
-            st.bind(2, try lookupApp(app))
-            guard try st.step() else { return nil }
-            return (st.int64(0), Instant(microseconds: st.int64(1)), StoreRowCoding.readDigest(st, 2))
-        }
-    }
-
-    /// One statement for everything a push reads before it writes: two tombstone seeks, the pending and
-    /// finished rows of `id` (unique keys), and the `applied` seek for `digest`.
-    public func pushLookup(app: String, id: String, run: String, digest: String) throws(StoreError) -> PushLookup {
-        try sql { () throws(SQLiteError) -> PushLookup in
-            let st = try db.statement("""
-                SELECT EXISTS(SELECT 1 FROM tombstones WHERE app = ?3 AND kind = 0 AND name = ?1),
-                       EXISTS(SELECT 1 FROM tombstones WHERE app = ?3 AND kind = 1 AND name = ?2),
-                       s.key, s.next_due, s.digest, f.digest,
-                       EXISTS(SELECT 1 FROM applied WHERE app = ?4 AND id = ?1 AND digest = ?5)
-                FROM (SELECT ?1 AS id, ?4 AS app) AS q
-                LEFT JOIN schedules AS s ON s.app = q.app AND s.id = q.id
-                LEFT JOIN finished AS f ON f.app = q.app AND f.id = q.id
-                """)
-            defer { st.reset() }
-            st.bind(1, id)
-            st.bind(2, run)
-            st.bind(3, app)
-            st.bind(4, try lookupApp(app))
-            StoreRowCoding.bindDigest(digest, 5, st)
-            guard try st.step() else { return PushLookup(idTombstoned: false, runTombstoned: false) }
-            return PushLookup(idTombstoned: st.int64(0) != 0, runTombstoned: st.int64(1) != 0,
-                              pendingKey: st.optionalInt64(2), pendingNext: st.optionalInt64(3).map(Instant.init(microseconds:)),
-                              pendingFingerprint: st.isNull(4) ? nil : StoreRowCoding.readDigest(st, 4),
-                              finishedFingerprint: st.isNull(5) ? nil : StoreRowCoding.readDigest(st, 5),
-                              digestInApplied: st.int64(6) != 0)
-        }
-    }
-
-    public func delete(_ schedule: StoredSchedule) throws(StoreError) {
-        try sql { () throws(SQLiteError) in
-            let st = try db.statement("DELETE FROM schedules WHERE key = ?1")
-            st.bind(1, schedule.key)
-            try st.run()
-            guard !schedule.cancelOn.isEmpty else { return }
-            let events = try db.statement("DELETE FROM schedule_events WHERE app = ?1 AND event = ?2 AND key = ?3")
-            let app = try lookupApp(schedule.app)
-            for name in schedule.cancelOn {
-                events.bind(1, app)
-                events.bind(2, name)
-                events.bind(3, schedule.key)
-                try events.run()
-            }
-        }
-    }
-
-    /// Reads the row and writes it back with the new `next_due` and `detail` (the last due lives there).
-    public func updateNext(key: Int64, next: Instant, lastDue: Instant?) throws(StoreError) {
-        guard var s = try schedule(key: key) else { return }
-        s.next = next
-        s.lastDue = lastDue
-        try sql { () throws(SQLiteError) in
-            let st = try db.statement("UPDATE schedules SET next_due = ?2, detail = ?3 WHERE key = ?1")
-            st.bind(1, key)
-            st.bind(2, next.microseconds)
-            st.bind(3, StoreRowCoding.detail(of: s))
-            try st.run()
-        }
-    }
-
-    /// Streams `(key, next_due)` of every pending schedule from the `(app, next_due, key)` index (a covering
-    /// scan: no row is read, nothing is collected). O(n), O(1) memory.
-    public func forEachPendingDeadline(_ body: (Int64, Instant) -> Void) throws(StoreError) {
-        try sql { () throws(SQLiteError) in
-            let st = try db.statement("SELECT key, next_due FROM schedules INDEXED BY schedules_by_app_next")
-            defer { st.reset() }
-            while try st.step() { body(st.int64(0), Instant(microseconds: st.int64(1))) }
-        }
-    }
-
-    public func floatingSchedules() throws(StoreError) -> [StoredSchedule] {
-        try select("WHERE kind != \(StoredTriggerKind.fixedAt.rawValue) AND zone IS NULL") { _ in }
-    }
-
-    public func pinnedSchedules(zone name: String) throws(StoreError) -> [StoredSchedule] {
-        try select("WHERE zone = ?1 OR until_zone = ?1 ORDER BY key") { $0.bind(1, name) }
-    }
-
-    /// The distinct zones by skip-scans of the partial indexes on `zone` and `until_zone`: one seek per
-    /// zone in use, O(zones × log n), never a scan of the schedules.
-    public func pinnedZoneNames() throws(StoreError) -> Set<String> {
-        try sql { () throws(SQLiteError) -> Set<String> in
-            var names = Set<String>()
-            for column in ["zone", "until_zone"] {
-                let st = try db.statement("""
-                    SELECT \(column) FROM schedules WHERE \(column) > ?1 ORDER BY \(column) LIMIT 1
-                    """)
-                var last = ""
-                while true {
-                    st.bind(1, last)
-                    guard try st.step() else { st.reset(); break }
-                    last = st.string(0)
-                    st.reset()
-                    names.insert(last)
-                }
-            }
-            return names
+    /// Returns up to `pages` free pages to the file system (incremental auto-vacuum); how many were freed.
+    @discardableResult
+    public func reclaimFreePages(limit pages: Int) throws(StoreError) -> Int {
+        try sql { () throws(SQLiteError) -> Int in
+            let free = try db.statement("PRAGMA freelist_count")
+            let before = try free.step() ? free.int64(0) : 0
+            free.reset()
+            guard before > 0 else { return 0 }
+            try db.execute("PRAGMA incremental_vacuum(\(max(1, pages)))")
+            let after = try free.step() ? free.int64(0) : 0
+            free.reset()
+            return Int(before - after)
         }
     }
 }

@@ -5,7 +5,7 @@
 ///   default: no row is rewritten.
 /// - `schedules_wake`: a partial index on `next_due` of the schedules whose `detail` holds `"wake":true`
 ///   (the extras' JSON, `StoreCoding.encode(extras:)`, inside `StoreRowCoding.detail`), so the earliest
-///   wake schedule is an index seek (`SQLiteScheduleStore.earliestWake`), whatever the number of other
+///   wake schedule is an index seek (`ScheduleTable.earliestWake`), whatever the number of other
 ///   pending schedules.
 extension StoreMigration {
     static let v10 = StoreMigration(version: 10, summary: "folded firings, the wake index") { (db) throws(SQLiteError) in

@@ -3,7 +3,7 @@
 ///
 /// - `push_replays(app, digest, seq, at)`: per app (`apps.n`; one registration per app), the SHA-256 of each
 ///   delivered message body (the encrypted bytes, as the distributor handed them over) that decrypted with
-///   the registration's keys, numbered `seq` 1, 2, … within the app. `PushReplayWindow.size` rows per app at
+///   the registration's keys, numbered `seq` 1, 2, … within the app. `PushReplayTable.windowSize` rows per app at
 ///   most: the store removes the oldest when it records a new one. `WITHOUT ROWID`, keyed by the digest
 ///   (the lookup of every message); `push_replays_by_seq` finds the oldest.
 /// - The rows count in the app's byte quota (`pending_counts.kept`, `StoreKeptBytes.replay`) through

@@ -5,7 +5,7 @@
 /// transaction (an INSERT with a trigger may abort after changing several rows), and that journal copies a
 /// pre-image of every page the statement touches — 4.4 pages of 8 KiB per push, ~11% of the instructions
 /// of a bulk load's commit (callgrind, `schedd-bench bulkpath`: `subjournalPageIfRequired`, `memjrnlWrite`,
-/// the trigger's frame). `SQLiteScheduleStore.insert` now runs the same upsert right after its INSERT
+/// the trigger's frame). `SQLiteScheduleStore.insert` (now `ScheduleTable.insert`) runs the same upsert right after its INSERT
 /// (one row each: no statement journal), with the stored bytes computed by `StoreRowCoding.storedBytes`,
 /// the Swift twin of the trigger's `storedBytesSQL` (a test holds them equal). The delete and update
 /// triggers stay: they run where a statement journal is opened anyway or rarely.

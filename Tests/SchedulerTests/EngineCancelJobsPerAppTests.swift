@@ -43,8 +43,8 @@ final class EngineCancelJobsPerAppTests: XCTestCase {
             XCTAssertEqual(($0 as? EngineError)?.kind, .quotaExceeded)
             XCTAssertTrue("\($0)".contains("cancel-jobs-per-app \(Engine.maxCancelJobsPerApp)"), "\($0)")
         }
-        let store = try XCTUnwrap(h.e.store as? SQLiteScheduleStore)
-        XCTAssertFalse(try store.hasTombstone(app: a, .run, "r\(over)"), "nothing of the refused call applied")
+        let store = h.e.store
+        XCTAssertFalse(try store.tombstones.contains(app: a, .run, "r\(over)"), "nothing of the refused call applied")
         XCTAssertEqual(try h.e.list(app: a, limit: nil).filter { $0.id.hasPrefix("r\(over):") }.count, 300)
         // A run small enough for one slice needs no job: it passes.
         _ = try h.e.pushBatch([pushLocal(makeLocal("small:1", atFixed(t0.adding(seconds: 600))))], app: a, now: t0)
@@ -56,7 +56,7 @@ final class EngineCancelJobsPerAppTests: XCTestCase {
 
     func testAnotherAppsFiringsAndListings_neverReadTheJobs() throws {
         let h = try EngineHarness(now: t0)
-        let store = try XCTUnwrap(h.e.store as? SQLiteScheduleStore)
+        let store = h.e.store
         try loadRuns(h, runs: Engine.maxCancelJobsPerApp)
         try loadB(h, "before:", offset: 60)
         try loadB(h, "after:", offset: 180)
@@ -71,8 +71,8 @@ final class EngineCancelJobsPerAppTests: XCTestCase {
         XCTAssertEqual(h.notifier.shown.filter { $0.app == b }.count, 2_000)
         XCTAssertEqual(firingsWithJobs, firingsAlone, "B's firings read nothing of A's jobs")
         XCTAssertEqual(pageWithJobs, pageAlone)
-        XCTAssertEqual(store.uncoveredFilter(try store.lookupApp(b)), "", "B's listing has no NOT EXISTS over the jobs")
-        XCTAssertNotEqual(store.uncoveredFilter(try store.lookupApp(a)), "", "A's own listing leaves its covered ones out")
+        XCTAssertEqual(store.cancelJobs.uncoveredFilter(try store.schedules.lookupApp(b)), "", "B's listing has no NOT EXISTS over the jobs")
+        XCTAssertNotEqual(store.cancelJobs.uncoveredFilter(try store.schedules.lookupApp(a)), "", "A's own listing leaves its covered ones out")
         // A's own lookups use the app index.
         let plan = try queryPlan(store.db, "SELECT n FROM cancel_jobs WHERE app = 1 AND bound >= 5 ORDER BY n")
         XCTAssertTrue(plan.contains("cancel_jobs_by_app"), plan)

@@ -80,7 +80,7 @@ final class EngineRetentionTests: XCTestCase {
         try h.e.advance(to: t0.adding(seconds: 60), mode: .timePassing)
         XCTAssertEqual(try EngineRetentionTests.count(h.path, "SELECT count(*) FROM failed_deliveries"), 2)
         try h.e.maintenanceStep(now: t0.adding(seconds: 600))
-        let left = try h.e.store.failedDeliveries().map(\.notification.id)
+        let left = try h.e.store.failedDeliveries.all().map(\.notification.id)
         XCTAssertEqual(left, ["long"])
     }
 

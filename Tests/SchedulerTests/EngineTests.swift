@@ -190,7 +190,7 @@ final class EngineTests: XCTestCase {
         h.notifier.onShow = { [path = h.path] _ in
             // A second connection sees only committed data.
             if let reader = try? SQLiteScheduleStore(path: path) {
-                historyAtShow = (try? reader.history(app: Engine.defaultApp, limit: 10).map(\.event)) ?? []
+                historyAtShow = (try? reader.history.records(app: Engine.defaultApp, limit: 10).map(\.event)) ?? []
                 reader.close()
             }
         }

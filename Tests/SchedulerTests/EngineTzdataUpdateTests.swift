@@ -108,8 +108,8 @@ final class EngineTzdataUpdateTests: XCTestCase {
         try h.e.zoneFilesChanged(now: start)
         let store = try SQLiteScheduleStore(path: h.path)
         defer { store.close() }
-        XCTAssertEqual(try store.metadata("tzdata_version"), "2099z")
-        let hashes = try store.zoneHashes()
+        XCTAssertEqual(try store.meta.value("tzdata_version"), "2099z")
+        let hashes = try store.meta.zoneHashes()
         XCTAssertEqual(Set(hashes.keys), ["Europe/Berlin", "UTC"])
         XCTAssertEqual(hashes["Europe/Berlin"], try db.zone(named: "Europe/Berlin").contentDigest)
         XCTAssertNotEqual(hashes["Europe/Berlin"], hashes["UTC"])

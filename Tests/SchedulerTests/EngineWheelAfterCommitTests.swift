@@ -8,7 +8,7 @@ final class EngineWheelAfterCommitTests: XCTestCase {
     let t0 = utc(2026, 3, 1, 12)
 
     func setReadOnly(_ h: EngineHarness, _ on: Bool) throws {
-        let store = try XCTUnwrap(h.e.store as? SQLiteScheduleStore)
+        let store = h.e.store
         try store.db.execute("PRAGMA query_only = \(on ? 1 : 0)")
     }
 
@@ -67,7 +67,7 @@ final class EngineLatestElapseTests: XCTestCase {
         XCTAssertEqual(h.notifier.shown.map(\.due), [back], "one firing for 600,000 missed occurrences: the latest")
         XCTAssertEqual(h.e.nextDue, back.adding(seconds: 1))
         // Agrees with the exact walk where the walk is short.
-        let s = try XCTUnwrap(h.e.store.schedule(app: Engine.defaultApp, id: "tick"))
+        let s = try XCTUnwrap(h.e.store.schedules.schedule(app: Engine.defaultApp, id: "tick"))
         let from = back.adding(seconds: -100)
         XCTAssertEqual(try h.e.latestElapse(s, from: from, through: back.adding(microseconds: 999_999)), back)
         XCTAssertEqual(try h.e.latestElapse(s, from: from, through: back.adding(seconds: 200)), back.adding(seconds: 200))

@@ -23,51 +23,51 @@ final class PushRegistrationStoreTests: XCTestCase {
         let store = try SQLiteScheduleStore(path: path)
         defer { store.close() }
         XCTAssertGreaterThanOrEqual(try StoreSchema.currentVersion(store.db), 3)
-        XCTAssertEqual(try store.pushRegistrations(), [])
+        XCTAssertEqual(try store.registrations.all(), [])
     }
 
     func testSaveReadUpdateDelete_surviveReopening() throws {
         do {
             let store = try SQLiteScheduleStore(path: path)
             defer { store.close() }
-            try store.savePushRegistration(record("org.example.B", token: "tb"))
-            try store.savePushRegistration(record("org.example.A", token: "ta"))
+            try store.registrations.save(record("org.example.B", token: "tb"))
+            try store.registrations.save(record("org.example.A", token: "ta"))
             var updated = record("org.example.B", token: "tb", at: 2_000)
             updated.distributor = "org.unifiedpush.Distributor.test"
             updated.endpoint = "https://push.example/abc"
-            try store.savePushRegistration(updated)
+            try store.registrations.save(updated)
         }
         let store = try SQLiteScheduleStore(path: path)
         defer { store.close() }
-        XCTAssertEqual(try store.pushRegistrations().map(\.app), ["org.example.A", "org.example.B"])
-        let b = try XCTUnwrap(store.pushRegistration(token: "tb"))
+        XCTAssertEqual(try store.registrations.all().map(\.app), ["org.example.A", "org.example.B"])
+        let b = try XCTUnwrap(store.registrations.record(token: "tb"))
         XCTAssertEqual(b.endpoint, "https://push.example/abc")
         XCTAssertEqual(b.distributor, "org.unifiedpush.Distributor.test")
         XCTAssertEqual(b.updated, Instant(microseconds: 2_000))
-        XCTAssertEqual(try store.pushRegistration(app: "org.example.A")?.token, "ta")
-        XCTAssertNil(try store.pushRegistration(token: "nope"))
-        XCTAssertTrue(try store.deletePushRegistration(app: "org.example.A"))
-        XCTAssertFalse(try store.deletePushRegistration(app: "org.example.A"))
-        XCTAssertEqual(try store.pushRegistrations().map(\.app), ["org.example.B"])
+        XCTAssertEqual(try store.registrations.record(app: "org.example.A")?.token, "ta")
+        XCTAssertNil(try store.registrations.record(token: "nope"))
+        XCTAssertTrue(try store.registrations.delete(app: "org.example.A"))
+        XCTAssertFalse(try store.registrations.delete(app: "org.example.A"))
+        XCTAssertEqual(try store.registrations.all().map(\.app), ["org.example.B"])
     }
 
     func testTokens_areUniqueAcrossApps() throws {
         let store = try SQLiteScheduleStore(path: path)
         defer { store.close() }
-        try store.savePushRegistration(record("org.example.A", token: "same"))
-        XCTAssertThrowsError(try store.savePushRegistration(record("org.example.B", token: "same")))
-        XCTAssertEqual(try store.pushRegistrations().map(\.app), ["org.example.A"])
+        try store.registrations.save(record("org.example.A", token: "same"))
+        XCTAssertThrowsError(try store.registrations.save(record("org.example.B", token: "same")))
+        XCTAssertEqual(try store.registrations.all().map(\.app), ["org.example.A"])
     }
 
     func testRejections_areCounted_andTheLatestKept() throws {
         let store = try SQLiteScheduleStore(path: path)
         defer { store.close() }
-        try store.savePushRegistration(record("org.example.A", token: "ta"))
-        try store.recordPushRejection(app: "org.example.A", PushRejection(at: Instant(microseconds: 5), messageID: "m1",
+        try store.registrations.save(record("org.example.A", token: "ta"))
+        try store.registrations.recordRejection(app: "org.example.A", PushRejection(at: Instant(microseconds: 5), messageID: "m1",
                                                                           reason: "first"))
-        try store.recordPushRejection(app: "org.example.A", PushRejection(at: Instant(microseconds: 6), messageID: "m2",
+        try store.registrations.recordRejection(app: "org.example.A", PushRejection(at: Instant(microseconds: 6), messageID: "m2",
                                                                           reason: "second"))
-        let a = try XCTUnwrap(store.pushRegistration(app: "org.example.A"))
+        let a = try XCTUnwrap(store.registrations.record(app: "org.example.A"))
         XCTAssertEqual(a.rejected, 2)
         XCTAssertEqual(a.lastRejection, PushRejection(at: Instant(microseconds: 6), messageID: "m2", reason: "second"))
     }

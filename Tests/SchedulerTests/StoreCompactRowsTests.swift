@@ -40,10 +40,10 @@ final class StoreCompactRowsTests: XCTestCase {
         offset.messageId = "m"
         none.urgency = .low
         try store.transaction { () throws(StoreError) in
-            for s in [plain, offset, none, moved] { _ = try store.insert(s) }
+            for s in [plain, offset, none, moved] { _ = try store.schedules.insert(s) }
         }
         for var s in [plain, offset, none, moved] {
-            let read = try XCTUnwrap(try store.schedule(app: Engine.defaultApp, id: s.id))
+            let read = try XCTUnwrap(try store.schedules.schedule(app: Engine.defaultApp, id: s.id))
             s.key = read.key
             s.storedAt = s.next  // not kept for a fixed `at` (nothing reads it): read back as its next
             XCTAssertEqual(read, s, s.id)
@@ -59,29 +59,29 @@ final class StoreCompactRowsTests: XCTestCase {
         let store = try SQLiteScheduleStore(path: path)
         defer { store.close() }
         let s = oneShot("a", app: "org.example.A", at: t0)
-        let key = try store.transaction { () throws(StoreError) in try store.insert(s) }
+        let key = try store.transaction { () throws(StoreError) in try store.schedules.insert(s) }
         XCTAssertEqual(try scalar(store, "SELECT count(*) FROM applied"), 0, "the pending row holds the digest")
-        XCTAssertTrue(try store.isApplied(app: "org.example.A", id: "a", digest: s.fingerprint))
-        XCTAssertFalse(try store.isApplied(app: "org.example.B", id: "a", digest: s.fingerprint), "per app")
+        XCTAssertTrue(try store.applied.contains(app: "org.example.A", id: "a", digest: s.fingerprint))
+        XCTAssertFalse(try store.applied.contains(app: "org.example.B", id: "a", digest: s.fingerprint), "per app")
         var stored = s
         stored.key = key
-        try store.transaction { () throws(StoreError) in try store.delete(stored) }
+        try store.transaction { () throws(StoreError) in try store.schedules.delete(stored) }
         XCTAssertEqual(try scalar(store, "SELECT count(*) FROM applied"), 1, "deleted: the digest moved to applied")
-        XCTAssertTrue(try store.isApplied(app: "org.example.A", id: "a", digest: s.fingerprint))
+        XCTAssertTrue(try store.applied.contains(app: "org.example.A", id: "a", digest: s.fingerprint))
         // Finished with the same digest: kept by the finished row only; replaced: the old one moves.
         let finished = FinishedSchedule(app: "org.example.A", id: "a", fingerprint: s.fingerprint, outcome: .fired, due: t0,
                                         finishedAt: t0, keepUntil: t0.adding(seconds: 86_400), title: nil, messageId: nil,
                                         dataJSON: nil)
-        try store.transaction { () throws(StoreError) in try store.recordFinished(finished) }
+        try store.transaction { () throws(StoreError) in try store.finished.save(finished) }
         XCTAssertEqual(try scalar(store, "SELECT count(*) FROM applied"), 0)
         var newer = finished
         newer.fingerprint = StoreCoding.digest(ofFingerprint: "v2")
-        try store.transaction { () throws(StoreError) in try store.recordFinished(newer) }
+        try store.transaction { () throws(StoreError) in try store.finished.save(newer) }
         XCTAssertEqual(try scalar(store, "SELECT count(*) FROM applied"), 1)
-        XCTAssertTrue(try store.isApplied(app: "org.example.A", id: "a", digest: s.fingerprint))
-        XCTAssertTrue(try store.isApplied(app: "org.example.A", id: "a", digest: newer.fingerprint))
-        try store.transaction { () throws(StoreError) in _ = try store.purgeFinished(expiredBy: t0.adding(seconds: 90_000)) }
-        XCTAssertTrue(try store.isApplied(app: "org.example.A", id: "a", digest: newer.fingerprint),
+        XCTAssertTrue(try store.applied.contains(app: "org.example.A", id: "a", digest: s.fingerprint))
+        XCTAssertTrue(try store.applied.contains(app: "org.example.A", id: "a", digest: newer.fingerprint))
+        try store.transaction { () throws(StoreError) in _ = try store.finished.purge(expiredBy: t0.adding(seconds: 90_000)) }
+        XCTAssertTrue(try store.applied.contains(app: "org.example.A", id: "a", digest: newer.fingerprint),
                       "a purged finished record leaves its digest applied")
     }
 
@@ -89,12 +89,12 @@ final class StoreCompactRowsTests: XCTestCase {
         let store = try SQLiteScheduleStore(path: path)
         defer { store.close() }
         XCTAssertThrowsError(try store.transaction { () throws(StoreError) in
-            _ = try store.insert(oneShot("x", app: "org.example.Gone", at: t0))
+            _ = try store.schedules.insert(oneShot("x", app: "org.example.Gone", at: t0))
             throw StoreError(.io, "on purpose")
         })
-        let key = try store.transaction { () throws(StoreError) in try store.insert(oneShot("y", app: "org.example.Kept", at: t0)) }
-        XCTAssertEqual(try store.schedule(key: key)?.app, "org.example.Kept")
-        XCTAssertEqual(try store.schedulesByNext(app: "org.example.Gone", limit: nil, offset: 0).count, 0)
+        let key = try store.transaction { () throws(StoreError) in try store.schedules.insert(oneShot("y", app: "org.example.Kept", at: t0)) }
+        XCTAssertEqual(try store.schedules.schedule(key: key)?.app, "org.example.Kept")
+        XCTAssertEqual(try store.schedules.byNext(app: "org.example.Gone", limit: nil, offset: 0).count, 0)
         XCTAssertEqual(try scalar(store, "SELECT count(*) FROM apps"), 1)
     }
 
@@ -102,11 +102,11 @@ final class StoreCompactRowsTests: XCTestCase {
     func testHistory_neverAboveTheBound_betweenMaintenanceSteps() throws {
         let store = try SQLiteScheduleStore(path: path)
         defer { store.close() }
-        store.historyLimitPerApp = 5
+        store.history.limitPerApp = 5
         for i in 0..<40 {
             let app = i % 4 == 0 ? "org.example.Small" : "org.example.Busy"
             try store.transaction { () throws(StoreError) in
-                try store.appendHistory(HistoryRecord(app: app, id: "h\(i)", event: .fired, at: t0.adding(seconds: Int64(i)),
+                try store.history.append(HistoryRecord(app: app, id: "h\(i)", event: .fired, at: t0.adding(seconds: Int64(i)),
                                                       due: nil, reason: nil, lateSeconds: nil, title: "t",
                                                       messageId: nil, dataJSON: #"{"n":\#(i % 3)}"#))
             }
@@ -115,8 +115,8 @@ final class StoreCompactRowsTests: XCTestCase {
                 XCTAssertLessThanOrEqual(count, 5, "\(name) after \(i + 1) appends")
             }
         }
-        XCTAssertEqual(try store.history(app: "org.example.Busy", limit: 100).map(\.id), ["h34", "h35", "h37", "h38", "h39"])
-        XCTAssertEqual(try store.history(app: "org.example.Small", limit: 100).count, 5)
+        XCTAssertEqual(try store.history.records(app: "org.example.Busy", limit: 100).map(\.id), ["h34", "h35", "h37", "h38", "h39"])
+        XCTAssertEqual(try store.history.records(app: "org.example.Small", limit: 100).count, 5)
         XCTAssertEqual(try scalar(store, "SELECT count(*) FROM payloads"), 6, "payloads shared within each app (schema 9), orphans removed")
     }
 
@@ -165,7 +165,7 @@ final class StoreCompactRowsTests: XCTestCase {
     func testUncleanShutdown_isNoticed_andTheCheckFindsDamage() throws {
         let first = try SQLiteScheduleStore(path: path)
         XCTAssertFalse(first.openedAfterUncleanShutdown)
-        _ = try first.transaction { () throws(StoreError) in try first.insert(oneShot("a", at: t0)) }
+        _ = try first.transaction { () throws(StoreError) in try first.schedules.insert(oneShot("a", at: t0)) }
         // Not closed (as after kill -9): its write-ahead log is still there for the next opener.
         let second = try SQLiteScheduleStore(path: path)
         XCTAssertTrue(second.openedAfterUncleanShutdown)
@@ -175,7 +175,7 @@ final class StoreCompactRowsTests: XCTestCase {
         let third = try SQLiteScheduleStore(path: path)
         XCTAssertFalse(third.openedAfterUncleanShutdown, "closed cleanly: no check owed")
         try third.transaction { () throws(StoreError) in
-            for i in 0..<2000 { _ = try third.insert(oneShot("r\(i)", at: t0.adding(seconds: Int64(i)))) }
+            for i in 0..<2000 { _ = try third.schedules.insert(oneShot("r\(i)", at: t0.adding(seconds: Int64(i)))) }
         }
         third.close()
         // Damage the pages after the schema's: found by the check (and by reading them), not by opening.
@@ -193,12 +193,12 @@ final class StoreCompactRowsTests: XCTestCase {
     /// file keeps the page size it was written with (SQLite cannot change it in WAL mode), and works.
     func testNewDatabase_gets8KiBPages_anExistingOneKeepsItsOwn() throws {
         let store = try SQLiteScheduleStore(path: path)
-        try store.transaction { () throws(StoreError) in _ = try store.insert(oneShot("a", at: t0)) }
+        try store.transaction { () throws(StoreError) in _ = try store.schedules.insert(oneShot("a", at: t0)) }
         XCTAssertEqual(try scalar(store, "PRAGMA page_size"), 8192)
         store.close()
         let reopened = try SQLiteScheduleStore(path: path)
         XCTAssertEqual(try scalar(reopened, "PRAGMA page_size"), 8192)
-        XCTAssertNotNil(try reopened.schedule(app: Engine.defaultApp, id: "a"))
+        XCTAssertNotNil(try reopened.schedules.schedule(app: Engine.defaultApp, id: "a"))
         reopened.close()
 
         let old = directory + "/v1.db"
@@ -206,7 +206,7 @@ final class StoreCompactRowsTests: XCTestCase {
         let migrated = try SQLiteScheduleStore(path: old)
         defer { migrated.close() }
         XCTAssertEqual(try scalar(migrated, "PRAGMA page_size"), 4096, "the fixture's page size, kept")
-        try migrated.transaction { () throws(StoreError) in _ = try migrated.insert(oneShot("new-after-migration", at: t0)) }
-        XCTAssertNotNil(try migrated.schedule(app: Engine.defaultApp, id: "new-after-migration"))
+        try migrated.transaction { () throws(StoreError) in _ = try migrated.schedules.insert(oneShot("new-after-migration", at: t0)) }
+        XCTAssertNotNil(try migrated.schedules.schedule(app: Engine.defaultApp, id: "new-after-migration"))
     }
 }

@@ -22,7 +22,7 @@ final class StoreKeptBytesTests: XCTestCase {
                 + (SELECT coalesce(sum(\(K.payloadSQL(""))), 0) FROM payloads WHERE app = ?2)
             """)
         defer { kept.reset() }
-        kept.bind(1, try store.lookupApp(app))
+        kept.bind(1, try store.schedules.lookupApp(app))
         kept.bind(2, app)
         XCTAssertTrue(try kept.step())
         return (Int(kept.int64(0)), Int(kept.int64(1)))
@@ -41,7 +41,7 @@ final class StoreKeptBytesTests: XCTestCase {
 
     func testTheTotals_equalTheFormulasOverTheRows_throughEveryKindOfWrite_andGoBackToZero() throws {
         let h = try EngineHarness(now: t0)
-        let store = try XCTUnwrap(h.e.store as? SQLiteScheduleStore)
+        let store = h.e.store
         let soon = atFixed(t0.adding(seconds: 60)), past = atFixed(t0.adding(seconds: -86_400))
         _ = try h.e.push(pushLocal(makeLocal("fires", soon, title: "Fires", dataJSON: data), messageId: "m1"), app: app, now: t0)
         _ = try h.e.push(pushLocal(makeLocal("v", soon, title: "one")), app: app, now: t0)
@@ -50,7 +50,7 @@ final class StoreKeptBytesTests: XCTestCase {
         _ = try h.e.cancel(id: "unknown-id", app: app, now: t0)
         _ = try h.e.cancel(run: "unknown-run", app: app, now: t0)
         _ = try h.e.advance(to: t0.adding(seconds: 120), mode: .timePassing)
-        let totals = try store.storedTotals(app: app)
+        let totals = try store.counts.storedTotals(app: app)
         let again = try recomputed(store, app)
         XCTAssertEqual(totals.keptBytes, again.kept)
         XCTAssertEqual(totals.historyBytes, again.history)
@@ -58,22 +58,22 @@ final class StoreKeptBytesTests: XCTestCase {
         XCTAssertGreaterThan(totals.historyBytes, 16_000, "the fired record's data counts")
 
         // The push answered `missed` kept no payload: its record is id, digest and due.
-        let late = try XCTUnwrap(try store.finished(app: app, id: "late"))
+        let late = try XCTUnwrap(try store.finished.record(app: app, id: "late"))
         XCTAssertEqual(late.outcome, .missed)
         XCTAssertNil(late.dataJSON)
         XCTAssertNil(late.title)
         XCTAssertNil(try h.e.history(app: app, limit: 100).first { $0.id == "late" }?.dataJSON)
-        XCTAssertNotNil(try store.finished(app: app, id: "fires")?.dataJSON, "a fired one keeps what it showed")
+        XCTAssertNotNil(try store.finished.record(app: app, id: "fires")?.dataJSON, "a fired one keeps what it showed")
 
         // Everything purged: the totals are 0 again.
         let later = t0.adding(seconds: 400 * 86_400)
         _ = try store.transaction { () throws(StoreError) in
-            try store.purgeFinished(expiredBy: later)
-            try store.purgeTombstones(createdBefore: later)
-            try store.purgeApplied(before: later, limit: 1_000)
-            try store.purgeHistory(olderThan: later, keepNewest: 0, limit: 1_000)
+            try store.finished.purge(expiredBy: later)
+            try store.tombstones.purge(createdBefore: later)
+            try store.applied.purge(before: later, limit: 1_000)
+            try store.history.purge(olderThan: later, keepNewest: 0, limit: 1_000)
         }
-        let purged = try store.storedTotals(app: app)
+        let purged = try store.counts.storedTotals(app: app)
         XCTAssertEqual(purged.keptBytes, 0)
         XCTAssertEqual(purged.historyBytes, 0)
     }
@@ -82,11 +82,11 @@ final class StoreKeptBytesTests: XCTestCase {
     /// 20,000 tombstones really take, next to what the quota counts for them: within 1.5× either way (measured 1.08 and 1.10).
     func testTheAccounting_followsTheFilesRealGrowth() throws {
         let h = try EngineHarness(now: t0)
-        let store = try XCTUnwrap(h.e.store as? SQLiteScheduleStore)
+        let store = h.e.store
         _ = try h.e.push(pushLocal(makeLocal("warm", atFixed(t0.adding(seconds: -86_400)))), app: app, now: t0)
         _ = try h.e.cancel(id: "warm-cancel", app: app, now: t0)
         for (kind, count) in [("missed", 2_000), ("tombstones", 20_000)] {
-            let usedBefore = try usedBytes(store), countedBefore = try store.storedTotals(app: app).all
+            let usedBefore = try usedBytes(store), countedBefore = try store.counts.storedTotals(app: app).all
             let pushes: [Push] = (0..<count).map { i in
                 kind == "missed"
                     ? pushLocal(makeLocal("past:\(i)", atFixed(t0.adding(seconds: -86_400)), title: "Past \(i)", dataJSON: data))
@@ -95,7 +95,7 @@ final class StoreKeptBytesTests: XCTestCase {
             for chunk in stride(from: 0, to: pushes.count, by: 500) {
                 _ = try h.e.pushEach(Array(pushes[chunk..<min(chunk + 500, pushes.count)]), app: app, now: t0)
             }
-            let used = try usedBytes(store) - usedBefore, counted = try store.storedTotals(app: app).all - countedBefore
+            let used = try usedBytes(store) - usedBefore, counted = try store.counts.storedTotals(app: app).all - countedBefore
             print("kept bytes, \(kind) × \(count): file +\(used) B, counted +\(counted) B, ratio \(Double(used) / Double(counted))")
             XCTAssertLessThan(Double(used), 1.5 * Double(counted), "\(kind): the file grows by at most 1.5× what the quota counts")
             XCTAssertLessThan(Double(counted), 1.5 * Double(used), "\(kind): and the quota counts at most 1.5× that")
@@ -106,7 +106,7 @@ final class StoreKeptBytesTests: XCTestCase {
     func testOverTheByteQuota_cancelsOfUnknownIdsAndMissedPushesAreRefused_nothingApplied_andOthersGoOn() throws {
         let h = try EngineHarness(now: t0)
         h.e.maxBytesPerApp = 16_384
-        let store = try XCTUnwrap(h.e.store as? SQLiteScheduleStore)
+        let store = h.e.store
         var refused: EngineError?
         var i = 0
         while refused == nil && i < 10_000 {
@@ -116,13 +116,13 @@ final class StoreKeptBytesTests: XCTestCase {
         let error = try XCTUnwrap(refused, "cancels of unknown ids stopped at the quota")
         XCTAssertEqual(error.kind, .quotaExceeded)
         XCTAssertTrue(error.message.contains("max-bytes-per-app 16384"), error.message)
-        XCTAssertFalse(try store.hasTombstone(app: app, .id, "unknown:\(i - 1)"), "nothing of the refused cancel applied")
-        XCTAssertLessThanOrEqual(try store.storedTotals(app: app).all, 16_384)
+        XCTAssertFalse(try store.tombstones.contains(app: app, .id, "unknown:\(i - 1)"), "nothing of the refused cancel applied")
+        XCTAssertLessThanOrEqual(try store.counts.storedTotals(app: app).all, 16_384)
         // A missed push is refused the same way; a cancel of a pending schedule of another app is not affected.
         XCTAssertThrowsError(try h.e.push(pushLocal(makeLocal("past", atFixed(t0.adding(seconds: -86_400)))), app: app, now: t0)) {
             XCTAssertEqual(($0 as? EngineError)?.kind, .quotaExceeded)
         }
-        XCTAssertNil(try store.finished(app: app, id: "past"))
+        XCTAssertNil(try store.finished.record(app: app, id: "past"))
         XCTAssertEqual(try h.e.push(pushLocal(makeLocal("mine", atFixed(t0.adding(seconds: 600)))), app: "org.example.Other",
                                     now: t0).last?.status, .scheduled)
         XCTAssertEqual(try h.e.cancel(id: "mine", app: "org.example.Other", now: t0), ["mine"])
@@ -144,7 +144,7 @@ final class StoreKeptBytesTests: XCTestCase {
         for i in 0..<3 {
             XCTAssertEqual(try h.e.push(pushLocal(makeLocal("q\(i)", due, body: body)), app: app, now: t0).last?.status, .scheduled)
         }
-        let store = try XCTUnwrap(h.e.store as? SQLiteScheduleStore)
-        XCTAssertLessThanOrEqual(try store.storedTotals(app: app).all, 8_192)
+        let store = h.e.store
+        XCTAssertLessThanOrEqual(try store.counts.storedTotals(app: app).all, 8_192)
     }
 }

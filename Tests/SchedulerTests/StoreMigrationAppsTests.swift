@@ -33,14 +33,14 @@ final class StoreMigrationAppsTests: XCTestCase {
             }
             st.reset()
         }
-        let pending = try store.schedulesByNext(app: Engine.defaultApp, limit: nil, offset: 0)
+        let pending = try store.schedules.byNext(app: Engine.defaultApp, limit: nil, offset: 0)
         XCTAssertFalse(pending.isEmpty)
-        XCTAssertEqual(try store.schedulesByNext(app: "org.example.Other", limit: nil, offset: 0).count, 0)
+        XCTAssertEqual(try store.schedules.byNext(app: "org.example.Other", limit: nil, offset: 0).count, 0)
         for s in pending {
-            XCTAssertEqual(try store.schedule(key: s.key)?.id, s.id, "rowids (the wheel's keys) are kept")
+            XCTAssertEqual(try store.schedules.schedule(key: s.key)?.id, s.id, "rowids (the wheel's keys) are kept")
             XCTAssertEqual(s.app, Engine.defaultApp)
         }
-        XCTAssertEqual(try store.pendingCount(app: Engine.defaultApp), pending.count)
+        XCTAssertEqual(try store.counts.pendingCount(app: Engine.defaultApp), pending.count)
         let check = try store.db.statement("PRAGMA integrity_check")
         XCTAssertTrue(try check.step())
         XCTAssertEqual(check.string(0), "ok")

@@ -57,7 +57,7 @@ final class StoreMigrationTests: XCTestCase {
         XCTAssertEqual(check.string(0), "ok")
         check.reset()
 
-        let pending = try store.schedulesByNext(app: Engine.defaultApp, limit: nil, offset: 0)
+        let pending = try store.schedules.byNext(app: Engine.defaultApp, limit: nil, offset: 0)
         XCTAssertEqual(Set(pending.map(\.id)),
                        ["run_1:fixed", "run_1:floating", "pinned", "cal-floating", "cal-pinned", "replace-me"])
         let fixed = try XCTUnwrap(pending.first { $0.id == "run_1:fixed" })
@@ -65,28 +65,28 @@ final class StoreMigrationTests: XCTestCase {
         XCTAssertEqual(fixed.cancelOn, ["checkout"])
         XCTAssertEqual(fixed.urgency, .critical)
         XCTAssertEqual(fixed.messageId, "m-1")
-        XCTAssertEqual(try store.schedules(app: Engine.defaultApp, cancelOn: "pause").map(\.id), ["cal-floating"])
+        XCTAssertEqual(try store.schedules.matching(app: Engine.defaultApp, cancelOn: "pause").map(\.id), ["cal-floating"])
         for s in pending {
             XCTAssertEqual(s.fingerprint.utf8.count, 64, "fingerprints become SHA-256 digests: \(s.id)")
-            XCTAssertTrue(try store.isApplied(app: Engine.defaultApp, id: s.id, digest: s.fingerprint), s.id)
+            XCTAssertTrue(try store.applied.contains(app: Engine.defaultApp, id: s.id, digest: s.fingerprint), s.id)
         }
-        XCTAssertEqual(try store.schedule(app: Engine.defaultApp, id: "replace-me")?.title, "new")
-        XCTAssertEqual(try store.pendingCount(app: Engine.defaultApp), 6, "step 5 counts the migrated rows")
+        XCTAssertEqual(try store.schedules.schedule(app: Engine.defaultApp, id: "replace-me")?.title, "new")
+        XCTAssertEqual(try store.counts.pendingCount(app: Engine.defaultApp), 6, "step 5 counts the migrated rows")
 
-        let history = try store.history(app: Engine.defaultApp, limit: 100)
+        let history = try store.history.records(app: Engine.defaultApp, limit: 100)
         XCTAssertEqual(history.map(\.id), ["replace-me", "late", "gone", "fires"])
         XCTAssertEqual(history.map(\.event), [.replaced, .missed, .cancelled, .fired])
         XCTAssertEqual(history.last?.dataJSON, #"{"x":1}"#, "history data moves into payloads and reads back")
         XCTAssertEqual(history[1].lateSeconds, 14_400)
         XCTAssertEqual(try scalar(store.db, "SELECT count(*) FROM history WHERE confirmed = 0"), 0)
 
-        XCTAssertTrue(try store.hasTombstone(app: Engine.defaultApp, .id, "gone"))
-        XCTAssertTrue(try store.hasTombstone(app: Engine.defaultApp, .run, "run_9"))
-        XCTAssertEqual(try store.finished(app: Engine.defaultApp, id: "fires")?.outcome, .fired)
-        XCTAssertEqual(try store.finished(app: Engine.defaultApp, id: "late")?.outcome, .missed)
-        let finishedDigest = try XCTUnwrap(store.finished(app: Engine.defaultApp, id: "fires")?.fingerprint)
-        XCTAssertTrue(try store.isApplied(app: Engine.defaultApp, id: "fires", digest: finishedDigest))
-        XCTAssertEqual(try store.metadata("device_zone"), "Europe/Berlin")
+        XCTAssertTrue(try store.tombstones.contains(app: Engine.defaultApp, .id, "gone"))
+        XCTAssertTrue(try store.tombstones.contains(app: Engine.defaultApp, .run, "run_9"))
+        XCTAssertEqual(try store.finished.record(app: Engine.defaultApp, id: "fires")?.outcome, .fired)
+        XCTAssertEqual(try store.finished.record(app: Engine.defaultApp, id: "late")?.outcome, .missed)
+        let finishedDigest = try XCTUnwrap(store.finished.record(app: Engine.defaultApp, id: "fires")?.fingerprint)
+        XCTAssertTrue(try store.applied.contains(app: Engine.defaultApp, id: "fires", digest: finishedDigest))
+        XCTAssertEqual(try store.meta.value("device_zone"), "Europe/Berlin")
     }
 
     /// After the migration the engine restores the same schedules, and the very pushes that wrote the

@@ -39,12 +39,12 @@ final class StoreMigrationV11Tests: XCTestCase {
         defer { store.close() }
         XCTAssertEqual(try StoreSchema.currentVersion(store.db), StoreSchema.version)
         XCTAssertEqual(StoreSchema.version, 11)
-        XCTAssertEqual(try store.pushRegistration(app: app)?.token, "t1", "the registration survived the step")
-        XCTAssertEqual(try store.replayWindowCount(app: app), 0)
-        XCTAssertFalse(try store.isReplay(app: app, digest: digest(1)))
-        try store.recordDelivered(app: app, digest: digest(1), at: Instant(seconds: 5))
-        XCTAssertTrue(try store.isReplay(app: app, digest: digest(1)))
-        XCTAssertFalse(try store.isReplay(app: "org.example.Other", digest: digest(1)), "per app")
+        XCTAssertEqual(try store.registrations.record(app: app)?.token, "t1", "the registration survived the step")
+        XCTAssertEqual(try store.pushReplays.count(app: app), 0)
+        XCTAssertFalse(try store.pushReplays.contains(app: app, digest: digest(1)))
+        try store.transaction { () throws(StoreError) in try store.pushReplays.record(app: app, digest: digest(1), at: Instant(seconds: 5)) }
+        XCTAssertTrue(try store.pushReplays.contains(app: app, digest: digest(1)))
+        XCTAssertFalse(try store.pushReplays.contains(app: "org.example.Other", digest: digest(1)), "per app")
         let plan = try queryPlan(store.db, "SELECT 1 FROM push_replays WHERE app = 1 AND digest = x'00'")
         XCTAssertFalse(plan.contains("SCAN"), plan)
     }
@@ -52,37 +52,41 @@ final class StoreMigrationV11Tests: XCTestCase {
     func testWindow_keepsTheNewestThousand_countsInTheQuota_andGoesWithTheRegistration() throws {
         let store = try SQLiteScheduleStore(path: path)
         defer { store.close() }
-        try store.savePushRegistration(registration(app, token: "t1"))
-        let size = SQLiteScheduleStore.replayWindowSize
+        try store.registrations.save(registration(app, token: "t1"))
+        let size = PushReplayTable.windowSize
         XCTAssertEqual(size, 1_000)
-        for n in 0..<(size + 5) { try store.recordDelivered(app: app, digest: digest(n), at: Instant(seconds: Int64(n))) }
-        try store.recordDelivered(app: app, digest: digest(size + 4), at: Instant(seconds: 9_999))  // again: nothing
-        XCTAssertEqual(try store.replayWindowCount(app: app), size)
-        for n in 0..<5 { XCTAssertFalse(try store.isReplay(app: app, digest: digest(n)), "the oldest \(n) left the window") }
-        XCTAssertTrue(try store.isReplay(app: app, digest: digest(5)))
-        XCTAssertTrue(try store.isReplay(app: app, digest: digest(size + 4)))
+        for n in 0..<(size + 5) {
+            try store.transaction { () throws(StoreError) in
+                try store.pushReplays.record(app: app, digest: digest(n), at: Instant(seconds: Int64(n)))
+            }
+        }
+        try store.transaction { () throws(StoreError) in try store.pushReplays.record(app: app, digest: digest(size + 4), at: Instant(seconds: 9_999)) }  // again: nothing
+        XCTAssertEqual(try store.pushReplays.count(app: app), size)
+        for n in 0..<5 { XCTAssertFalse(try store.pushReplays.contains(app: app, digest: digest(n)), "the oldest \(n) left the window") }
+        XCTAssertTrue(try store.pushReplays.contains(app: app, digest: digest(5)))
+        XCTAssertTrue(try store.pushReplays.contains(app: app, digest: digest(size + 4)))
 
         // Counted in the app's kept bytes, as the formula says, by the triggers.
         XCTAssertEqual(StoreKeptBytes.replay(digestBytes: 32), 128)
-        XCTAssertEqual(try store.storedTotals(app: app).keptBytes, size * StoreKeptBytes.replay(digestBytes: 32))
+        XCTAssertEqual(try store.counts.storedTotals(app: app).keptBytes, size * StoreKeptBytes.replay(digestBytes: 32))
         let st = try store.db.statement("SELECT coalesce(sum(\(StoreKeptBytes.replaySQL(""))), 0) FROM push_replays")
         XCTAssertTrue(try st.step())
-        XCTAssertEqual(Int(st.int64(0)), try store.storedTotals(app: app).keptBytes)
+        XCTAssertEqual(Int(st.int64(0)), try store.counts.storedTotals(app: app).keptBytes)
         st.reset()
 
-        XCTAssertTrue(try store.deletePushRegistration(app: app))
-        XCTAssertEqual(try store.replayWindowCount(app: app), 0, "no key left to decrypt them: the window goes")
-        XCTAssertEqual(try store.storedTotals(app: app).keptBytes, 0)
+        XCTAssertTrue(try store.registrations.delete(app: app))
+        XCTAssertEqual(try store.pushReplays.count(app: app), 0, "no key left to decrypt them: the window goes")
+        XCTAssertEqual(try store.counts.storedTotals(app: app).keptBytes, 0)
     }
 
     func testWindowRecord_isUndoneWithTheTransactionItRanIn() throws {
         let store = try SQLiteScheduleStore(path: path)
         defer { store.close() }
         XCTAssertThrowsError(try store.transaction { () throws(StoreError) in
-            try store.recordDelivered(app: app, digest: digest(1), at: Instant(seconds: 1))
+            try store.pushReplays.record(app: app, digest: digest(1), at: Instant(seconds: 1))
             throw StoreError(.io, "the push failed")
         })
-        XCTAssertFalse(try store.isReplay(app: app, digest: digest(1)), "nothing recorded for a push that did not apply")
-        XCTAssertEqual(try store.storedTotals(app: app).keptBytes, 0)
+        XCTAssertFalse(try store.pushReplays.contains(app: app, digest: digest(1)), "nothing recorded for a push that did not apply")
+        XCTAssertEqual(try store.counts.storedTotals(app: app).keptBytes, 0)
     }
 }

@@ -47,8 +47,8 @@ final class StoreMigrationV6Tests: XCTestCase {
                 WHERE s.app = a.app AND s.id = a.id AND s.digest = a.digest)
             """), 0, "a current digest is not kept twice")
         let counted = try scalar(db, "SELECT bytes FROM pending_counts")
-        let recomputed = try store.schedulesByNext(app: Engine.defaultApp, limit: nil, offset: 0)
-            .reduce(0) { $0 + store.storedBytes(of: $1) }
+        let recomputed = try store.schedules.byNext(app: Engine.defaultApp, limit: nil, offset: 0)
+            .reduce(0) { $0 + store.schedules.storedBytes(of: $1) }
         XCTAssertEqual(Int(counted), recomputed, "the byte totals of migrated rows match what the store counts")
         XCTAssertEqual(try scalar(db, "SELECT count(*) FROM history_counts WHERE n = (SELECT count(*) FROM history)"), 1)
         XCTAssertEqual(try scalar(db, "SELECT count(*) FROM sqlite_master WHERE name = 'schedules_by_next'"), 0)

@@ -23,20 +23,20 @@ final class StoreMigrationV7Tests: XCTestCase {
 
         var store: SQLiteScheduleStore? = try SQLiteScheduleStore(path: path)
         XCTAssertEqual(try StoreSchema.currentVersion(store!.db), StoreSchema.version, "step 7 and every later one")
-        XCTAssertFalse(store!.cancelJobsMayExist)
-        XCTAssertEqual(try store!.cancelJobs(), [])
-        let bound = try store!.cancelBound()
+        XCTAssertFalse(store!.cancelJobs.mayExist)
+        XCTAssertEqual(try store!.cancelJobs.all(), [])
+        let bound = try store!.cancelJobs.bound()
         _ = try store!.transaction { () throws(StoreError) in
-            try store!.addCancelJob(CancelJob(n: 0, app: Engine.defaultApp, kind: .event, name: "e", reason: "event:e",
+            try store!.cancelJobs.add(CancelJob(n: 0, app: Engine.defaultApp, kind: .event, name: "e", reason: "event:e",
                                               at: Instant(seconds: 1), bound: bound, remaining: 7))
         }
         store!.close()
         store = try SQLiteScheduleStore(path: path)
         defer { store?.close() }
-        XCTAssertTrue(store!.cancelJobsMayExist, "found at open from the small jobs table")
-        XCTAssertEqual(try store!.cancelJobs().map(\.remaining), [7])
-        XCTAssertEqual(try store!.coveredRemaining(app: nil), 7)
-        XCTAssertEqual(try store!.cancelBound(), bound)
+        XCTAssertTrue(store!.cancelJobs.mayExist, "found at open from the small jobs table")
+        XCTAssertEqual(try store!.cancelJobs.all().map(\.remaining), [7])
+        XCTAssertEqual(try store!.cancelJobs.coveredRemaining(app: nil), 7)
+        XCTAssertEqual(try store!.cancelJobs.bound(), bound)
 
         let db = store!.db
         let count = try queryPlan(db, "SELECT count(*) FROM schedule_events WHERE app = 1 AND event = 'e' AND key <= 5")

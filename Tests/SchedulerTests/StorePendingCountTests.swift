@@ -32,10 +32,10 @@ final class StorePendingCountTests: XCTestCase {
         XCTAssertEqual(rows, expected, "rows after \(step)", file: file, line: line)
         XCTAssertEqual(kept, rows, "kept counts after \(step)", file: file, line: line)
         for (app, n) in expected {
-            XCTAssertEqual(try h.e.store.pendingCount(app: app), Int(n), "\(app) after \(step)", file: file, line: line)
+            XCTAssertEqual(try h.e.store.counts.pendingCount(app: app), Int(n), "\(app) after \(step)", file: file, line: line)
             // The byte totals (schema step 6, the byte quota) follow the same changes.
-            let bytes = try h.e.store.schedulesByNext(app: app, limit: nil, offset: 0).reduce(0) { $0 + h.e.store.storedBytes(of: $1) }
-            XCTAssertEqual(try h.e.store.pendingBytes(app: app), bytes, "\(app) bytes after \(step)", file: file, line: line)
+            let bytes = try h.e.store.schedules.byNext(app: app, limit: nil, offset: 0).reduce(0) { $0 + h.e.store.schedules.storedBytes(of: $1) }
+            XCTAssertEqual(try h.e.store.counts.pendingBytes(app: app), bytes, "\(app) bytes after \(step)", file: file, line: line)
         }
     }
 
@@ -76,7 +76,7 @@ final class StorePendingCountTests: XCTestCase {
         let (rows, kept) = try counts(path)
         XCTAssertEqual(rows, [a: 2])
         XCTAssertEqual(kept, rows)
-        XCTAssertEqual(try engine.store.pendingCount(app: a), 2)
+        XCTAssertEqual(try engine.store.counts.pendingCount(app: a), 2)
     }
 
     /// Since schema 8 the insert adds its bytes from Swift (`StoreRowCoding.storedBytes`) and the delete
@@ -94,10 +94,10 @@ final class StorePendingCountTests: XCTestCase {
         ]
         for local in locals { _ = try h.e.push(pushLocal(local), app: a, now: t0) }
         try assertCountsAgree(h, [a: 4], "pushes of every shape")
-        XCTAssertGreaterThan(try h.e.store.pendingBytes(app: a), 4 * StoreRowCoding.rowOverhead)
+        XCTAssertGreaterThan(try h.e.store.counts.pendingBytes(app: a), 4 * StoreRowCoding.rowOverhead)
         for local in locals { _ = try h.e.cancel(id: local.id, app: a, now: t0) }
-        XCTAssertEqual(try h.e.store.pendingCount(app: a), 0)
-        XCTAssertEqual(try h.e.store.pendingBytes(app: a), 0, "the bytes the inserts added, less what the deletes removed")
+        XCTAssertEqual(try h.e.store.counts.pendingCount(app: a), 0)
+        XCTAssertEqual(try h.e.store.counts.pendingBytes(app: a), 0, "the bytes the inserts added, less what the deletes removed")
     }
 
     /// Schema 8 drops the insert trigger (its statement journal cost every push): a schema-7 file (the v1
@@ -123,9 +123,9 @@ final class StorePendingCountTests: XCTestCase {
         let migrated = try SQLiteConnection(openingExisting: path)
         XCTAssertEqual(try insertTriggers(migrated), 0, "schema 8 counts in the insert")
         migrated.close()
-        let before = try engine.store.pendingCount(app: b)
+        let before = try engine.store.counts.pendingCount(app: b)
         _ = try engine.push(pushLocal(makeLocal("one", atFixed(t0.adding(seconds: 60)))), app: b, now: t0)
-        XCTAssertEqual(try engine.store.pendingCount(app: b), before + 1)
+        XCTAssertEqual(try engine.store.counts.pendingCount(app: b), before + 1)
         let (rows, kept) = try counts(path)
         XCTAssertEqual(kept, rows)
     }

@@ -18,7 +18,7 @@ final class StorePushStatementsTests: XCTestCase {
 
     func testANewPush_readsOnceAndTheTotalsOnce_thenInserts() throws {
         let h = try EngineHarness(now: t0)
-        let store = try XCTUnwrap(h.e.store as? SQLiteScheduleStore)
+        let store = h.e.store
         let due = atFixed(t0.adding(seconds: 600))
         _ = try h.e.push(pushLocal(makeLocal("warm", due)), app: app, now: t0)
         let fresh = try statements(store) {
@@ -36,7 +36,7 @@ final class StorePushStatementsTests: XCTestCase {
 
     func testAnOlderVersionAfterANewer_isAnsweredByTheLookup_asDuplicate() throws {
         let h = try EngineHarness(now: t0)
-        let store = try XCTUnwrap(h.e.store as? SQLiteScheduleStore)
+        let store = h.e.store
         let first = makeLocal("v", atFixed(t0.adding(seconds: 600)), title: "one")
         let second = makeLocal("v", atFixed(t0.adding(seconds: 900)), title: "two")
         XCTAssertEqual(try h.e.push(pushLocal(first), app: app, now: t0).map(\.status), [.scheduled])
@@ -46,6 +46,6 @@ final class StorePushStatementsTests: XCTestCase {
             XCTAssertEqual(try h.e.push(pushLocal(first), app: app, now: t0).map(\.status), [.duplicate])
         }
         XCTAssertLessThanOrEqual(older, 3, "statements for an older version: BEGIN, pushLookup, COMMIT")
-        XCTAssertEqual(try store.schedule(app: app, id: "v")?.title, "two", "the newer version stays")
+        XCTAssertEqual(try store.schedules.schedule(app: app, id: "v")?.title, "two", "the newer version stays")
     }
 }

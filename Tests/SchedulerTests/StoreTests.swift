@@ -67,7 +67,7 @@ final class StoreTests: XCTestCase {
     func testOpen_damagedPages_isCorruptError_neverRecreated() throws {
         let store = try SQLiteScheduleStore(path: path)
         try store.transaction { () throws(StoreError) in
-            for i in 0..<400 { _ = try store.insert(sampleSchedule(id: "d\(i)", next: Int64(i))) }
+            for i in 0..<400 { _ = try store.schedules.insert(sampleSchedule(id: "d\(i)", next: Int64(i))) }
         }
         store.close()  // the last connection checkpoints the WAL into the main file
         var info = stat()
@@ -117,63 +117,63 @@ final class StoreTests: XCTestCase {
     func testSchedule_roundTripsEveryField_acrossReopen() throws {
         var original = sampleSchedule(id: "run_1:a", next: 1_000, cancelOn: ["logout", "ev\u{1F}2"])
         let store = try SQLiteScheduleStore(path: path)
-        original.key = try store.transaction { () throws(StoreError) in try store.insert(original) }
+        original.key = try store.transaction { () throws(StoreError) in try store.schedules.insert(original) }
         store.close()
         let reopened = try SQLiteScheduleStore(path: path)
-        XCTAssertEqual(try reopened.schedule(app: Engine.defaultApp, id: "run_1:a"), original)
-        XCTAssertEqual(try reopened.schedule(key: original.key), original)
+        XCTAssertEqual(try reopened.schedules.schedule(app: Engine.defaultApp, id: "run_1:a"), original)
+        XCTAssertEqual(try reopened.schedules.schedule(key: original.key), original)
         var keys: [Int64] = []
-        try reopened.forEachPendingDeadline { key, _ in keys.append(key) }
+        try reopened.schedules.forEachPendingDeadline { key, _ in keys.append(key) }
         XCTAssertEqual(keys, [original.key])
-        XCTAssertEqual(try reopened.schedules(app: Engine.defaultApp, cancelOn: "ev\u{1F}2").map(\.id), ["run_1:a"])
-        XCTAssertEqual(try reopened.schedules(app: Engine.defaultApp, cancelOn: "ev"), [])
+        XCTAssertEqual(try reopened.schedules.matching(app: Engine.defaultApp, cancelOn: "ev\u{1F}2").map(\.id), ["run_1:a"])
+        XCTAssertEqual(try reopened.schedules.matching(app: Engine.defaultApp, cancelOn: "ev"), [])
     }
 
     func testRunLookup_matchesExactRunOnly() throws {
         let store = try SQLiteScheduleStore(path: path)
         for (i, id) in ["run_4", "run_4:a", "run_4:b:c", "run_44:a", "run_4a", "run_3:z", "run_5"].enumerated() {
-            _ = try store.insert(sampleSchedule(id: id, next: Int64(100 - i)))
+            _ = try store.schedules.insert(sampleSchedule(id: id, next: Int64(100 - i)))
         }
-        XCTAssertEqual(Set(try store.schedules(app: Engine.defaultApp, run: "run_4").map(\.id)), ["run_4", "run_4:a", "run_4:b:c"])
-        XCTAssertEqual(try store.schedules(app: Engine.defaultApp, run: "run_44").map(\.id), ["run_44:a"])
-        XCTAssertEqual(try store.schedules(app: Engine.defaultApp, run: "run_4:a"), [])
+        XCTAssertEqual(Set(try store.schedules.matching(app: Engine.defaultApp, run: "run_4").map(\.id)), ["run_4", "run_4:a", "run_4:b:c"])
+        XCTAssertEqual(try store.schedules.matching(app: Engine.defaultApp, run: "run_44").map(\.id), ["run_44:a"])
+        XCTAssertEqual(try store.schedules.matching(app: Engine.defaultApp, run: "run_4:a"), [])
     }
 
     func testTransaction_rollsBackEverything_whenBodyThrows() throws {
         let store = try SQLiteScheduleStore(path: path)
         XCTAssertThrowsError(try store.transaction { () throws(StoreError) in
-            _ = try store.insert(sampleSchedule(id: "a", next: 1))
-            try store.addTombstone(app: Engine.defaultApp, .id, "b", at: Instant(seconds: 1))
+            _ = try store.schedules.insert(sampleSchedule(id: "a", next: 1))
+            try store.tombstones.add(app: Engine.defaultApp, .id, "b", at: Instant(seconds: 1))
             throw StoreError(.io, "simulated failure")
         })
-        XCTAssertNil(try store.schedule(app: Engine.defaultApp, id: "a"))
-        XCTAssertFalse(try store.hasTombstone(app: Engine.defaultApp, .id, "b"))
+        XCTAssertNil(try store.schedules.schedule(app: Engine.defaultApp, id: "a"))
+        XCTAssertFalse(try store.tombstones.contains(app: Engine.defaultApp, .id, "b"))
         // Duplicate ids violate the unique index: the nested insert fails and the batch is rolled back.
         XCTAssertThrowsError(try store.transaction { () throws(StoreError) in
-            _ = try store.insert(sampleSchedule(id: "c", next: 1))
-            try store.transaction { () throws(StoreError) in _ = try store.insert(sampleSchedule(id: "c", next: 2)) }
+            _ = try store.schedules.insert(sampleSchedule(id: "c", next: 1))
+            try store.transaction { () throws(StoreError) in _ = try store.schedules.insert(sampleSchedule(id: "c", next: 2)) }
         })
-        XCTAssertNil(try store.schedule(app: Engine.defaultApp, id: "c"))
+        XCTAssertNil(try store.schedules.schedule(app: Engine.defaultApp, id: "c"))
     }
 
     func testTombstones_purgeOnlyOlderThanCutoff() throws {
         let store = try SQLiteScheduleStore(path: path)
-        try store.addTombstone(app: Engine.defaultApp, .id, "old", at: Instant(seconds: 100))
-        try store.addTombstone(app: Engine.defaultApp, .run, "new", at: Instant(seconds: 200))
-        XCTAssertEqual(try store.purgeTombstones(createdBefore: Instant(seconds: 150)), 1)
-        XCTAssertFalse(try store.hasTombstone(app: Engine.defaultApp, .id, "old"))
-        XCTAssertTrue(try store.hasTombstone(app: Engine.defaultApp, .run, "new"))
-        XCTAssertFalse(try store.hasTombstone(app: Engine.defaultApp, .id, "new"), "kinds are separate")
+        try store.tombstones.add(app: Engine.defaultApp, .id, "old", at: Instant(seconds: 100))
+        try store.tombstones.add(app: Engine.defaultApp, .run, "new", at: Instant(seconds: 200))
+        XCTAssertEqual(try store.tombstones.purge(createdBefore: Instant(seconds: 150)), 1)
+        XCTAssertFalse(try store.tombstones.contains(app: Engine.defaultApp, .id, "old"))
+        XCTAssertTrue(try store.tombstones.contains(app: Engine.defaultApp, .run, "new"))
+        XCTAssertFalse(try store.tombstones.contains(app: Engine.defaultApp, .id, "new"), "kinds are separate")
     }
 
     func testHistory_newestN_oldestFirst() throws {
         let store = try SQLiteScheduleStore(path: path)
         for i in 0..<5 {
-            try store.appendHistory(HistoryRecord(app: Engine.defaultApp, id: "id\(i)", event: .fired, at: Instant(seconds: Int64(i)),
+            try store.history.append(HistoryRecord(app: Engine.defaultApp, id: "id\(i)", event: .fired, at: Instant(seconds: Int64(i)),
                                                   due: nil, reason: nil, lateSeconds: 0, title: nil,
                                                   messageId: "m\(i)", dataJSON: #"{"i":\#(i)}"#))
         }
-        let records = try store.history(app: Engine.defaultApp, limit: 3)
+        let records = try store.history.records(app: Engine.defaultApp, limit: 3)
         XCTAssertEqual(records.map(\.id), ["id2", "id3", "id4"])
         XCTAssertEqual(records.last?.messageId, "m4")
         XCTAssertEqual(records.last?.dataJSON, #"{"i":4}"#)
@@ -181,12 +181,12 @@ final class StoreTests: XCTestCase {
 
     func testPreparedStatements_areReused_notPreparedPerCall() throws {
         let store = try SQLiteScheduleStore(path: path)
-        for i in 0..<3 { _ = try store.insert(sampleSchedule(id: "w\(i)", next: Int64(i), cancelOn: ["e"])) }
-        _ = try store.schedule(app: Engine.defaultApp, id: "w0")
+        for i in 0..<3 { _ = try store.schedules.insert(sampleSchedule(id: "w\(i)", next: Int64(i), cancelOn: ["e"])) }
+        _ = try store.schedules.schedule(app: Engine.defaultApp, id: "w0")
         let warmed = store.db.cachedStatementCount
         for i in 3..<50 {
-            _ = try store.insert(sampleSchedule(id: "w\(i)", next: Int64(i), cancelOn: ["e"]))
-            _ = try store.schedule(app: Engine.defaultApp, id: "w\(i)")
+            _ = try store.schedules.insert(sampleSchedule(id: "w\(i)", next: Int64(i), cancelOn: ["e"]))
+            _ = try store.schedules.schedule(app: Engine.defaultApp, id: "w\(i)")
         }
         XCTAssertEqual(store.db.cachedStatementCount, warmed)
     }

@@ -1,7 +1,29 @@
 import SchedCalendar
 
-// History: shared payloads, the hand-over confirmation, retention and page reclaim.
-extension SQLiteScheduleStore {
+/// Table `history` (with `payloads`, its shared data): records appended, trimmed per app by count and
+/// by the byte quota in the appending transaction, confirmed after their hand-over, purged by retention.
+public final class HistoryTable: StoreTable {
+    let connection: StoreConnection
+    let counts: PendingCounts
+    /// The most history records kept per app: `append` removes the app's oldest records beyond it in the
+    /// same transaction, so the count is never above it (CONTRACT §5).
+    public var limitPerApp = HistoryRetention.standard.maxRecords
+    /// The byte quota per app (`Engine.maxBytesPerApp`): `append` removes the app's oldest records while
+    /// everything it stores (`PendingCounts.storedTotals(app:).all`) is above it, never the record it appends
+    /// (history gives way; CONTRACT §8 "Quota").
+    public var maxBytesPerApp = Engine.defaultMaxBytesPerApp
+    /// The first history seq appended awaiting its hand-over since the last `confirmHandOver`.
+    var awaitingSince: Int64?
+    /// The seq of the record `append` appended last (0 before the first).
+    public internal(set) var lastAppendedSeq: Int64 = 0
+    /// History seqs handed over, to be confirmed by the next transaction that commits.
+    var confirmable: ClosedRange<Int64>?
+
+    init(_ connection: StoreConnection, counts: PendingCounts) {
+        self.connection = connection
+        self.counts = counts
+    }
+
     /// The `ref` of the payload row holding `data`, inserted when new. O(log n) by the hash index.
     /// Shared within `app` only (schema 9): the row counts once against that app's byte quota.
     private func payloadRef(_ data: String, app: String) throws(SQLiteError) -> Int64 {
@@ -20,7 +42,9 @@ extension SQLiteScheduleStore {
         return db.lastInsertRowid
     }
 
-    public func appendHistory(_ r: HistoryRecord, awaitingHandOver: Bool) throws(StoreError) {
+    /// Appends a record. `awaitingHandOver`: a firing recorded before it is handed to the notifier; it stays
+    /// unconfirmed until `confirmHandOver` and the next commit after it.
+    public func append(_ r: HistoryRecord, awaitingHandOver: Bool = false) throws(StoreError) {
         try sql { () throws(SQLiteError) in
             let payload = try r.dataJSON.map { (data) throws(SQLiteError) in try payloadRef(data, app: r.app) }
             let st = try db.statement("""
@@ -52,12 +76,18 @@ extension SQLiteScheduleStore {
     /// (`storedTotals`) is above `maxBytesPerApp`, its oldest records go, never the one at `newest` just
     /// appended. Two key lookups when under the bound; O(log n) per record removed otherwise.
     private func fitHistoryInQuota(app: String, keeping newest: Int64) throws(SQLiteError) {
-        let totals = try readTotals(app: app)
+        let totals = try counts.readTotals(app: app)
         try trimHistory(app: app, freeing: totals.all - maxBytesPerApp, sparing: newest)
     }
 
+    /// Deletes `app`'s oldest history records until they held at least `bytes` (or none is left): room for
+    /// a write the quota allows only once history has given way. O(log n) per record removed.
+    public func makeRoom(app: String, bytes: Int) throws(StoreError) {
+        try sql { () throws(SQLiteError) in try trimHistory(app: app, freeing: bytes) }
+    }
+
     /// Removes `app`'s oldest records (never `sparing`) until they held at least `bytes` (or none is left).
-    func trimHistory(app: String, freeing bytes: Int, sparing: Int64? = nil) throws(SQLiteError) {
+    private func trimHistory(app: String, freeing bytes: Int, sparing: Int64? = nil) throws(SQLiteError) {
         guard bytes > 0 else { return }
         // A record frees its own bytes, and its data's once (when no record kept still shares it: assumed).
         let oldest = try db.statement("""
@@ -91,15 +121,15 @@ extension SQLiteScheduleStore {
         }
     }
 
-    /// Removes `app`'s oldest records beyond `historyLimitPerApp`, in the caller's transaction: the count
-    /// (kept in `history_counts` by triggers) is read by one key lookup, the excess found by a seek on
+    /// Removes `app`'s oldest records beyond `limitPerApp`, in the caller's transaction: the count
+    /// (kept in `history_counts` by the triggers `history_counts_*`) is read by one key lookup, the excess found by a seek on
     /// `history_by_app(app, seq)`. O(log n) per append once at the bound (one record in, one out).
     private func trimHistory(app: String) throws(SQLiteError) {
         let count = try db.statement("SELECT n FROM history_counts WHERE app = ?1")
         count.bind(1, app)
         let n = try count.step() ? count.int64(0) : 0
         count.reset()
-        let excess = n - Int64(max(0, historyLimitPerApp))
+        let excess = n - Int64(max(0, limitPerApp))
         guard excess > 0 else { return }
         let oldest = try db.statement("SELECT seq, payload FROM history WHERE app = ?1 ORDER BY seq LIMIT ?2")
         oldest.bind(1, app)
@@ -126,6 +156,8 @@ extension SQLiteScheduleStore {
         }
     }
 
+    /// Every record appended so far has been handed over: the next transaction to commit confirms them
+    /// (the confirmation rides on that commit; no commit of its own).
     public func confirmHandOver() {
         guard let first = awaitingSince else { return }
         awaitingSince = nil
@@ -148,16 +180,33 @@ extension SQLiteScheduleStore {
         try st.run()
     }
 
-    public func markUnconfirmed() throws(StoreError) -> Int {
-        try transaction { () throws(StoreError) -> Int in
-            try sql { () throws(SQLiteError) -> Int in
-                try db.statement("UPDATE history SET event = 'unconfirmed', confirmed = 1 WHERE confirmed = 0").run()
-                return db.changes
-            }
+    /// At start, before anything else (inside `SQLiteScheduleStore.markUnconfirmed`'s transaction): every
+    /// record still awaiting its hand-over becomes `unconfirmed`. Returns how many.
+    func markUnconfirmed() throws(StoreError) -> Int {
+        try sql { () throws(SQLiteError) -> Int in
+            try db.statement("UPDATE history SET event = 'unconfirmed', confirmed = 1 WHERE confirmed = 0").run()
+            return db.changes
         }
     }
 
-    public func history(app: String?, limit: Int) throws(StoreError) -> [HistoryRecord] {
+    /// The newest `cancelled` record of `id` in `app`, or nil. For an error message, not for a hot path.
+    /// A scan of the app's history from the newest (`history_by_app`), stopping at the first match.
+    public func lastCancel(app: String, id: String) throws(StoreError) -> HistoryRecord? {
+        try sql { () throws(SQLiteError) -> HistoryRecord? in
+            let st = try db.statement("""
+                SELECT at, reason FROM history WHERE app = ?1 AND id = ?2 AND event = 'cancelled' ORDER BY seq DESC LIMIT 1
+                """)
+            defer { st.reset() }
+            st.bind(1, app)
+            st.bind(2, id)
+            guard try st.step() else { return nil }
+            return HistoryRecord(app: app, id: id, event: .cancelled, at: Instant(microseconds: st.int64(0)), due: nil,
+                                 reason: st.optionalString(1), lateSeconds: nil, title: nil, messageId: nil, dataJSON: nil)
+        }
+    }
+
+    /// The newest `limit` records of `app` (nil: of every app), oldest first.
+    public func records(app: String?, limit: Int) throws(StoreError) -> [HistoryRecord] {
         try sql { () throws(SQLiteError) -> [HistoryRecord] in
             // Per app by the (app, seq) index; across apps by seq.
             let inner = app == nil ? "SELECT * FROM history ORDER BY seq DESC LIMIT ?1"
@@ -186,8 +235,10 @@ extension SQLiteScheduleStore {
         }
     }
 
+    /// At most `limit` records of `app` (nil: of every app) with a sequence number below `before` (all
+    /// when nil), newest first, each with its sequence number (append order, ascending, never reused).
     /// A seek on the primary key `seq` (per app: on `history_by_app(app, seq)`): O(log n + limit) at any depth.
-    public func history(app: String?, before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord] {
+    public func records(app: String?, before: Int64?, limit: Int) throws(StoreError) -> [SequencedHistoryRecord] {
         try sql { () throws(SQLiteError) -> [SequencedHistoryRecord] in
             let st = try db.statement("""
                 SELECT h.seq, h.id, h.event, h.at, h.due, h.reason, h.late, h.title, h.message_id, p.data, h.app, h.ran, h.ok, h.folded
@@ -214,8 +265,10 @@ extension SQLiteScheduleStore {
         }
     }
 
+    /// Deletes up to `limit` of the oldest records that are older than `cutoff` or beyond the newest
+    /// `keepNewest`; returns how many.
     @discardableResult
-    public func purgeHistory(olderThan cutoff: Instant, keepNewest: Int, limit: Int) throws(StoreError) -> Int {
+    public func purge(olderThan cutoff: Instant, keepNewest: Int, limit: Int) throws(StoreError) -> Int {
         try sql { () throws(SQLiteError) -> Int in
             var victims: [(seq: Int64, payload: Int64?)] = []
             // By age: the oldest records (append order) while older than `cutoff`.
@@ -262,20 +315,6 @@ extension SQLiteScheduleStore {
             guard !victims.isEmpty else { return 0 }
             try deleteHistory(victims)
             return victims.count
-        }
-    }
-
-    @discardableResult
-    public func reclaimFreePages(limit pages: Int) throws(StoreError) -> Int {
-        try sql { () throws(SQLiteError) -> Int in
-            let free = try db.statement("PRAGMA freelist_count")
-            let before = try free.step() ? free.int64(0) : 0
-            free.reset()
-            guard before > 0 else { return 0 }
-            try db.execute("PRAGMA incremental_vacuum(\(max(1, pages)))")
-            let after = try free.step() ? free.int64(0) : 0
-            free.reset()
-            return Int(before - after)
         }
     }
 }

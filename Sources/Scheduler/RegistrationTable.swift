@@ -1,30 +1,36 @@
 import SchedCalendar
 
-/// `PushRegistrationStore` over table `push_registrations` (schema v3). Each call is one statement
-/// in autocommit, hence durable when it returns (`synchronous = FULL`).
-extension SQLiteScheduleStore: PushRegistrationStore {
-    static let registrationColumns = """
+/// Table `push_registrations` (schema v3): one UnifiedPush registration per app; the token is unique across
+/// rows. Each call is one statement: in autocommit (durable when it returns, `synchronous = FULL`) unless
+/// the caller opened a transaction. Bounded: one row per app.
+public final class RegistrationTable: StoreTable {
+    let connection: StoreConnection
+
+    init(_ connection: StoreConnection) { self.connection = connection }
+
+    static let columns = """
         app, token, description, distributor, endpoint, private_key, public_key, auth_secret, created, updated, \
         rejected, last_rejected_at, last_rejected_id, last_rejected_reason
         """
 
-    public func pushRegistrations() throws(StoreError) -> [PushRegistrationRecord] {
+    /// Every registration, by app id.
+    public func all() throws(StoreError) -> [PushRegistrationRecord] {
         try registrations(where: "1", bind: nil)
     }
 
-    public func pushRegistration(app: String) throws(StoreError) -> PushRegistrationRecord? {
+    public func record(app: String) throws(StoreError) -> PushRegistrationRecord? {
         try registrations(where: "app = ?1", bind: app).first
     }
 
-    public func pushRegistration(token: String) throws(StoreError) -> PushRegistrationRecord? {
+    public func record(token: String) throws(StoreError) -> PushRegistrationRecord? {
         try registrations(where: "token = ?1", bind: token).first
     }
 
-    /// Inserts or updates the row of `r.app`; throws when `r.token` belongs to another app.
-    public func savePushRegistration(_ r: PushRegistrationRecord) throws(StoreError) {
+    /// Inserts or replaces the registration of `r.app`; throws when `r.token` belongs to another app.
+    public func save(_ r: PushRegistrationRecord) throws(StoreError) {
         try sql { () throws(SQLiteError) in
             let st = try db.statement("""
-                INSERT INTO push_registrations(\(Self.registrationColumns))
+                INSERT INTO push_registrations(\(Self.columns))
                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
                 ON CONFLICT(app) DO UPDATE SET token = ?2, description = ?3, distributor = ?4, endpoint = ?5,
                     private_key = ?6, public_key = ?7, auth_secret = ?8, created = ?9, updated = ?10, rejected = ?11,
@@ -50,8 +56,9 @@ extension SQLiteScheduleStore: PushRegistrationStore {
         }
     }
 
+    /// Removes the registration of `app` (its replay window goes with it); false when there was none.
     @discardableResult
-    public func deletePushRegistration(app: String) throws(StoreError) -> Bool {
+    public func delete(app: String) throws(StoreError) -> Bool {
         try sql { () throws(SQLiteError) -> Bool in
             let st = try db.statement("DELETE FROM push_registrations WHERE app = ?1")
             st.bind(1, app)
@@ -60,7 +67,8 @@ extension SQLiteScheduleStore: PushRegistrationStore {
         }
     }
 
-    public func recordPushRejection(app: String, _ rejection: PushRejection) throws(StoreError) {
+    /// Counts a rejected push for `app` and keeps it as the latest rejection.
+    public func recordRejection(app: String, _ rejection: PushRejection) throws(StoreError) {
         try sql { () throws(SQLiteError) in
             let st = try db.statement("""
                 UPDATE push_registrations SET rejected = rejected + 1, last_rejected_at = ?2,
@@ -76,7 +84,7 @@ extension SQLiteScheduleStore: PushRegistrationStore {
 
     private func registrations(where condition: String, bind value: String?) throws(StoreError) -> [PushRegistrationRecord] {
         try sql { () throws(SQLiteError) -> [PushRegistrationRecord] in
-            let st = try db.statement("SELECT \(Self.registrationColumns) FROM push_registrations WHERE \(condition) ORDER BY app")
+            let st = try db.statement("SELECT \(Self.columns) FROM push_registrations WHERE \(condition) ORDER BY app")
             defer { st.reset() }
             if let value { st.bind(1, value) }
             var out: [PushRegistrationRecord] = []

@@ -19,61 +19,48 @@ public struct CancelJob: Sendable, Hashable {
     public var remaining: Int
 }
 
-/// The store's side of sliced cancellation. Every query is bounded by its `limit` or by an index range;
-/// none scans the schedules.
-public protocol CancelJobStore: AnyObject {
-    /// False only when no job exists (true may be stale after a rollback: `refreshCancelJobs`).
-    var cancelJobsMayExist: Bool { get }
+/// The store's side of sliced cancellation (table `cancel_jobs`, schema step 7). Every query is bounded by
+/// its `limit` or by an index range; none scans the schedules.
+public final class CancelJobTable: StoreTable {
+    let connection: StoreConnection
+    let counts: PendingCounts
+    /// The highest bound of the cancellation jobs (nil: none exists).
+    private var floor: Int64?
+    /// The app numbers that may have a cancellation job (a superset: an app leaves it at the next
+    /// `refresh`). Another app's firing, push and listing never look at the jobs (issue 31 item 3).
+    private var apps: Set<Int64> = []
+
+    init(_ connection: StoreConnection, counts: PendingCounts) {
+        self.connection = connection
+        self.counts = counts
+    }
+
+    /// False only when no job exists (true may be stale after a rollback: `refresh`).
+    public var mayExist: Bool { floor != nil }
+
     /// Re-reads whether any job exists (outside a transaction, after the commit that removed one).
-    func refreshCancelJobs() throws(StoreError)
-    /// Every job, oldest first. O(jobs).
-    func cancelJobs() throws(StoreError) -> [CancelJob]
-    /// The bound of a job made now: no schedule stored later gets a key at or below it. O(log n).
-    func cancelBound() throws(StoreError) -> Int64
-    /// How many schedules a job (`kind`, `name`, `bound`) of `app` made now would cover (none an older
-    /// job covers). A count over an index range; with an older job of `app`, one lookup per match.
-    func countCoverable(app: String, kind: CancelJob.Kind, name: String, bound: Int64) throws(StoreError) -> Int
-    /// The first `limit` of those (`covered` of them: `countCoverable`), by (next due, key).
-    func firstCoverable(app: String, kind: CancelJob.Kind, name: String, bound: Int64, covered: Int, limit: Int)
-        throws(StoreError) -> [StoredSchedule]
-    func addCancelJob(_ job: CancelJob) throws(StoreError) -> Int64
-    /// At most `limit` schedules `job` still covers, by key (the slice to cancel next; older jobs done).
-    func nextCovered(_ job: CancelJob, limit: Int) throws(StoreError) -> [StoredSchedule]
-    /// The oldest job covering the pending schedule (`app`, `id`, `key`), if any.
-    func coveringJob(app: String, id: String, key: Int64) throws(StoreError) -> CancelJob?
-    /// The jobs of `app` under way: none unless it may have one (no statement), else a count on
-    /// `cancel_jobs_by_app`. The engine bounds it (`Engine.maxCancelJobsPerApp`).
-    func cancelJobCount(app: String) throws(StoreError) -> Int
-    /// `remaining` of job `n` goes down by `count`.
-    func cancelJobProgress(_ n: Int64, cancelled count: Int) throws(StoreError)
-    func deleteCancelJob(_ n: Int64) throws(StoreError)
-    /// Covered schedules still pending, of `app` (nil: of every app): what PendingCount subtracts.
-    func coveredRemaining(app: String?) throws(StoreError) -> Int
-}
-
-extension SQLiteScheduleStore: CancelJobStore {
-    public var cancelJobsMayExist: Bool { cancelJobFloor != nil }
-
-    public func refreshCancelJobs() throws(StoreError) {
-        cancelJobFloor = try sql { () throws(SQLiteError) -> Int64? in
+    public func refresh() throws(StoreError) {
+        floor = try sql { () throws(SQLiteError) -> Int64? in
             let st = try db.statement("SELECT max(bound) FROM cancel_jobs")
             defer { st.reset() }
             return try st.step() ? st.optionalInt64(0) : nil
         }
-        cancelJobApps = try sql { () throws(SQLiteError) -> Set<Int64> in
-            guard cancelJobFloor != nil else { return [] }
+        apps = try sql { () throws(SQLiteError) -> Set<Int64> in
+            guard floor != nil else { return [] }
             let st = try db.statement("SELECT DISTINCT app FROM cancel_jobs")
             defer { st.reset() }
-            var apps: Set<Int64> = []
-            while try st.step() { apps.insert(st.int64(0)) }
-            return apps
+            var found: Set<Int64> = []
+            while try st.step() { found.insert(st.int64(0)) }
+            return found
         }
     }
 
     /// Whether app number `n` may have a job: a set lookup, no statement.
-    func mayHaveCancelJob(_ n: Int64) -> Bool { cancelJobFloor != nil && cancelJobApps.contains(n) }
+    func mayHaveCancelJob(_ n: Int64) -> Bool { floor != nil && apps.contains(n) }
 
-    public func cancelJobCount(app: String) throws(StoreError) -> Int {
+    /// The jobs of `app` under way: none unless it may have one (no statement), else a count on
+    /// `cancel_jobs_by_app`. The engine bounds it (`Engine.maxCancelJobsPerApp`).
+    public func count(app: String) throws(StoreError) -> Int {
         try sql { () throws(SQLiteError) -> Int in
             let n = try lookupApp(app)
             guard mayHaveCancelJob(n) else { return 0 }
@@ -84,8 +71,9 @@ extension SQLiteScheduleStore: CancelJobStore {
         }
     }
 
-    public func cancelJobs() throws(StoreError) -> [CancelJob] {
-        guard cancelJobsMayExist else { return [] }
+    /// Every job, oldest first. O(jobs).
+    public func all() throws(StoreError) -> [CancelJob] {
+        guard mayExist else { return [] }
         return try sql { () throws(SQLiteError) -> [CancelJob] in
             let st = try db.statement("SELECT n, app, kind, name, reason, at, bound, remaining FROM cancel_jobs ORDER BY n")
             defer { st.reset() }
@@ -99,26 +87,27 @@ extension SQLiteScheduleStore: CancelJobStore {
         }
     }
 
-    public func cancelBound() throws(StoreError) -> Int64 {
+    /// The bound of a job made now: no schedule stored later gets a key at or below it. O(log n).
+    public func bound() throws(StoreError) -> Int64 {
         try sql { () throws(SQLiteError) -> Int64 in try maxKeyOrFloor() }
     }
 
     private func maxKeyOrFloor() throws(SQLiteError) -> Int64 {
         let st = try db.statement("SELECT coalesce(max(key), 0) FROM schedules")
         defer { st.reset() }
-        return max(try st.step() ? st.int64(0) : 0, cancelJobFloor ?? 0)
+        return max(try st.step() ? st.int64(0) : 0, floor ?? 0)
     }
 
     /// The key the next insert takes while jobs exist (above every job's bound), or nil (SQLite's choice).
     func keyAboveCancelJobs() throws(SQLiteError) -> Int64? {
-        guard cancelJobFloor != nil else { return nil }
+        guard floor != nil else { return nil }
         return try maxKeyOrFloor() + 1
     }
 
     /// `NOT EXISTS` an older job covering the row `s` (columns s.app, s.key, s.id); "" when no job exists.
     /// The jobs are found by `cancel_jobs_by_app(app, n)`.
     private var uncoveredSQL: String {
-        guard cancelJobsMayExist else { return "" }
+        guard mayExist else { return "" }
         return """
              AND NOT EXISTS(SELECT 1 FROM cancel_jobs AS j WHERE j.app = s.app AND s.key <= j.bound AND (
                 (j.kind = 0 AND EXISTS(SELECT 1 FROM schedule_events AS e WHERE e.app = j.app AND e.event = j.name AND e.key = s.key))
@@ -150,9 +139,11 @@ extension SQLiteScheduleStore: CancelJobStore {
     }
 
     private func hasJob(ofApp app: String) throws(StoreError) -> Bool {
-        try cancelJobCount(app: app) > 0
+        try count(app: app) > 0
     }
 
+    /// How many schedules a job (`kind`, `name`, `bound`) of `app` made now would cover (none an older
+    /// job covers). A count over an index range; with an older job of `app`, one lookup per match.
     public func countCoverable(app: String, kind: CancelJob.Kind, name: String, bound: Int64) throws(StoreError) -> Int {
         if kind == .run && name.contains(":") { return 0 }
         let older = try hasJob(ofApp: app)
@@ -172,6 +163,7 @@ extension SQLiteScheduleStore: CancelJobStore {
         }
     }
 
+    /// The first `limit` of those (`covered` of them: `countCoverable`), by (next due, key).
     public func firstCoverable(app: String, kind: CancelJob.Kind, name: String, bound: Int64, covered: Int, limit: Int)
         throws(StoreError) -> [StoredSchedule] {
         if kind == .run && name.contains(":") { return [] }
@@ -181,7 +173,7 @@ extension SQLiteScheduleStore: CancelJobStore {
             // Walk the app's due order (schedules_by_app_next) checking each key's event: the first `limit`
             // matches cost about limit × pending / covered steps. Bounded by `covered` steps (the cost of
             // the sort below); when the walk stops short, the sort decides.
-            let pending = try pendingCount(app: app)
+            let pending = try counts.pendingCount(app: app)
             let walk = min(pending, max(covered, 4 * limit))
             let keys = try sql { () throws(SQLiteError) -> [Int64] in
                 let st = try db.statement("""
@@ -202,7 +194,7 @@ extension SQLiteScheduleStore: CancelJobStore {
             if keys.count == limit || walk >= pending || keys.count == covered {
                 var rows: [StoredSchedule] = []
                 rows.reserveCapacity(keys.count)
-                for key in keys { if let s = try schedule(key: key) { rows.append(s) } }
+                for key in keys { if let s = try selectSchedules("WHERE key = ?1", { $0.bind(1, key) }).first { rows.append(s) } }
                 return rows.sorted { ($0.next, $0.key) < ($1.next, $1.key) }
             }
         }
@@ -214,11 +206,12 @@ extension SQLiteScheduleStore: CancelJobStore {
             defer { st.reset() }
             bindMatch(st, app: n, kind: kind, name: name, bound: bound)
             st.bind(6, Int64(limit))
-            return try readAll(st)
+            return try readSchedules(st)
         }
     }
 
-    public func addCancelJob(_ job: CancelJob) throws(StoreError) -> Int64 {
+    /// Adds `job`; returns its number. Schedules stored after it get keys above its bound.
+    public func add(_ job: CancelJob) throws(StoreError) -> Int64 {
         try sql { () throws(SQLiteError) -> Int64 in
             let st = try db.statement("""
                 INSERT INTO cancel_jobs(app, kind, name, reason, at, bound, remaining) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)
@@ -231,12 +224,13 @@ extension SQLiteScheduleStore: CancelJobStore {
             st.bind(6, job.bound)
             st.bind(7, Int64(job.remaining))
             try st.run()
-            cancelJobFloor = max(cancelJobFloor ?? 0, job.bound)
-            cancelJobApps.insert(try lookupApp(job.app))
+            floor = max(floor ?? 0, job.bound)
+            apps.insert(try lookupApp(job.app))
             return db.lastInsertRowid
         }
     }
 
+    /// At most `limit` schedules `job` still covers, by key (the slice to cancel next; older jobs done).
     public func nextCovered(_ job: CancelJob, limit: Int) throws(StoreError) -> [StoredSchedule] {
         try sql { () throws(SQLiteError) -> [StoredSchedule] in
             let text = switch job.kind {
@@ -250,12 +244,13 @@ extension SQLiteScheduleStore: CancelJobStore {
             defer { st.reset() }
             bindMatch(st, app: try lookupApp(job.app), kind: job.kind, name: job.name, bound: job.bound)
             st.bind(6, Int64(limit))
-            return try readAll(st)
+            return try readSchedules(st)
         }
     }
 
+    /// The oldest job covering the pending schedule (`app`, `id`, `key`), if any.
     /// No statement unless `app` may have a job; then its jobs by `cancel_jobs_by_app` (never another app's).
-    public func coveringJob(app: String, id: String, key: Int64) throws(StoreError) -> CancelJob? {
+    public func covering(app: String, id: String, key: Int64) throws(StoreError) -> CancelJob? {
         let jobs = try sql { () throws(SQLiteError) -> [CancelJob] in
             let n = try lookupApp(app)
             guard mayHaveCancelJob(n) else { return [] }
@@ -292,7 +287,8 @@ extension SQLiteScheduleStore: CancelJobStore {
         return nil
     }
 
-    public func cancelJobProgress(_ n: Int64, cancelled count: Int) throws(StoreError) {
+    /// `remaining` of job `n` goes down by `count`.
+    public func progress(_ n: Int64, cancelled count: Int) throws(StoreError) {
         try sql { () throws(SQLiteError) in
             let st = try db.statement("UPDATE cancel_jobs SET remaining = max(0, remaining - ?2) WHERE n = ?1")
             st.bind(1, n)
@@ -301,7 +297,7 @@ extension SQLiteScheduleStore: CancelJobStore {
         }
     }
 
-    public func deleteCancelJob(_ n: Int64) throws(StoreError) {
+    public func delete(_ n: Int64) throws(StoreError) {
         try sql { () throws(SQLiteError) in
             let st = try db.statement("DELETE FROM cancel_jobs WHERE n = ?1")
             st.bind(1, n)
@@ -309,8 +305,9 @@ extension SQLiteScheduleStore: CancelJobStore {
         }
     }
 
+    /// Covered schedules still pending, of `app` (nil: of every app): what PendingCount subtracts.
     public func coveredRemaining(app: String?) throws(StoreError) -> Int {
-        guard cancelJobsMayExist else { return 0 }
+        guard mayExist else { return 0 }
         return try sql { () throws(SQLiteError) -> Int in
             if let app, !mayHaveCancelJob(try lookupApp(app)) { return 0 }
             let st = try db.statement(app == nil ? "SELECT coalesce(sum(remaining), 0) FROM cancel_jobs"

@@ -46,39 +46,3 @@ public struct PushRejection: Sendable, Equatable {
         self.at = at; self.messageID = messageID; self.reason = reason
     }
 }
-
-/// Durable UnifiedPush registrations. Every call is its own transaction, durable when it returns.
-/// Bounded: one row per app.
-public protocol PushRegistrationStore: AnyObject {
-    /// Every registration, by app id.
-    func pushRegistrations() throws(StoreError) -> [PushRegistrationRecord]
-    func pushRegistration(app: String) throws(StoreError) -> PushRegistrationRecord?
-    func pushRegistration(token: String) throws(StoreError) -> PushRegistrationRecord?
-    /// Inserts or replaces the registration of `record.app`.
-    func savePushRegistration(_ record: PushRegistrationRecord) throws(StoreError)
-    /// Removes the registration of `app`; false when there was none.
-    @discardableResult func deletePushRegistration(app: String) throws(StoreError) -> Bool
-    /// Counts a rejected push for `app` and keeps it as the latest rejection.
-    func recordPushRejection(app: String, _ rejection: PushRejection) throws(StoreError)
-}
-
-/// The UnifiedPush replay window (CONTRACT §8: a message delivered twice changes nothing the second time;
-/// docs/receiving-pushes.md "Replays"): per app, the digests of the latest `replayWindowSize` messages that
-/// decrypted with its registration's keys. Durable; its rows count in the app's byte quota (schema 11).
-public protocol PushReplayWindow: AnyObject {
-    /// Whether `digest` is in `app`'s window. One index seek.
-    func isReplay(app: String, digest: [UInt8]) throws(StoreError) -> Bool
-    /// Adds `digest` to `app`'s window (nothing when it is there already) and removes the oldest beyond
-    /// `replayWindowSize`. Inside the caller's transaction when there is one (then it commits with it),
-    /// else its own. O(log n).
-    func recordDelivered(app: String, digest: [UInt8], at: Instant) throws(StoreError)
-    /// The number of digests in `app`'s window (tests, diagnostics).
-    func replayWindowCount(app: String) throws(StoreError) -> Int
-}
-
-extension SQLiteScheduleStore {
-    /// Digests kept per app: 1,000 × `StoreKeptBytes.replay` (128 bytes) = at most 128,000 bytes of the
-    /// app's quota. A message older than the newest 1,000 an app received is judged by the push's own
-    /// idempotency only (CONTRACT §1).
-    public static let replayWindowSize = 1_000
-}
