@@ -4,13 +4,15 @@ import SchedCalendar
 /// `bytes`, the `kept` bytes of what the app leaves behind) and `history_counts`. Every read of them, and
 /// the one write the store makes itself, is here.
 ///
-/// Who keeps `pending_counts` (each in the writing transaction, so the totals are exact):
-/// - `n` and `bytes` on insert: `added(app:bytes:)`, called by `ScheduleTable.insert` right after its
-///   INSERT (schema 8 dropped the insert trigger: it made every INSERT open a statement journal;
-///   docs/store.md "Version 8");
-/// - `n` and `bytes` on delete and update: the triggers `pending_counts_delete`/`_update` (schema 6);
+/// Who keeps `pending_counts` (each in the writing transaction, so the totals are exact; docs/store.md
+/// "Who keeps the counts"):
+/// - `n` and `bytes`: this type only, called by the three statements that change `schedules` rows, all in
+///   `ScheduleTable` — `added` after its INSERT, `removed` after its DELETE, `detailChanged` with its
+///   next-due UPDATE (schema 12 dropped the last triggers that counted them; schema 8 the insert's);
 /// - `kept`: the triggers `kept_*` on `finished`, `applied`, `tombstones`, `cancel_jobs` (schema 9) and
-///   `push_replays` (schema 11), with the formulas of `StoreKeptBytes`.
+///   `push_replays` (schema 11), with the formulas of `StoreKeptBytes`: those rows are also written by
+///   other triggers (a deleted schedule's or replaced finished record's digest moves into `applied`), so
+///   only a trigger sees every one of them.
 /// `history_counts` (`n`, `bytes`) is kept by the triggers `history_counts_*` and `kept_payload_*`.
 public final class PendingCounts: StoreTable {
     let connection: StoreConnection
@@ -26,6 +28,28 @@ public final class PendingCounts: StoreTable {
             """)
         counts.bind(1, app)
         counts.bind(2, Int64(bytes))
+        try counts.run()
+    }
+
+    /// One pending schedule of app number `app` less, which held `bytes` (the deleted row's
+    /// `StoreRowCoding.storedBytesSQL`, returned by the DELETE). Inside the deleting transaction. One update by key.
+    func removed(app: Int64, bytes: Int64) throws(SQLiteError) {
+        let counts = try db.statement("UPDATE pending_counts SET n = n - 1, bytes = bytes - ?2 WHERE app = ?1")
+        counts.bind(1, app)
+        counts.bind(2, bytes)
+        try counts.run()
+    }
+
+    /// Schedule `key` of app number `app` is about to have its `detail` replaced by one of `newBytes` UTF-8
+    /// bytes (nil: NULL): its app's `bytes` move by the difference, the old length read from the row in the
+    /// same statement. Run before the UPDATE, inside its transaction. Two key lookups.
+    func detailChanged(key: Int64, app: Int64, newBytes: Int?) throws(SQLiteError) {
+        let counts = try db.statement("""
+            UPDATE pending_counts SET bytes = bytes + ?3             - (SELECT coalesce(length(CAST(detail AS BLOB)), 0) FROM schedules WHERE key = ?1) WHERE app = ?2
+            """)
+        counts.bind(1, key)
+        counts.bind(2, app)
+        counts.bind(3, Int64(newBytes ?? 0))
         try counts.run()
     }
 

@@ -1,7 +1,8 @@
 import SchedCalendar
 
 /// Table `schedules` (with `schedule_events`, the cancelOn index): the pending schedules, each row bound and
-/// read by `StoreRowCoding` (its one column list). Inserting keeps `pending_counts` through `counts`; a
+/// read by `StoreRowCoding` (its one column list). Its insert, delete and next-due update are the only
+/// statements that change `schedules` rows, and each keeps `pending_counts.n`/`.bytes` through `counts`; a
 /// schedule stored while a cancellation job exists gets a key above every job's bound (`cancelJobs`).
 public final class ScheduleTable: StoreTable {
     let connection: StoreConnection
@@ -105,18 +106,23 @@ public final class ScheduleTable: StoreTable {
         }
     }
 
-    /// Deletes the row of `schedule` and its cancelOn events (`pending_counts_delete` moves its digest to
-    /// `applied` and takes it off the counts). O(log n) per event.
+    /// Deletes the row of `schedule` and its cancelOn events, and takes it off its app's `pending_counts`
+    /// (`PendingCounts.removed`, with the bytes the DELETE returns from the row itself); the trigger
+    /// `schedules_forget` moves its digest to `applied`. O(log n) per event.
     public func delete(_ schedule: StoredSchedule) throws(StoreError) {
         try sql { () throws(SQLiteError) in
-            let st = try db.statement("DELETE FROM schedules WHERE key = ?1")
+            let st = try db.statement(Self.deleteReturningBytes)
             st.bind(1, schedule.key)
-            try st.run()
+            let deleted = try st.step() ? (app: st.int64(0), bytes: st.int64(1)) : nil
+            // Stepped to the end: the DELETE (and its trigger) is complete only then.
+            while try st.step() {}
+            st.reset()
+            guard let deleted else { return }
+            try counts.removed(app: deleted.app, bytes: deleted.bytes)
             guard !schedule.cancelOn.isEmpty else { return }
             let events = try db.statement("DELETE FROM schedule_events WHERE app = ?1 AND event = ?2 AND key = ?3")
-            let app = try lookupApp(schedule.app)
             for name in schedule.cancelOn {
-                events.bind(1, app)
+                events.bind(1, deleted.app)
                 events.bind(2, name)
                 events.bind(3, schedule.key)
                 try events.run()
@@ -124,16 +130,25 @@ public final class ScheduleTable: StoreTable {
         }
     }
 
-    /// Reads the row and writes it back with the new `next_due` and `detail` (the last due lives there).
+    /// The DELETE of one row by key, returning its app number and the bytes it counted (the formula the
+    /// schema-6 trigger used, over the deleted row's own columns). A constant: the statement cache finds it
+    /// by address.
+    private static let deleteReturningBytes =
+        "DELETE FROM schedules WHERE key = ?1 RETURNING app, " + StoreRowCoding.storedBytesSQL("")
+
+    /// Reads the row and writes it back with the new `next_due` and `detail` (the last due lives there);
+    /// its app's `pending_counts.bytes` follow the new `detail` (`PendingCounts.detailChanged`). O(log n).
     public func updateNext(key: Int64, next: Instant, lastDue: Instant?) throws(StoreError) {
         guard var s = try schedule(key: key) else { return }
         s.next = next
         s.lastDue = lastDue
         try sql { () throws(SQLiteError) in
+            let detail = StoreRowCoding.detail(of: s)
+            try counts.detailChanged(key: key, app: try lookupApp(s.app), newBytes: detail?.utf8.count)
             let st = try db.statement("UPDATE schedules SET next_due = ?2, detail = ?3 WHERE key = ?1")
             st.bind(1, key)
             st.bind(2, next.microseconds)
-            st.bind(3, StoreRowCoding.detail(of: s))
+            st.bind(3, detail)
             try st.run()
         }
     }

@@ -20,7 +20,7 @@ struct StoreMigration: Sendable {
 /// once, by a `VACUUM` after the steps (outside any transaction, as SQLite requires; VACUUM is atomic).
 enum StoreSchema {
     /// Every step, in order: `steps[i].version == i + 1`. Append only; never edit a shipped step.
-    static let steps: [StoreMigration] = [.v1, .v2, .v3, .v4, .v5, .v6, .v7, .v8, .v9, .v10, .v11]
+    static let steps: [StoreMigration] = [.v1, .v2, .v3, .v4, .v5, .v6, .v7, .v8, .v9, .v10, .v11, .v12]
 
     /// The schema version this build writes.
     static var version: Int64 { Int64(steps.count) }

@@ -38,7 +38,7 @@ final class StoreMigrationV11Tests: XCTestCase {
         let store = try SQLiteScheduleStore(path: path)
         defer { store.close() }
         XCTAssertEqual(try StoreSchema.currentVersion(store.db), StoreSchema.version)
-        XCTAssertEqual(StoreSchema.version, 11)
+        XCTAssertGreaterThanOrEqual(StoreSchema.version, 11, "step 11 is one of this build's steps (schema 12 followed it)")
         XCTAssertEqual(try store.registrations.record(app: app)?.token, "t1", "the registration survived the step")
         XCTAssertEqual(try store.pushReplays.count(app: app), 0)
         XCTAssertFalse(try store.pushReplays.contains(app: app, digest: digest(1)))

@@ -3,7 +3,8 @@ import SchedCalendar
 import XCTest
 @testable import Scheduler
 
-/// The per-app pending counts (and, since step 6, bytes) that schema step 5 keeps by triggers (the quota's O(1) read): after every
+/// The per-app pending counts (and, since step 6, bytes) the store keeps (the quota's O(1) read; by triggers from
+/// schema step 5, by the store's own statements since step 12, docs/store.md "Who keeps the counts"): after every
 /// kind of change — push, replace, cancel, run cancel, event, firing, a push the quota rejects (its
 /// savepoint rolled back) and a restart — they equal a count of the rows themselves.
 final class StorePendingCountTests: XCTestCase {
@@ -79,10 +80,11 @@ final class StorePendingCountTests: XCTestCase {
         XCTAssertEqual(try engine.store.counts.pendingCount(app: a), 2)
     }
 
-    /// Since schema 8 the insert adds its bytes from Swift (`StoreRowCoding.storedBytes`) and the delete
-    /// trigger takes them away in SQL (`storedBytesSQL`): for rows with every optional column set or not,
-    /// non-ASCII texts and a `detail`, the totals go back to exactly 0 when every row is cancelled.
-    func testBytesAddedByTheInsert_areTheBytesTheDeleteTriggerRemoves() throws {
+    /// The insert adds its bytes from Swift (`StoreRowCoding.storedBytes`, schema 8) and the delete takes
+    /// away what its row's columns hold in SQL (`storedBytesSQL`, by trigger before schema 12, returned by
+    /// the DELETE since): for rows with every optional column set or not, non-ASCII texts and a `detail`,
+    /// the totals go back to exactly 0 when every row is cancelled.
+    func testBytesAddedByTheInsert_areTheBytesTheDeleteRemoves() throws {
         let h = try EngineHarness(now: t0)
         let later = atFixed(t0.adding(seconds: 3600))
         let locals = [
@@ -128,5 +130,75 @@ final class StorePendingCountTests: XCTestCase {
         XCTAssertEqual(try engine.store.counts.pendingCount(app: b), before + 1)
         let (rows, kept) = try counts(path)
         XCTAssertEqual(kept, rows)
+    }
+
+    /// `app number → (n, bytes)` counted from the rows with the schema-6 formula, and as `pending_counts` keeps them.
+    func totals(_ db: SQLiteConnection) throws -> (rows: [Int64: [Int64]], kept: [Int64: [Int64]]) {
+        func read(_ sql: String) throws -> [Int64: [Int64]] {
+            let st = try db.statement(sql)
+            defer { st.reset() }
+            var result: [Int64: [Int64]] = [:]
+            while try st.step() { result[st.int64(0)] = [st.int64(1), st.int64(2)] }
+            return result
+        }
+        return (try read("SELECT app, count(*), sum(\(StoreRowCoding.storedBytesSQL(""))) FROM schedules GROUP BY app"),
+                try read("SELECT app, n, bytes FROM pending_counts WHERE n <> 0 OR bytes <> 0"))
+    }
+
+    func triggers(_ db: SQLiteConnection) throws -> Set<String> {
+        let st = try db.statement("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'schedules'")
+        defer { st.reset() }
+        var names: Set<String> = []
+        while try st.step() { names.insert(st.string(0)) }
+        return names
+    }
+
+    /// Schema 12 keeps `n` and `bytes` in one place, the store's statements: a schema-11 file (the v1
+    /// fixture brought to 11) counts deletes and updates by trigger; once opened by this build those
+    /// triggers are gone (the digest move into `applied` stays, as `schedules_forget`), and the totals it
+    /// carried go on equal to the rows through firings of a repeating schedule (next-due updates), firings
+    /// of one-shots, cancels and a restart.
+    func testSchema12_countsByTheStoresStatementsOnly_fromTheTotalsASchema11FileHolds() throws {
+        let directory = makeTemporaryDirectory()
+        defer { removeTree(directory) }
+        let path = directory + "/schedd.db"
+        StoreMigrationTests.copyFixture(to: path)
+        let raw = try SQLiteConnection(openingExisting: path)
+        try StoreSchema.migrate(raw, steps: Array(StoreSchema.steps.prefix(11)))
+        XCTAssertEqual(try triggers(raw), ["pending_counts_delete", "pending_counts_update"], "schema 11 counts by trigger")
+        let atEleven = try totals(raw)
+        XCTAssertFalse(atEleven.rows.isEmpty, "the fixture has pending schedules")
+        XCTAssertEqual(atEleven.kept, atEleven.rows)
+        raw.close()
+
+        let start = utc(2026, 3, 8, 5)
+        var engine: Engine? = try Engine(databasePath: path, notifier: ScriptedNotifier(), deviceZone: .utc,
+                                         zones: ZoneDatabase.shared, now: start)
+        func check(_ step: String) throws {
+            let db = try SQLiteConnection(openingExisting: path)
+            defer { db.close() }
+            XCTAssertEqual(try triggers(db), ["schedules_forget"], step)
+            let (rows, kept) = try totals(db)
+            XCTAssertEqual(kept, rows, "pending_counts after \(step)")
+        }
+        try check("the migration")
+        let e = try XCTUnwrap(engine)
+        _ = try e.push(pushLocal(makeLocal("hourly", .calendar("*-*-* *:30:00 UTC"), title: "Stündlich ✓",
+                                           dataJSON: "{\"n\":1}")), app: a, now: start)
+        _ = try e.push(pushLocal(makeLocal("once", atFixed(start.adding(seconds: 600)), body: "körper")), app: a, now: start)
+        _ = try e.push(pushLocal(makeLocal("kept", atFixed(start.adding(seconds: 86_400 * 400)))), app: b, now: start)
+        try check("pushes")
+        _ = try e.advance(to: start.adding(seconds: 5 * 3600), mode: .timePassing)
+        try check("firings of the hourly one and a one-shot")
+        XCTAssertNotNil(try e.store.finished.record(app: a, id: "once"), "the one-shot fired")
+        _ = try e.cancel(id: "hourly", app: a, now: start.adding(seconds: 5 * 3600))
+        try check("a cancel of the repeating one")
+        engine?.close()
+        engine = try Engine(databasePath: path, notifier: ScriptedNotifier(), deviceZone: .utc,
+                            zones: ZoneDatabase.shared, now: start.adding(seconds: 5 * 3600))
+        _ = try engine?.advance(to: utc(2028, 1, 1), mode: .timePassing)
+        try check("a restart and firing everything due before 2028")
+        XCTAssertEqual(try engine?.store.counts.pendingCount(app: b), 0, "b's schedule fired")
+        engine?.close()
     }
 }
