@@ -31,7 +31,14 @@ final class SQLiteConnection {
     private var walFrames: WALFrames?
     /// Whether a COMMIT syncs the write-ahead log (`PRAGMA synchronous = FULL`, the store's setting),
     /// or only writes it (`OFF`: the group commit's deferred sync, `SQLiteScheduleStore.committingWithoutSync`).
+    /// OFF stays set after a deferred section (setting it costs a re-prepare of the PRAGMA, ~2 µs each
+    /// way, per group); `step` and `execute` set FULL again before anything that may begin a write outside
+    /// such a section (`syncBeforeWrite`), so every other commit still syncs.
     private(set) var syncsAtCommit = true
+    /// More than 0 while commits may skip their sync (`withoutSyncAtCommit`).
+    private var deferringSync = 0
+    /// True while `setSyncsAtCommit` runs its PRAGMA (which `step` must not intercept).
+    private var changingSync = false
 
     /// Opens an existing database file read-write. Never creates one: the caller creates the file itself
     /// (mode 0600) so that a path that vanished or is unreadable is an error, not a fresh empty database.
@@ -93,11 +100,36 @@ final class SQLiteConnection {
 
     var isOpen: Bool { handle != nil }
 
-    /// Sets `PRAGMA synchronous` to FULL (`true`) or OFF. Outside a transaction only; O(1) (a cached statement).
+    /// Sets `PRAGMA synchronous` to FULL (`true`) or OFF. Outside a transaction only; O(1) (a cached
+    /// statement, which SQLite re-prepares on each run: a pragma acts when compiled).
     func setSyncsAtCommit(_ syncs: Bool) throws(SQLiteError) {
         guard syncs != syncsAtCommit else { return }
+        changingSync = true
+        defer { changingSync = false }
         try statement(syncs ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = OFF").run()
         syncsAtCommit = syncs
+    }
+
+    /// Runs `body` with commits that write the log without syncing it (`PRAGMA synchronous = OFF`) and
+    /// returns whether they did; if OFF cannot be set, `body` runs with FULL (its commits synced) and the
+    /// answer is false. OFF is left set afterwards, to be undone lazily by `syncBeforeWrite`. Outside a
+    /// transaction only. O(1) around `body` (O(1) PRAGMAs per deferred section, none between two).
+    func withoutSyncAtCommit<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> (result: R, deferred: Bool) {
+        let deferred = (try? setSyncsAtCommit(false)) != nil
+        if deferred { deferringSync += 1 }
+        defer { if deferred { deferringSync -= 1 } }
+        return (try body(), deferred)
+    }
+
+    /// Before `statement` steps outside a deferred section while OFF is still set: if no transaction is
+    /// open and the statement may begin one that writes (a write in autocommit mode, `BEGIN`,
+    /// `SAVEPOINT`), sets FULL first, so its COMMIT syncs. Reads in autocommit mode leave OFF (they commit
+    /// nothing). A failure to set FULL fails the statement: nothing is written without its sync.
+    fileprivate func syncBeforeWrite(_ statement: OpaquePointer?, sql: String) throws(SQLiteError) {
+        guard !syncsAtCommit, deferringSync == 0, !changingSync, let handle, sqlite3_get_autocommit(handle) != 0 else { return }
+        let writes = statement.map { sqlite3_stmt_readonly($0) == 0 } ?? true
+        guard writes || sql.hasPrefix("BEGIN") || sql.hasPrefix("SAVEPOINT") else { return }
+        try setSyncsAtCommit(true)
     }
 
     /// Runs `body` with `PRAGMA synchronous = FULL` (set back as it was after): a checkpoint run from a
@@ -147,6 +179,7 @@ final class SQLiteConnection {
     /// Runs SQL text that returns no rows (`sqlite3_exec`), possibly several statements.
     func execute(_ sql: String) throws(SQLiteError) {
         guard let handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "database is closed", context: sql) }
+        if !syncsAtCommit { try syncBeforeWrite(nil, sql: sql) }
         let rc = sqlite3_exec(handle, sql, nil, nil, nil)
         if rc != SQLITE_OK { throw error(rc, Self.summary(sql)) }
     }
@@ -255,6 +288,7 @@ final class SQLiteStatement {
 
     /// Steps once: true when a row is available, false when done.
     func step() throws(SQLiteError) -> Bool {
+        if !connection.syncsAtCommit { try connection.syncBeforeWrite(handle, sql: sql) }
         let rc = sqlite3_step(handle)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }

@@ -146,14 +146,33 @@ final class GroupCommitSyncTests: XCTestCase {
             _ = try pragma.step()
             return pragma.int64(0)
         }
+        /// The level a transaction outside the deferred section commits with, read inside it.
+        func levelOfAWrite() throws -> Int64 {
+            try store.transaction { () throws(StoreError) -> Int64 in
+                do { return try synchronous() } catch { return -1 }
+            }
+        }
         XCTAssertEqual(try synchronous(), 2, "FULL: every other path's commit is durable when it returns")
-        let (inside, deferred) = store.committingWithoutSync { () -> Int64 in (try? synchronous()) ?? -1 }
+        let (inside, deferred) = store.committingWithoutSync { () -> Int64 in
+            (try? store.transaction { () throws(StoreError) -> Int64 in (try? synchronous()) ?? -1 }) ?? -1
+        }
         XCTAssertTrue(deferred)
-        XCTAssertEqual(inside, 0, "OFF inside")
-        XCTAssertEqual(try synchronous(), 2, "FULL again after")
+        XCTAssertEqual(inside, 0, "OFF inside: the group's COMMIT does not sync")
+        // OFF stays set between group commits (no PRAGMA each time) …
+        XCTAssertEqual(try synchronous(), 0)
+        let (again, _) = store.committingWithoutSync { () -> Int64 in (try? synchronous()) ?? -1 }
+        XCTAssertEqual(again, 0)
+        // … and any transaction outside a section commits with FULL: the connection sets it before BEGIN.
+        XCTAssertEqual(try levelOfAWrite(), 2, "a write outside the section syncs at COMMIT")
+        XCTAssertEqual(try synchronous(), 2)
         struct Thrown: Error {}
         XCTAssertThrowsError(try store.committingWithoutSync { () throws(Thrown) -> Void in throw Thrown() })
-        XCTAssertEqual(try synchronous(), 2, "FULL again after a throw")
+        XCTAssertEqual(try levelOfAWrite(), 2, "FULL again for a write after a section that threw")
+        // A write in autocommit mode (no BEGIN) after a section: FULL before it too.
+        _ = store.committingWithoutSync { () -> Int in 0 }
+        XCTAssertEqual(try synchronous(), 0)
+        try store.db.execute("CREATE TABLE IF NOT EXISTS autocommit_probe(x)")
+        XCTAssertEqual(try synchronous(), 2, "an autocommit write outside a section syncs")
         XCTAssertTrue(store.writeAheadLogPath.hasSuffix("/s.db-wal"))
         XCTAssertTrue(FileManager.default.fileExists(atPath: store.writeAheadLogPath))
     }
