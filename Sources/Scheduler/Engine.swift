@@ -49,44 +49,68 @@ public final class Engine {
     /// `unconfirmed` when this engine opened the store).
     public private(set) var unconfirmedAtStart = 0
 
-    let store: SQLiteScheduleStore
-    let notifier: any Notifier
+    /// Everything the engine's parts share (EngineState.swift): the store, the wheel, the caches, the counters.
+    let state: EngineState
+    var store: SQLiteScheduleStore { state.store }
+    var notifier: any Notifier { state.notifier }
     /// The resolver of pinned zone names; the push decoder checks zones through it too.
-    public let zones: any ZoneResolver
-    /// Parsed calendar expressions by text (pinned zones resolved at parse): one parse per expression.
-    var specCache: [String: CalendarSpec] = [:]
-    let defaultGraceSeconds: Int64
+    public var zones: any ZoneResolver { state.zones }
+    var defaultGraceSeconds: Int64 { state.defaultGraceSeconds }
     /// The quota: pending schedules per app (CONTRACT §8). A push that would exceed it is rejected.
     public let maxPendingPerApp: Int
     /// The byte quota: stored bytes of pending schedules per app (CONTRACT §8). A push that would take its
     /// app above it is rejected. ≥ 1.
     public var maxBytesPerApp = Engine.defaultMaxBytesPerApp { didSet { store.history.maxBytesPerApp = maxBytesPerApp } }
-    var wheel: TimerWheel
-    var zoneCache: [String: TimeZoneRules] = [:] { didSet { zonesInUseGeneration &+= 1 } }
+    var wheel: TimerWheel {
+        get { state.wheel }
+        _modify { yield &state.wheel }
+    }
+    var specCache: [String: CalendarSpec] {
+        get { state.specCache }
+        _modify { yield &state.specCache }
+    }
+    var zoneCache: [String: TimeZoneRules] {
+        get { state.zoneCache }
+        _modify { yield &state.zoneCache }
+    }
     /// Changes whenever the zones in use (`zoneNamesInUse`) may have changed: a watcher that synced at one
     /// generation needs no new sync until it differs (the daemon asks after every commit; building the
     /// sorted name list each time cost ~15 µs per Push, BENCHMARKS.md §3b).
-    public private(set) var zonesInUseGeneration = 0
-    var lastMaintenance: Instant
-    /// The transaction an open `group` holds (nil outside one): what its finished calls changed, applied
-    /// after its COMMIT (Engine_Transaction.swift).
-    var openGroup: OpenGroup?
+    public var zonesInUseGeneration: Int { state.zonesInUseGeneration }
+    var lastMaintenance: Instant {
+        get { state.lastMaintenance }
+        set { state.lastMaintenance = newValue }
+    }
     /// Whether the last maintenance step hit a limit (more to purge or reclaim).
-    var maintenanceBacklog = true
+    var maintenanceBacklog: Bool {
+        get { state.maintenanceBacklog }
+        set { state.maintenanceBacklog = newValue }
+    }
     /// How much history is kept.
     public let retention: HistoryRetention
     /// The `now` of the latest call: where the clock stood before an `advance` (its `start`).
-    var lastNow: Instant
+    var lastNow: Instant {
+        get { state.lastNow }
+        set { state.lastNow = newValue }
+    }
     /// The `start` of a sliced `advance` that has not finished (nil when none is under way).
-    var sliceStart: Instant?
+    var sliceStart: Instant? {
+        get { state.sliceStart }
+        set { state.sliceStart = newValue }
+    }
 
     /// True while a sliced `advance(maxBatches:)` left due entries for a further call.
     public var isAdvancing: Bool { sliceStart != nil }
     /// The earliest instant a snoozed notification is to be shown again (cached from the store).
-    var snoozeDue: Instant?
-    /// What settling covered schedules (Engine_CancelJobs.swift) found possibly on screen, from committed
-    /// transactions only (`ChangeSet.settled`): closed by the next `closeSettled`.
-    var settledCloses: [(app: String, id: String, reason: String)] = []
+    var snoozeDue: Instant? {
+        get { state.snoozeDue }
+        set { state.snoozeDue = newValue }
+    }
+    /// What settling covered schedules found possibly on screen (`EngineState.settledCloses`).
+    var settledCloses: [(app: String, id: String, reason: String)] {
+        get { state.settledCloses }
+        set { state.settledCloses = newValue }
+    }
 
     /// The folding rule (CONTRACT §11 "No flood"; Folding.swift): more than this many late notifications of
     /// one app due at once become one summary. `schedd run --fold-threshold N`; 0 turns folding off.
@@ -101,7 +125,10 @@ public final class Engine {
     public var wakeMayHaveChanged = true
 
     /// The zone floating schedules currently follow.
-    public internal(set) var deviceZone: TimeZoneRules { didSet { zonesInUseGeneration &+= 1 } }
+    public internal(set) var deviceZone: TimeZoneRules {
+        get { state.deviceZone }
+        set { state.deviceZone = newValue }
+    }
 
     /// Opens the engine over the database at `databasePath` (created 0600 when missing), restoring
     /// every pending schedule. `deviceZone` is the zone floating schedules are resolved in.
@@ -131,16 +158,9 @@ public final class Engine {
         guard defaultGraceSeconds >= 0 else { throw EngineError(.invalidArgument, "default grace must be ≥ 0") }
         guard maxPendingPerApp >= 1 else { throw EngineError(.invalidArgument, "max pending per app must be ≥ 1") }
         self.maxPendingPerApp = maxPendingPerApp
-        self.store = store
-        self.notifier = notifier
-        self.zones = zones
-        self.deviceZone = deviceZone
-        self.defaultGraceSeconds = defaultGraceSeconds
         self.retention = retention
-        self.wheel = TimerWheel(now: now)
-        self.lastMaintenance = now
-        self.lastNow = now
-        zoneCache[deviceZone.name] = deviceZone
+        state = EngineState(store: store, notifier: notifier, zones: zones, deviceZone: deviceZone,
+                            defaultGraceSeconds: defaultGraceSeconds, now: now)
         store.history.limitPerApp = retention.maxRecords
         store.history.maxBytesPerApp = maxBytesPerApp
         try storage { () throws(StoreError) in
@@ -240,15 +260,6 @@ public final class Engine {
             record.ran = ran
             record.ok = ok
             try store.history.append(record)
-        }
-    }
-
-    /// Copies the title, messageId and data of the record's schedule (pending, else finished) into it.
-    func fillDetails(_ record: inout HistoryRecord) throws(StoreError) {
-        if let pending = try store.schedules.schedule(app: record.app, id: record.id) {
-            (record.title, record.messageId, record.dataJSON) = (pending.title, pending.messageId, pending.dataJSON)
-        } else if let done = try store.finished.record(app: record.app, id: record.id) {
-            (record.title, record.messageId, record.dataJSON) = (done.title, done.messageId, done.dataJSON)
         }
     }
 

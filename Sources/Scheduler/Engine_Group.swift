@@ -22,9 +22,4 @@ extension Engine {
     public func groupMember<R>(_ operation: () throws(EngineError) -> R) throws(EngineError) -> R {
         try groupScope(member: true, operation)
     }
-
-    /// Whether a throw from an engine call starting now undoes everything it wrote without a savepoint of
-    /// its own: no group is open (the call's own transaction rolls back), or the call runs directly inside
-    /// a `groupMember` (its savepoint rolls back).
-    var failureUndoesCall: Bool { openGroup.map(\.inMember) ?? true }
 }

@@ -54,8 +54,9 @@ struct OpenGroup {
 }
 
 // Transactions as values: every write is `transaction { changes in … }`; nothing in the engine counts depths
-// or keeps a log that a failure must trim.
-extension Engine {
+// or keeps a log that a failure must trim. They run over the engine's one state (`EngineState`); `Engine`
+// forwards them to its extensions (below).
+extension EngineState {
     /// Runs `body` in ONE store transaction (inside an open `group`: in the group's), handing it an empty
     /// `ChangeSet` to fill. Returns the body's result and its change set after COMMIT, its wheel changes
     /// applied and its settled closes queued for `closeSettled` — inside a group both wait for the group's
@@ -126,6 +127,41 @@ extension Engine {
     func wrap<R>(_ body: () throws(EngineError) -> R) throws(StoreError) -> R {
         do { return try body() } catch { throw StoreError(carrying: error) }
     }
+
+    /// Whether a throw from an engine call starting now undoes everything it wrote without a savepoint of
+    /// its own: no group is open (the call's own transaction rolls back), or the call runs directly inside
+    /// a `groupMember` (its savepoint rolls back).
+    var failureUndoesCall: Bool { openGroup.map(\.inMember) ?? true }
+}
+
+// The engine's files call the state's transactions as their own (`transaction { … }`).
+extension Engine {
+    /// `EngineState.transaction`.
+    func transaction<R>(_ body: (inout ChangeSet) throws(StoreError) -> R) throws(EngineError)
+        -> (result: R, changes: ChangeSet) { try state.transaction(body) }
+
+    /// `EngineState.savepoint`.
+    func savepoint<R>(_ enabled: Bool = true, _ changes: inout ChangeSet,
+                      _ body: (inout ChangeSet) throws(StoreError) -> R) throws(StoreError) -> R {
+        try state.savepoint(enabled, &changes, body)
+    }
+
+    /// `EngineState.groupScope`.
+    func groupScope<R>(member: Bool, _ body: () throws(EngineError) -> R) throws(EngineError) -> R {
+        try state.groupScope(member: member, body)
+    }
+
+    /// `EngineState.storage`.
+    func storage<R>(_ body: () throws(StoreError) -> R) throws(EngineError) -> R { try storeCalls(body) }
+
+    /// `EngineState.wrap`.
+    func wrap<R>(_ body: () throws(EngineError) -> R) throws(StoreError) -> R { try state.wrap(body) }
+
+    /// `EngineState.failureUndoesCall`.
+    var failureUndoesCall: Bool { state.failureUndoesCall }
+
+    /// `EngineState.fillDetails`.
+    func fillDetails(_ record: inout HistoryRecord) throws(StoreError) { try state.fillDetails(&record) }
 }
 
 /// Runs store calls, mapping failures to `EngineError.storage` (the store's error kept as `cause`; an
