@@ -50,6 +50,14 @@ public final class GroupCommit {
             case .track, .cancelRun: 4 * Engine.cancelFirstSlice
             }
         }
+
+        /// A `PushBatch`, decoded or decoding: the bulk path, which never waits for a running sync.
+        var isBatch: Bool {
+            switch self {
+            case .pushBatch, .decoding: true
+            default: false
+            }
+        }
     }
 
     private struct Waiting {
@@ -68,6 +76,16 @@ public final class GroupCommit {
     private var waiting: [Waiting] = []
     /// The cost units (`Operation.cost`) waiting per app; an app with none is absent.
     private var costByApp: [String: Int] = [:]
+    /// How many of `waiting` are batches (`Operation.isBatch`), and the cost of all of `waiting`.
+    private var batchesWaiting = 0
+    private var waitingCost = 0
+    /// A group held for the running sync (`holdsForSync`) stays below this cost: about as many pushes as
+    /// make a batch worth the decoder's thread. A costlier write (a `Track`, a `CancelRun`: 1,000) commits
+    /// at once, so that a held group never grows into a long transaction that other apps' calls wait behind
+    /// (FairServiceTests: holding CancelRuns delayed another app's call by 2.8–3.0 s).
+    static let holdCost = 64
+    /// True while the waiting writes are held for the running sync (`holdsForSync`).
+    private var heldForSync = false
     /// Runs `flush` once the bus has handed over what is waiting (set by the wiring; nil: at once).
     public var trigger: LoopTrigger?
     /// After every commit (the delivery part settles: delivers what became due, re-arms the timer).
@@ -133,6 +151,8 @@ public final class GroupCommit {
         let cost = operation.cost
         costByApp[app, default: 0] += cost
         waiting.append(Waiting(cost: cost, operation: operation, app: app, member: member, reply: reply))
+        if operation.isBatch { batchesWaiting += 1 }
+        waitingCost += cost
         guard waiting.count < Self.maxGroup else { return flush() }
         scheduleFlush()
     }
@@ -160,8 +180,26 @@ public final class GroupCommit {
     /// write itself when it is one), and leaves the rest for the next loop iteration, so that the loop
     /// applies one batch while the decoder's thread decodes the next (`PushBatchDecoder`).
     public func flushReady() {
+        if holdsForSync() { return }
         commitReady()
         if !waiting.isEmpty { scheduleFlush() }
+    }
+
+    /// While a sync of earlier groups is under way, a cheap group (no batch, below `holdCost`) waits for it
+    /// to return instead of committing now: its answers could not leave before the sync after it anyway, and the calls that
+    /// arrive meanwhile join it, so the loop makes fewer, larger commits (less CPU per call; the group
+    /// forms while the disk syncs). A batch commits at once, so that the loop applies one batch while the
+    /// disk syncs the one before; so does a costly write. `flush` (another call, shutdown) never waits. O(1).
+    private func holdsForSync() -> Bool {
+        guard let durability, durability.isSyncing, batchesWaiting == 0, waitingCost < Self.holdCost else { return false }
+        if !heldForSync {
+            heldForSync = true
+            durability.afterRunningSync { [self] in
+                heldForSync = false
+                if !waiting.isEmpty { scheduleFlush() }
+            }
+        }
+        return true
     }
 
     /// The first write (its decode waited for) and every decoded one after it, in one transaction.
@@ -177,6 +215,8 @@ public final class GroupCommit {
         }
         let writes = Array(waiting[..<end])
         waiting.removeFirst(end)
+        batchesWaiting -= writes.count { $0.operation.isBatch }
+        waitingCost -= writes.reduce(0) { $0 + $1.cost }
         for write in writes {
             let left = (costByApp[write.app] ?? 0) - write.cost
             costByApp[write.app] = left > 0 ? left : nil

@@ -64,6 +64,16 @@ public final class SyncPipeline {
     /// Whether some commit has not yet reached the disk (a sync is under way or due).
     public var isWaiting: Bool { running || unsynced }
 
+    /// Whether a sync is under way (the device has not reported it yet).
+    public var isSyncing: Bool { running }
+
+    /// `action` once the sync under way has returned, after the actions it covered (at once when none
+    /// is under way); at shutdown (`drain`) too. On the loop; O(1).
+    public func afterRunningSync(_ action: @escaping () -> Void) {
+        guard running else { return action() }
+        waitingForRunning.append { _ in action() }
+    }
+
     /// The device's report, on the loop: the sync under way returned (`failure`: its error). Runs the
     /// actions it covered, after starting the next sync when commits came meanwhile.
     public func synced(_ failure: String?) {

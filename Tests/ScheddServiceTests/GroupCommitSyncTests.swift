@@ -74,6 +74,49 @@ final class GroupCommitSyncTests: XCTestCase {
         XCTAssertEqual(pipeline.commits, 3)
     }
 
+    func testWhileASyncRuns_pushesWaitForItAndCommitAsOneGroup_butABatchCommitsAtOnce() throws {
+        let device = HandSyncDevice()
+        let p = try ServiceParts(databasePath: directory + "/s.db", start: start, syncDevice: device)
+        let pipeline = try XCTUnwrap(p.group.durability)
+        let trigger = ManualTrigger()
+        p.group.trigger = trigger
+        let first = p.serve(push("run_5:a"), caller: caller)
+        p.group.flushReady()  // no sync under way: commits at once
+        XCTAssertEqual(try committedRows(), 1)
+        XCTAssertEqual(device.begun, 1)
+        let second = p.serve(push("run_5:b"), caller: caller)
+        let third = p.serve(push("run_5:c"), caller: caller)
+        p.group.flushReady()
+        XCTAssertEqual(try committedRows(), 1, "while the sync runs, the next pushes wait for it")
+        p.group.flushReady()
+        XCTAssertEqual(try committedRows(), 1)
+        let pulls = trigger.pulls
+        pipeline.synced(nil)
+        XCTAssertEqual(first().count, 1, "the first push is answered by its sync")
+        XCTAssertTrue(second().isEmpty && third().isEmpty)
+        XCTAssertEqual(trigger.pulls, pulls + 1, "the sync's return schedules the held group")
+        p.group.flushReady()
+        XCTAssertEqual(try committedRows(), 3)
+        XCTAssertEqual(p.group.statistics.commits, 2, "the two held pushes commit as one group")
+        XCTAssertEqual(p.group.statistics.largest, 2)
+        XCTAssertEqual(device.begun, 2)
+        // A batch does not wait: the loop applies it while the disk syncs the group before.
+        let batch = p.serve(.pushBatch([push("run_5:d"), push("run_5:e")].map { call -> String in
+            guard case .push(let text) = call else { return "" }
+            return text
+        }), caller: caller)
+        p.group.flushReady()
+        XCTAssertEqual(try committedRows(), 5, "a batch commits while a sync runs")
+        XCTAssertTrue(batch().isEmpty, "and is answered only after a sync that began after its commit")
+        pipeline.synced(nil)
+        XCTAssertEqual(second().count, 1)
+        XCTAssertEqual(third().count, 1)
+        XCTAssertTrue(batch().isEmpty)
+        pipeline.synced(nil)
+        XCTAssertEqual(batch().count, 1)
+        XCTAssertFalse(pipeline.isWaiting)
+    }
+
     func testEveryOtherCallWaitsForTheSyncOfTheWritesItSees_andIsAnsweredAtOnceWhenNoneIsPending() throws {
         let device = HandSyncDevice()
         let p = try ServiceParts(databasePath: directory + "/s.db", start: start, syncDevice: device)
