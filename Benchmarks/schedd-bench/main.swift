@@ -9,6 +9,7 @@ let benchmarks: [(name: String, summary: String, run: ([String]) -> Void)] = [
     ("pushpath", "the engine side of one Push call: decode, group commit, push, reply JSON", pushPathBenchmark),
     ("bulkpath", "the daemon's side of a bulk load (PushBatch calls through Service and GroupCommit, no bus)", bulkPathBenchmark),
     ("restore", "start-up parts with 1M pending (open, read, wheel, engine init)", restoreBenchmark),
+    ("canceljobs", "an app's 1,000 firings with and without another app's cancellation jobs under way", cancelJobsBenchmark),
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())

@@ -169,6 +169,12 @@ final class SQLiteConnection {
     /// Statements handed out by `statement` (each use of one counts once): what a path costs in SQL, for tests.
     private(set) var statementsStarted = 0
 
+    /// The virtual-machine operations SQLite has run in this connection's cached statements since each was
+    /// prepared (`SQLITE_STMTSTATUS_VM_STEP`, summed): the work a path's queries do — rows and index entries
+    /// visited, comparisons — whatever the machine's speed or load, for tests and benchmarks. Costs nothing
+    /// on the statements' path (SQLite counts anyway); reading it is O(cached statements).
+    var virtualMachineSteps: Int { cache.values.reduce(0) { $0 + $1.virtualMachineSteps } }
+
     /// The message of the most recent failure on this connection.
     var lastMessage: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "database is closed" }
 
@@ -247,6 +253,9 @@ final class SQLiteStatement {
         if let handle { sqlite3_finalize(handle) }
         handle = nil
     }
+
+    /// `SQLITE_STMTSTATUS_VM_STEP` of this statement since it was prepared (not reset by `reset`).
+    var virtualMachineSteps: Int { handle.map { Int(sqlite3_stmt_status($0, SQLITE_STMTSTATUS_VM_STEP, 0)) } ?? 0 }
 
     /// `sqlite3_reset` + `sqlite3_clear_bindings`.
     func reset() {
