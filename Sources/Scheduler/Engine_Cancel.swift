@@ -89,23 +89,6 @@ extension Engine {
         return CancelResult(cancelled: ids, closed: try closeShown(changes.closes, app: app, reason: reason, now: now))
     }
 
-    /// Asks the notifier to close each of `ids` of `app` (after the cancel's commit) and records history
-    /// `closed` for those that were on screen; returns them, in order, each once.
-    func closeShown(_ ids: [String], app: String, reason: String, now: Instant) throws(EngineError) -> [String] {
-        var closed: [String] = [], seen = Set<String>()
-        for id in ids where seen.insert(id).inserted && notifier.close(app: app, id: id) { closed.append(id) }
-        guard !closed.isEmpty else { return [] }
-        _ = try transaction { (_: inout ChangeSet) throws(StoreError) in
-            for id in closed {
-                let finished = try store.finished.record(app: app, id: id)
-                try store.history.append(HistoryRecord(
-                    app: app, id: id, event: .closed, at: now, due: finished?.due, reason: reason, lateSeconds: nil,
-                    title: nil, messageId: nil, dataJSON: nil))
-            }
-        }
-        return closed
-    }
-
     /// The id rule of a push (`PushRules.identifier`) applied to an argument: `.invalidArgument`
     /// naming `argument` and the rule (`run: contains a control character`). O(length of `name`).
     static func checkName(_ name: String, _ argument: String, maxBytes: Int) throws(EngineError) {
@@ -174,9 +157,19 @@ extension Engine {
             return (ids, unlisted)
         }
     }
+}
 
-    /// Removes a pending schedule with history `cancelled`; a calendar that already fired may be on screen.
+/// The two steps every cancellation shares (by id, run, event, a job's slice, a push's cancel): a part of
+/// the engine over its one state (docs/architecture.md "The engine's parts").
+struct Cancellation {
+    let state: EngineState
+
+    /// Within a transaction: removes pending schedule `s` (its row, failed delivery and snoozed copy) with
+    /// history `cancelled` (`reason`, at `now`), disarming it in `changes`; a calendar that already fired,
+    /// a one-shot that fired under the id, or a snoozed copy may be on screen, so its id goes to
+    /// `changes.closes`. Invariant: nothing of it reaches the wheel before COMMIT. O(log n).
     func cancelPending(_ s: StoredSchedule, reason: String, now: Instant, changes: inout ChangeSet) throws(StoreError) {
+        let store = state.store
         try store.schedules.delete(s)
         changes.disarm(key: s.key)
         try store.failedDeliveries.remove(app: s.app, id: s.id)
@@ -186,5 +179,39 @@ extension Engine {
             title: s.title, messageId: s.messageId, dataJSON: s.dataJSON))
         let firedBefore = try store.finished.record(app: s.app, id: s.id)?.outcome == .fired
         if s.lastDue != nil || firedBefore || snoozed { changes.closes.append(s.id) }
+    }
+
+    /// After a cancel's COMMIT: asks the notifier to close each of `ids` of `app` and records history
+    /// `closed` (`reason`) for those that were on screen, in one transaction; returns them, in order, each
+    /// once. Invariant: called only after the cancel committed, so a failed cancel closes nothing.
+    /// O(ids) notifier calls, O(closed · log n) store work.
+    func closeShown(_ ids: [String], app: String, reason: String, now: Instant) throws(EngineError) -> [String] {
+        var closed: [String] = [], seen = Set<String>()
+        for id in ids where seen.insert(id).inserted && state.notifier.close(app: app, id: id) { closed.append(id) }
+        guard !closed.isEmpty else { return [] }
+        let store = state.store
+        _ = try state.transaction { (_: inout ChangeSet) throws(StoreError) in
+            for id in closed {
+                let finished = try store.finished.record(app: app, id: id)
+                try store.history.append(HistoryRecord(
+                    app: app, id: id, event: .closed, at: now, due: finished?.due, reason: reason, lateSeconds: nil,
+                    title: nil, messageId: nil, dataJSON: nil))
+            }
+        }
+        return closed
+    }
+}
+
+extension Engine {
+    var cancellation: Cancellation { Cancellation(state: state) }
+
+    /// `Cancellation.closeShown`.
+    func closeShown(_ ids: [String], app: String, reason: String, now: Instant) throws(EngineError) -> [String] {
+        try cancellation.closeShown(ids, app: app, reason: reason, now: now)
+    }
+
+    /// `Cancellation.cancelPending`.
+    func cancelPending(_ s: StoredSchedule, reason: String, now: Instant, changes: inout ChangeSet) throws(StoreError) {
+        try cancellation.cancelPending(s, reason: reason, now: now, changes: &changes)
     }
 }

@@ -32,37 +32,85 @@ extension Engine {
         public var finished: Bool
     }
 
-    /// Whether a cancellation job may be under way (the daemon then runs `cancelSlice` until it is false).
+    /// Whether a cancellation job may be under way (the daemon then runs `cancelSlice` until it is false). O(1).
     public var hasCancelJobs: Bool { store.cancelJobs.mayExist }
 
-    /// The jobs under way, oldest first (tests, status). O(jobs).
+    var cancelJobParts: CancelJobs { CancelJobs(state: state) }
+
+    /// The jobs under way, oldest first (tests, status). Reads only. O(jobs).
     public func cancelJobs() throws(EngineError) -> [CancelJob] {
         try storage { () throws(StoreError) in try store.cancelJobs.all() }
     }
 
     /// Cancels the next `limit` schedules of the oldest job in ONE transaction (history `cancelled` with
     /// the job's reason and time, an id tombstone each for an event), and removes the job when it covers no
-    /// more; nil when no job exists. Closes what was on screen after the commit.
+    /// more; nil when no job exists. Closes what was on screen after the commit. O(limit · log n)
+    /// (`CancelJobs.slice`).
     public func cancelSlice(limit: Int = Engine.cancelSliceSize, now: Instant) throws(EngineError) -> CancelSliceReport? {
+        try cancelJobParts.slice(limit: limit, now: now)
+    }
+
+    /// `CancelJobs.settleIfCovered`.
+    func settleIfCovered(_ s: StoredSchedule, changes: inout ChangeSet) throws(StoreError) -> Bool {
+        try cancelJobParts.settleIfCovered(s, changes: &changes)
+    }
+
+    /// `CancelJobs.settleIfCovered(app:id:changes:)`.
+    func settleIfCovered(app: String, id: String, changes: inout ChangeSet) throws(StoreError) -> Bool {
+        try cancelJobParts.settleIfCovered(app: app, id: id, changes: &changes)
+    }
+
+    /// `CancelJobs.settleCovered`.
+    func settleCovered(_ s: StoredSchedule, changes: inout ChangeSet) throws(StoreError) -> Bool {
+        try cancelJobParts.settleCovered(s, changes: &changes)
+    }
+
+    /// `CancelJobs.cancelCoverable`.
+    func cancelCoverable(app: String, kind: CancelJob.Kind, name: String, reason: String, now: Instant,
+                         changes: inout ChangeSet, perRow: (StoredSchedule) throws(StoreError) -> Void)
+        throws(StoreError) -> (ids: [String], unlisted: Int) {
+        try cancelJobParts.cancelCoverable(app: app, kind: kind, name: name, reason: reason, now: now,
+                                           changes: &changes, perRow: perRow)
+    }
+
+    /// `CancelJobs.closeSettled`.
+    func closeSettled(now: Instant) throws(EngineError) { try cancelJobParts.closeSettled(now: now) }
+}
+
+/// The cancellation jobs (docs/daemon-parts.md "Sliced cancellation"): a part of the engine over its one
+/// state. Writes `cancel_jobs` and, through `Cancellation`, what a cancel writes; reads nothing of an app
+/// that has no job (`CancelJobTable.covering` is per app).
+struct CancelJobs {
+    let state: EngineState
+    var store: SQLiteScheduleStore { state.store }
+    var cancellation: Cancellation { Cancellation(state: state) }
+
+    /// Cancels the next `limit` schedules of the oldest job in ONE transaction and removes the job when it
+    /// covers no more; nil when no job exists. Invariants: first closes what earlier settling left on
+    /// screen (`closeSettled`); what this slice finds on screen is closed after its COMMIT; the job's
+    /// `remaining` and the cached "may exist" follow the commit. O(limit · log n).
+    func slice(limit: Int, now: Instant) throws(EngineError) -> Engine.CancelSliceReport? {
         try closeSettled(now: now)
         guard store.cancelJobs.mayExist else { return nil }
-        let (report, changes) = try transaction { (changes: inout ChangeSet) throws(StoreError) -> CancelSliceReport? in
+        let store = self.store
+        let (report, changes) = try state.transaction { (changes: inout ChangeSet) throws(StoreError) -> Engine.CancelSliceReport? in
             guard let job = try store.cancelJobs.all().first else { return nil }
             let rows = try store.cancelJobs.nextCovered(job, limit: limit)
             for s in rows { try cancelCovered(s, by: job, changes: &changes) }
             let finished = rows.count < limit
             if finished { try store.cancelJobs.delete(job.n) } else { try store.cancelJobs.progress(job.n, cancelled: rows.count) }
-            return CancelSliceReport(app: job.app, reason: job.reason, cancelled: rows.count, closed: [], finished: finished)
+            return Engine.CancelSliceReport(app: job.app, reason: job.reason, cancelled: rows.count, closed: [], finished: finished)
         }
-        if report?.finished ?? true { try storage { () throws(StoreError) in try store.cancelJobs.refresh() } }
+        if report?.finished ?? true { try storeCalls { () throws(StoreError) in try store.cancelJobs.refresh() } }
         guard var report else { return nil }
-        refreshSnoozeDue()
-        report.closed = try closeShown(changes.closes, app: report.app, reason: report.reason, now: now)
+        Snoozes(state: state).refreshDue()
+        report.closed = try cancellation.closeShown(changes.closes, app: report.app, reason: report.reason, now: now)
         return report
     }
 
     /// Within a transaction: when a job covers `s`, cancels it as that job does (and counts it done);
-    /// true when it did. One lookup per job when jobs exist, nothing otherwise.
+    /// true when it did. Invariant: a covered schedule is never fired, listed or replaced as pending.
+    /// One lookup per job of `s`'s app when jobs exist, nothing otherwise.
     func settleIfCovered(_ s: StoredSchedule, changes: inout ChangeSet) throws(StoreError) -> Bool {
         try settlingJob(s, changes: &changes) != nil
     }
@@ -75,7 +123,7 @@ extension Engine {
         return job
     }
 
-    /// `settleIfCovered` for the pending schedule `id` of `app`, if any.
+    /// `settleIfCovered` for the pending schedule `id` of `app`, if any. O(log n).
     func settleIfCovered(app: String, id: String, changes: inout ChangeSet) throws(StoreError) -> Bool {
         guard store.cancelJobs.mayExist, let s = try store.schedules.schedule(app: app, id: id) else { return false }
         return try settleIfCovered(s, changes: &changes)
@@ -95,46 +143,49 @@ extension Engine {
     /// Cancels `s` as `job` does: at the job's instant, with its reason (an id tombstone for an event job; a
     /// run job's tombstone was left by its call).
     private func cancelCovered(_ s: StoredSchedule, by job: CancelJob, changes: inout ChangeSet) throws(StoreError) {
-        try cancelPending(s, reason: job.reason, now: job.at, changes: &changes)
+        try cancellation.cancelPending(s, reason: job.reason, now: job.at, changes: &changes)
         if job.kind == .event { try store.tombstones.add(app: s.app, .id, s.id, at: job.at) }
     }
 
     /// Within a transaction: cancels the schedules of `app` that (`kind`, `name`) covers now (none an older
-    /// job covers), returning the ids of the first `cancelFirstSlice` in due order and how many more a job
-    /// now covers. `perRow` runs for each one cancelled at once (the event's id tombstone).
+    /// job covers), returning the ids of the first `Engine.cancelFirstSlice` in due order and how many more
+    /// a job now covers. `perRow` runs for each one cancelled at once (the event's id tombstone).
+    /// Invariant: an app never has more than `Engine.maxCancelJobsPerApp` jobs (the call that would need
+    /// one more is refused whole, `.quotaExceeded`). O(covered) to count, O(first slice · log n) to cancel.
     func cancelCoverable(app: String, kind: CancelJob.Kind, name: String, reason: String, now: Instant,
                          changes: inout ChangeSet, perRow: (StoredSchedule) throws(StoreError) -> Void)
         throws(StoreError) -> (ids: [String], unlisted: Int) {
         let bound = try store.cancelJobs.bound()
         let count = try store.cancelJobs.countCoverable(app: app, kind: kind, name: name, bound: bound)
         guard count > 0 else { return ([], 0) }
-        if count > Self.cancelFirstSlice, try store.cancelJobs.count(app: app) >= Self.maxCancelJobsPerApp {
-            throw StoreError(carrying: EngineError(.quotaExceeded, "app \(app) has \(Self.maxCancelJobsPerApp) "
-                + "cancellation jobs under way, the most allowed (cancel-jobs-per-app \(Self.maxCancelJobsPerApp)); "
+        let most = Engine.maxCancelJobsPerApp
+        if count > Engine.cancelFirstSlice, try store.cancelJobs.count(app: app) >= most {
+            throw StoreError(carrying: EngineError(.quotaExceeded, "app \(app) has \(most) "
+                + "cancellation jobs under way, the most allowed (cancel-jobs-per-app \(most)); "
                 + "this one covers \(count) schedules: try again when they are done"))
         }
         let first = try store.cancelJobs.firstCoverable(app: app, kind: kind, name: name, bound: bound, covered: count,
-                                             limit: Self.cancelFirstSlice)
+                                                        limit: Engine.cancelFirstSlice)
         for s in first {
-            try cancelPending(s, reason: reason, now: now, changes: &changes)
+            try cancellation.cancelPending(s, reason: reason, now: now, changes: &changes)
             try perRow(s)
         }
         let rest = count - first.count
         if rest > 0 {
             _ = try store.cancelJobs.add(CancelJob(n: 0, app: app, kind: kind, name: name, reason: reason, at: now,
-                                                 bound: bound, remaining: rest))
+                                                   bound: bound, remaining: rest))
         }
         return (first.map(\.id), rest)
     }
 
-    /// Closes what settling covered schedules outside a cancel call (firing, pushing) found on screen.
+    /// Closes what settling covered schedules outside a cancel call (firing, pushing) found on screen,
+    /// from committed transactions only (`EngineState.settledCloses`), and forgets them. O(closes).
     func closeSettled(now: Instant) throws(EngineError) {
-        guard !settledCloses.isEmpty else { return }
-        let closes = settledCloses
-        settledCloses.removeAll()
+        guard !state.settledCloses.isEmpty else { return }
+        let closes = state.settledCloses
+        state.settledCloses.removeAll()
         for (app, ids) in Dictionary(grouping: closes, by: \.app) {
-            _ = try closeShown(ids.map(\.id), app: app, reason: ids.first?.reason ?? "cancelled", now: now)
+            _ = try cancellation.closeShown(ids.map(\.id), app: app, reason: ids.first?.reason ?? "cancelled", now: now)
         }
     }
 }
-
