@@ -20,7 +20,8 @@ bench_machine
 gen_pushes "$count" $(( $(date +%s) + 86400 )) 86400 oneshot p > "$BENCH_DIR/rows.ndjson"
 
 # clients METHOD FILE: $nclients processes split FILE round-robin and call METHOD once per line; prints
-# "calls seconds ok" (ok = every Push answered "scheduled").
+# "calls seconds ok busy" (ok = every Push answered "scheduled"; busy = the share of the machine's CPU time,
+# all cores, that was not idle while they ran, from /proc/stat: near 1, the cores are the bound, not the disk).
 clients() {
     "$PY" - "$BUS_ADDR" "$1" "$2" "$nclients" <<'EOF'
 import json, multiprocessing as mp, sys, time
@@ -45,23 +46,30 @@ def work(i, barrier, out):
 barrier, out = mp.Barrier(N + 1), mp.Queue()
 procs = [mp.Process(target=work, args=(i, barrier, out)) for i in range(N)]
 for p in procs: p.start()
+def cpu():
+    f = [int(x) for x in open("/proc/stat").readline().split()[1:]]
+    return sum(f), f[3] + f[4]  # all, idle + iowait
 barrier.wait()
 t0 = time.monotonic()
+c0 = cpu()
 results = [out.get() for _ in procs]
+c1 = cpu()
 for p in procs: p.join()
-print(sum(r[1] for r in results), "%.6f" % (max(r[0] for r in results) - t0), "yes" if all(r[2] for r in results) else "NO")
+busy = 1 - (c1[1] - c0[1]) / max(c1[0] - c0[0], 1)
+print(sum(r[1] for r in results), "%.6f" % (max(r[0] for r in results) - t0), "yes" if all(r[2] for r in results) else "NO",
+      "%.2f" % busy)
 EOF
 }
 
 bench_start_daemon "$BENCH_DIR/dbus.db" /dev/null "$BENCH_DIR/d1.err" --notifier none --tz UTC
-read -r pcalls psec pok < <(clients Push "$BENCH_DIR/rows.ndjson")
+read -r pcalls psec pok pbusy < <(clients Push "$BENCH_DIR/rows.ndjson")
 pending=$(sqlite3 "$BENCH_DIR/dbus.db" 'SELECT count(*) FROM schedules')
-read -r ccalls csec _ < <(clients ClockShow "$BENCH_DIR/rows.ndjson")
+read -r ccalls csec _ cbusy < <(clients ClockShow "$BENCH_DIR/rows.ndjson")
 bench_stop_daemon
 dbus_rate=$(echo "scale=1; $pcalls / $psec" | bc)
 show_rate=$(echo "scale=1; $ccalls / $csec" | bc)
-echo "dbus: $pcalls Push calls from $nclients clients in $psec s = $dbus_rate/s (all scheduled: $pok; rows stored: $pending)"
-echo "dbus: $ccalls ClockShow calls (no write) from the same $nclients clients: $show_rate/s"
+echo "dbus: $pcalls Push calls from $nclients clients in $psec s = $dbus_rate/s (all scheduled: $pok; rows stored: $pending; machine CPU busy $pbusy)"
+echo "dbus: $ccalls ClockShow calls (no write) from the same $nclients clients: $show_rate/s (machine CPU busy $cbusy)"
 # How the Push calls shared commits (the daemon logs its group-commit statistics when it stops).
 grep -o 'group commit: .*' "$BENCH_DIR/d1.err" | sed 's/^/dbus: /' || true
 
