@@ -170,7 +170,7 @@ public final class Engine {
             try store.schedules.forEachPendingDeadline { (key, due) in wheel.insert(key: key, due: due) }
         }
         let recorded = try storage { () throws(StoreError) in try store.meta.value("device_zone") }
-        if let recorded, recorded != deviceZone.name, let old = try? zone(named: recorded) {
+        if let recorded, recorded != deviceZone.name, let old = try? resolution.zone(named: recorded) {
             // The zone changed while the daemon was down: what fell due is caught up in the old zone first
             // (late or missed, CONTRACT §2/§3), then the new zone applies (`deviceZoneChanged` does both).
             self.deviceZone = old
@@ -290,7 +290,7 @@ public final class Engine {
         case .floatingAt:
             trigger = "at " + (s.wall.map { $0.iso8601(withOffset: nil) } ?? "?")
         case .calendar:
-            let normalized = (try? calendarSpec(s).normalized) ?? s.spec ?? ""
+            let normalized = (try? resolution.calendarSpec(s).normalized) ?? s.spec ?? ""
             trigger = "calendar " + normalized
         }
         let zone = s.kind == .fixedAt ? "UTC" : (s.zone ?? deviceZone.name)

@@ -53,7 +53,7 @@ extension Engine {
                     while taken.count < batchLimit, let entry = queue.popFirst() {
                         taken.append(entry)
                         guard let s = try store.schedules.schedule(key: entry.key) else { continue }
-                        if store.cancelJobs.mayExist, try settleCovered(s, changes: &changes) { continue }  // cancelled, not fired
+                        if store.cancelJobs.mayExist, try cancelJobParts.settleCovered(s, changes: &changes) { continue }  // cancelled, not fired
                         try wrap { () throws(EngineError) in
                             try fire(s, start: start, now: now, mode: mode, queue: &queue, firings: &firings, changes: &changes)
                         }
@@ -71,7 +71,7 @@ extension Engine {
                 throw error
             }
             delivered += try deliver(firings, now: now)
-            try closeSettled(now: now)
+            try cancelJobParts.closeSettled(now: now)
             // Between batches, at the instant reached so far: a long span keeps its history bounded as it goes.
             try maintainIfDue(now: mode == .wallClock ? now : min(now, firings.last?.notification.at ?? now))
         }
@@ -93,7 +93,7 @@ extension Engine {
         while true {
             let (candidate, overflow) = at.microseconds.subtractingReportingOverflow(width)
             if overflow || candidate <= due.microseconds { break }
-            if let first = try nextElapse(s, after: Instant(microseconds: candidate - 1)), first <= at {
+            if let first = try resolution.nextElapse(s, after: Instant(microseconds: candidate - 1)), first <= at {
                 start = first
                 break
             }
@@ -110,16 +110,16 @@ extension Engine {
     func latestElapse(_ s: StoredSchedule, from occurrence: Instant, through at: Instant) throws(EngineError) -> Instant {
         var latest = occurrence
         for _ in 0..<64 {
-            guard let later = try nextElapse(s, after: latest), later <= at else { return latest }
+            guard let later = try resolution.nextElapse(s, after: latest), later <= at else { return latest }
             latest = later
         }
         // Invariant: nextElapse(after: low - 1µs) ≤ at (it is `low` itself or later), nextElapse(after: high - 1µs) > at.
         var low = latest.microseconds, high = at.microseconds &+ 1
         while high &- low > 1 {
             let mid = low + (high - low) / 2
-            if let e = try nextElapse(s, after: Instant(microseconds: mid - 1)), e <= at { low = mid } else { high = mid }
+            if let e = try resolution.nextElapse(s, after: Instant(microseconds: mid - 1)), e <= at { low = mid } else { high = mid }
         }
-        return try nextElapse(s, after: Instant(microseconds: low - 1)).flatMap { $0 <= at ? $0 : nil } ?? latest
+        return try resolution.nextElapse(s, after: Instant(microseconds: low - 1)).flatMap { $0 <= at ? $0 : nil } ?? latest
     }
 
     /// Decides one due schedule inside the batch transaction: records history, updates or removes the row,
@@ -138,15 +138,15 @@ extension Engine {
                 if late {
                     // Collapse every occurrence up to `at` into one: the latest within grace, if any.
                     let windowStart = max(due, at.adding(seconds: -min(grace(of: s), Int64.max / 2_000_000)))
-                    if let first = try nextElapse(s, after: windowStart.adding(microseconds: -1)), first <= at {
+                    if let first = try resolution.nextElapse(s, after: windowStart.adding(microseconds: -1)), first <= at {
                         occurrence = try latestElapse(s, from: first, through: at)
                     } else {
                         // None within grace: the one `missed` record names the latest missed occurrence (§3).
                         occurrence = try latestOccurrence(s, atOrBefore: at, from: due)
                     }
-                    next = try nextElapse(s, after: at)
+                    next = try resolution.nextElapse(s, after: at)
                 } else {
-                    next = try nextElapse(s, after: due)
+                    next = try resolution.nextElapse(s, after: due)
                 }
             } catch {
                 // The stored expression or its zone no longer evaluates (e.g. the zone left tzdata): this

@@ -61,7 +61,7 @@ extension Engine {
         var unlisted = 0
         var result = try cancelling(app: app, now: now, reason: reason) { (changes: inout ChangeSet) throws(EngineError) in
             try storage { () throws(StoreError) -> [String] in
-                let (ids, rest) = try cancelCoverable(app: app, kind: .event, name: event, reason: reason, now: now,
+                let (ids, rest) = try cancelJobParts.cancelCoverable(app: app, kind: .event, name: event, reason: reason, now: now,
                                                       changes: &changes) { (s) throws(StoreError) in
                     try store.tombstones.add(app: app, .id, s.id, at: now)
                 }
@@ -86,7 +86,7 @@ extension Engine {
             }
         }
         refreshSnoozeDue()
-        return CancelResult(cancelled: ids, closed: try closeShown(changes.closes, app: app, reason: reason, now: now))
+        return CancelResult(cancelled: ids, closed: try cancellation.closeShown(changes.closes, app: app, reason: reason, now: now))
     }
 
     /// The id rule of a push (`PushRules.identifier`) applied to an argument: `.invalidArgument`
@@ -107,11 +107,11 @@ extension Engine {
             try store.tombstones.purge(createdBefore: now.adding(seconds: -Self.tombstoneRetentionSeconds))
             var pending = try store.schedules.schedule(app: app, id: id)
             // Covered by a cancellation job: cancelled by it (its reason and time), as if already done.
-            if let s = pending, try settleIfCovered(s, changes: &changes) { pending = nil }
+            if let s = pending, try cancelJobParts.settleIfCovered(s, changes: &changes) { pending = nil }
             guard id != sparing else { return [] }
             var ids: [String] = []
             if let s = pending {
-                try cancelPending(s, reason: reason, now: now, changes: &changes)
+                try cancellation.cancelPending(s, reason: reason, now: now, changes: &changes)
                 ids.append(id)
             } else if let done = try store.finished.record(app: app, id: id), done.outcome == .fired {
                 changes.closes.append(id)
@@ -133,13 +133,13 @@ extension Engine {
             var ids: [String] = [], unlisted = 0
             if let sparing {
                 for s in try store.schedules.matching(app: app, run: run) where s.id != sparing {
-                    if try settleIfCovered(s, changes: &changes) { continue }
-                    try cancelPending(s, reason: reason, now: now, changes: &changes)
+                    if try cancelJobParts.settleIfCovered(s, changes: &changes) { continue }
+                    try cancellation.cancelPending(s, reason: reason, now: now, changes: &changes)
                     ids.append(s.id)
                 }
-                _ = try settleIfCovered(app: app, id: sparing, changes: &changes)
+                _ = try cancelJobParts.settleIfCovered(app: app, id: sparing, changes: &changes)
             } else {
-                (ids, unlisted) = try cancelCoverable(app: app, kind: .run, name: run, reason: reason, now: now,
+                (ids, unlisted) = try cancelJobParts.cancelCoverable(app: app, kind: .run, name: run, reason: reason, now: now,
                                                       changes: &changes) { _ throws(StoreError) in }
             }
             let cancelled = Set(ids)  // O(1) membership: a run of N schedules is cancelled in O(N log N)
@@ -204,14 +204,4 @@ struct Cancellation {
 
 extension Engine {
     var cancellation: Cancellation { Cancellation(state: state) }
-
-    /// `Cancellation.closeShown`.
-    func closeShown(_ ids: [String], app: String, reason: String, now: Instant) throws(EngineError) -> [String] {
-        try cancellation.closeShown(ids, app: app, reason: reason, now: now)
-    }
-
-    /// `Cancellation.cancelPending`.
-    func cancelPending(_ s: StoredSchedule, reason: String, now: Instant, changes: inout ChangeSet) throws(StoreError) {
-        try cancellation.cancelPending(s, reason: reason, now: now, changes: &changes)
-    }
 }

@@ -49,32 +49,6 @@ extension Engine {
     public func cancelSlice(limit: Int = Engine.cancelSliceSize, now: Instant) throws(EngineError) -> CancelSliceReport? {
         try cancelJobParts.slice(limit: limit, now: now)
     }
-
-    /// `CancelJobs.settleIfCovered`.
-    func settleIfCovered(_ s: StoredSchedule, changes: inout ChangeSet) throws(StoreError) -> Bool {
-        try cancelJobParts.settleIfCovered(s, changes: &changes)
-    }
-
-    /// `CancelJobs.settleIfCovered(app:id:changes:)`.
-    func settleIfCovered(app: String, id: String, changes: inout ChangeSet) throws(StoreError) -> Bool {
-        try cancelJobParts.settleIfCovered(app: app, id: id, changes: &changes)
-    }
-
-    /// `CancelJobs.settleCovered`.
-    func settleCovered(_ s: StoredSchedule, changes: inout ChangeSet) throws(StoreError) -> Bool {
-        try cancelJobParts.settleCovered(s, changes: &changes)
-    }
-
-    /// `CancelJobs.cancelCoverable`.
-    func cancelCoverable(app: String, kind: CancelJob.Kind, name: String, reason: String, now: Instant,
-                         changes: inout ChangeSet, perRow: (StoredSchedule) throws(StoreError) -> Void)
-        throws(StoreError) -> (ids: [String], unlisted: Int) {
-        try cancelJobParts.cancelCoverable(app: app, kind: kind, name: name, reason: reason, now: now,
-                                           changes: &changes, perRow: perRow)
-    }
-
-    /// `CancelJobs.closeSettled`.
-    func closeSettled(now: Instant) throws(EngineError) { try cancelJobParts.closeSettled(now: now) }
 }
 
 /// The cancellation jobs (docs/daemon-parts.md "Sliced cancellation"): a part of the engine over its one

@@ -101,7 +101,7 @@ extension Engine {
         }
         if !closes.isEmpty { refreshSnoozeDue() }
         // After the commit: close what was on screen; each cancel line (a push's first outcome) says what it closed.
-        let closed = Set(try closeShown(closes.flatMap(\.ids), app: app, reason: "push", now: now))
+        let closed = Set(try cancellation.closeShown(closes.flatMap(\.ids), app: app, reason: "push", now: now))
         for (push, ids) in closes {
             guard case .success(var outcomes) = results[push] else { continue }
             outcomes[0].closed = Self.listing(outcomes[0].closed, adding: ids.filter(closed.contains))
@@ -162,7 +162,7 @@ extension Engine {
             let digest = local.digest
             // A pending schedule a cancellation job covers is cancelled first: its tombstone then blocks this push.
             if store.cancelJobs.mayExist, let s = try store.schedules.schedule(app: app, id: local.id) {
-                _ = try settleCovered(s, changes: &changes)
+                _ = try cancelJobParts.settleCovered(s, changes: &changes)
             }
             let known = try store.schedules.pushLookup(app: app, id: local.id, run: local.runId, digest: digest)
             // The tombstone this push's own cancel names does not block it.
@@ -181,7 +181,7 @@ extension Engine {
             }
             let made: (StoredSchedule, Instant?)
             do throws(EngineError) {
-                made = try makeSchedule(local, digest: digest, app: app, messageId: messageId, extras: extras, now: now)
+                made = try resolution.makeSchedule(local, digest: digest, app: app, messageId: messageId, extras: extras, now: now)
             } catch {
                 throw StoreError(carrying: error)
             }

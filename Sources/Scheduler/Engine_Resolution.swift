@@ -1,13 +1,20 @@
 import SchedCalendar
 
 // Turning triggers into due instants: zones, gaps and folds, calendar elapses, `until`, zone changes.
-extension Engine {
-    /// The rules for `name`, loaded once per engine.
+/// Turning a schedule's trigger into due instants — zones loaded once, calendar expressions parsed once,
+/// gaps and folds, `until` — and a push's `LocalSchedule` into a stored schedule: a part of the engine over
+/// its one state (docs/architecture.md "The engine's parts"). Reads and fills only the state's zone and
+/// calendar caches; never touches the store or the wheel.
+struct ZoneResolution {
+    let state: EngineState
+
+    /// The rules for `name`, loaded once per engine (cached in `EngineState.zoneCache`); an unknown name is
+    /// `.invalidArgument` naming it. O(1) once cached.
     func zone(named name: String) throws(EngineError) -> TimeZoneRules {
-        if let cached = zoneCache[name] { return cached }
+        if let cached = state.zoneCache[name] { return cached }
         do {
-            let rules = try zones.zone(named: name)
-            zoneCache[name] = rules
+            let rules = try state.zones.zone(named: name)
+            state.zoneCache[name] = rules
             return rules
         } catch {
             throw EngineError(.invalidArgument, "unknown time zone '\(name)': \(error.message)")
@@ -16,7 +23,7 @@ extension Engine {
 
     /// The zone a schedule is evaluated in: its pinned zone, else the device zone.
     func evaluationZone(_ s: StoredSchedule) throws(EngineError) -> TimeZoneRules {
-        guard let name = s.zone else { return deviceZone }
+        guard let name = s.zone else { return state.deviceZone }
         return try zone(named: name)
     }
 
@@ -24,9 +31,9 @@ extension Engine {
     /// zone files change: a pinned zone's rules are part of the parsed value). O(1) once cached.
     func calendarSpec(_ s: StoredSchedule) throws(EngineError) -> CalendarSpec {
         let text = s.spec ?? ""
-        if let cached = specCache[text] { return cached }
+        if let cached = state.specCache[text] { return cached }
         do {
-            let spec = try CalendarSpec(parsing: text, zones: zones)
+            let spec = try CalendarSpec(parsing: text, zones: state.zones)
             cache(spec, for: text)
             return spec
         } catch {
@@ -38,17 +45,17 @@ extension Engine {
     /// pinned zone are no longer those the zone database gives (the zone files changed since the decode:
     /// `calendarSpec` then parses it again with the new rules). O(1).
     func adopt(_ spec: CalendarSpec, for text: String) {
-        guard spec.source == text, specCache[text] == nil else { return }
+        guard spec.source == text, state.specCache[text] == nil else { return }
         if let rules = spec.pinnedZoneRules, let name = spec.timeZoneName {
-            guard let current = try? zones.zone(named: name), current === rules else { return }
+            guard let current = try? state.zones.zone(named: name), current === rules else { return }
         }
         cache(spec, for: text)
     }
 
     /// `specCache[text] = spec`, emptying the cache first when it holds 10,000 expressions.
     private func cache(_ spec: CalendarSpec, for text: String) {
-        if specCache.count >= 10_000 { specCache.removeAll(keepingCapacity: true) }
-        specCache[text] = spec
+        if state.specCache.count >= 10_000 { state.specCache.removeAll(keepingCapacity: true) }
+        state.specCache[text] = spec
     }
 
     /// The instant of a one-shot. A wall time in a gap takes the offset before the gap (02:30 on
@@ -74,12 +81,13 @@ extension Engine {
     }
 
     /// The first calendar elapse strictly after `instant` that is not after `until`; nil when none.
+    /// Invariant: never an instant after the schedule's `until`. O(the calendar's search) per call.
     /// `first`: the first elapse of a new schedule, found as a fresh `systemd-analyze calendar
     /// --base-time` finds it (glibc's mktime state starts at 0); later elapses continue the series.
     func nextElapse(_ s: StoredSchedule, after instant: Instant, first: Bool = false) throws(EngineError) -> Instant? {
         let spec = try calendarSpec(s)
-        var state = MktimeState()
-        let found = first ? spec.nextElapse(after: instant, in: try evaluationZone(s), state: &state)
+        var mktime = MktimeState()
+        let found = first ? spec.nextElapse(after: instant, in: try evaluationZone(s), state: &mktime)
             : spec.nextElapse(after: instant, in: try evaluationZone(s))
         guard let next = found else { return nil }
         if let until = try untilInstant(s), next > until { return nil }
@@ -87,7 +95,9 @@ extension Engine {
     }
 
     /// A new stored schedule from a push (key 0, `next` = the first due; nil `next` means no occurrence);
-    /// `digest` is `local.digest`, computed once by the caller.
+    /// `digest` is `local.digest`, computed once by the caller. Invariants: every zone it names loads (else
+    /// `.invalidArgument`), a floating wall time resolving outside the supported range is refused naming
+    /// `bk.local.at`. O(size of the push) plus one calendar search.
     func makeSchedule(_ local: LocalSchedule, digest: String, app: String = Engine.defaultApp, messageId: String?,
                       extras: NotificationExtras = NotificationExtras(), now: Instant)
         throws(EngineError) -> (StoredSchedule, Instant?) {
@@ -138,6 +148,10 @@ extension Engine {
         if let next { s.next = next }
         return (s, next)
     }
+}
+
+extension Engine {
+    var resolution: ZoneResolution { ZoneResolution(state: state) }
 
     /// The device zone changed: first everything due by `now` is delivered in the *old* zone (as by
     /// `advance(to: now, mode: .wallClock)`: late or missed), then floating schedules are re-resolved to
@@ -163,9 +177,9 @@ extension Engine {
                     do throws(EngineError) {
                         if s.kind == .calendar {
                             let base = max(s.lastDue ?? s.storedAt, now)
-                            next = try nextElapse(s, after: base)
+                            next = try resolution.nextElapse(s, after: base)
                         } else {
-                            next = try oneShotDue(s)
+                            next = try resolution.oneShotDue(s)
                         }
                     } catch {
                         continue  // cannot be evaluated any more: keeps its due; `advance` ends it

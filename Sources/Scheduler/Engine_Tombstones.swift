@@ -19,11 +19,10 @@ public struct BlockingTombstone: Sendable, Equatable {
 
 /// What blocks an id and lifting it: a part of the engine (docs/architecture.md "The engine's parts"), a value
 /// over the engine's one state. Reads `tombstones`, `cancel_jobs`, history; `unblock` writes `tombstones`,
-/// the id's applied digests and finished record, and history. `settleCovered` is the cancellation jobs'
-/// settling (Engine_CancelJobs.swift), handed in: a schedule a job still covers is cancelled first.
+/// the id's applied digests and finished record, and history; a schedule a cancellation job still covers
+/// is cancelled first (`CancelJobs.settleCovered`, over the same state).
 struct Tombstones {
     let state: EngineState
-    let settleCovered: (StoredSchedule, inout ChangeSet) throws(StoreError) -> Bool
 
     /// The tombstone that would block a push with `id` in `app`: a cancellation job's about to be left
     /// (event jobs), then the id's own, then its run's; nil when none. Reads only; `id` must follow the id
@@ -63,7 +62,7 @@ struct Tombstones {
         return try state.transaction { (changes: inout ChangeSet) throws(StoreError) -> Bool in
             // Covered by a cancellation job: cancelled first, as if the job had reached it.
             if store.cancelJobs.mayExist, let s = try store.schedules.schedule(app: app, id: id) {
-                _ = try settleCovered(s, &changes)
+                _ = try CancelJobs(state: state).settleCovered(s, changes: &changes)
             }
             let had = try store.tombstones.created(app: app, .id, id) != nil
             // No tombstone: the earlier pushes are still forgotten (`add --replace` of a superseded
@@ -82,9 +81,7 @@ struct Tombstones {
 
 // The engine's public tombstone calls (the facade over `Tombstones`).
 extension Engine {
-    var tombstones: Tombstones {
-        Tombstones(state: state) { (s, changes) throws(StoreError) -> Bool in try self.settleCovered(s, changes: &changes) }
-    }
+    var tombstones: Tombstones { Tombstones(state: state) }
 
     /// The tombstone that would block a push with `id` in `app`: the id's own first, then its run's;
     /// nil when none. O(log n), plus a scan of the app's history for the reason of an id's cancel

@@ -104,15 +104,15 @@ extension Engine {
                     // start) after the last occurrence and `now`, so nothing fires twice either way.
                     var base = s.storedAt
                     if let last = s.lastDue {
-                        if let old, try evaluationZone(s).name == name {
+                        if let old, try resolution.evaluationZone(s).name == name {
                             base = max(last, new.resolve(old.localDateTime(at: last)).instant)
                         } else {
                             base = max(last, now)
                         }
                     }
-                    next = try nextElapse(s, after: base)
+                    next = try resolution.nextElapse(s, after: base)
                 } else {
-                    next = try oneShotDue(s)
+                    next = try resolution.oneShotDue(s)
                 }
             } catch {
                 continue  // cannot be evaluated any more: keeps its due; `advance` ends it
