@@ -179,7 +179,7 @@ public final class Engine {
             try deviceZoneChanged(to: deviceZone, now: now)
         }
         // tzdata updated while the daemon was down: re-resolve what the new rules move.
-        _ = try recheckZoneRules(now: now, flush: false)
+        _ = try ZoneRulesUpdate(state: state).recheck(now: now, flush: false)
         refreshSnoozeDue()
         try maintenanceStep(now: now)
     }
@@ -265,7 +265,7 @@ public final class Engine {
 
     // MARK: Internals shared by the Engine_* files
 
-    func grace(of schedule: StoredSchedule) -> Int64 { schedule.graceSeconds ?? defaultGraceSeconds }
+    func grace(of schedule: StoredSchedule) -> Int64 { state.grace(of: schedule) }
 
     /// Whether something due at `due` and shown at `at` is within `graceSeconds` (equal is within).
     /// Saturates for huge graces instead of overflowing.

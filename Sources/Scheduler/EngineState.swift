@@ -55,6 +55,9 @@ final class EngineState {
         zoneCache[deviceZone.name] = deviceZone
     }
 
+    /// A schedule's grace: its own, else the default. O(1).
+    func grace(of schedule: StoredSchedule) -> Int64 { schedule.graceSeconds ?? defaultGraceSeconds }
+
     /// Copies the title, messageId and data of the record's schedule (pending, else finished) into it.
     /// Inside a transaction's body; two key lookups at most.
     func fillDetails(_ record: inout HistoryRecord) throws(StoreError) {

@@ -177,10 +177,10 @@ extension Engine {
             } else if s.kind == .calendar {
                 // The last occurrence: the calendar leaves the pending set, and says why.
                 s.lastDue = occurrence
-                try expire(s, now: at, reason: reason.map { _ in "schedule ended" })
+                try endings.expire(s, now: at, reason: reason.map { _ in "schedule ended" })
             } else {
                 try store.schedules.delete(s)
-                try recordFinished(s, outcome: shown ? .fired : .missed, due: occurrence, now: now)
+                try endings.recordFinished(s, outcome: shown ? .fired : .missed, due: occurrence, now: now)
             }
         }
         guard shown else { return }

@@ -223,7 +223,7 @@ extension Engine {
                     reason: schedule.kind == .calendar ? "no occurrence" : nil,
                     lateSeconds: missedDue.map { Self.seconds(from: $0, to: now) }, title: schedule.title,
                     messageId: nil, dataJSON: nil))
-                try recordFinished(schedule, outcome: .missed, due: missedDue, now: now)
+                try endings.recordFinished(schedule, outcome: .missed, due: missedDue, now: now)
                 return PushOutcome(id: local.id, status: .missed, next: nil)
             }
             schedule.next = due

@@ -187,7 +187,7 @@ extension Engine {
                     guard let next else {
                         // A floating calendar whose `until` now lies before its next elapse: it is over.
                         changes.disarm(key: s.key)
-                        try expire(s, now: now)
+                        try endings.expire(s, now: now)
                         continue
                     }
                     s.next = next
@@ -201,32 +201,5 @@ extension Engine {
             throw error
         }
         return delivered
-    }
-
-    /// Within a transaction: a repeating schedule with no occurrence left leaves the pending set with
-    /// history `expired` (reason `until`, or why it cannot be evaluated any more).
-    func expire(_ s: StoredSchedule, now: Instant, reason: String? = nil) throws(StoreError) {
-        try store.schedules.delete(s)
-        try store.history.append(HistoryRecord(
-            app: s.app, id: s.id, event: .expired, at: now, due: s.lastDue, reason: reason ?? (s.untilInstant != nil
-                || s.untilWall != nil ? "until" : "no occurrence"),
-            lateSeconds: nil, title: s.title, messageId: s.messageId, dataJSON: s.dataJSON))
-        try recordFinished(s, outcome: s.lastDue == nil ? .missed : .fired, due: s.lastDue, now: now)
-    }
-
-    /// Remembers a schedule that is over, so a redelivery of the same push is a `duplicate`.
-    func recordFinished(_ s: StoredSchedule, outcome: HistoryRecord.Event, due: Instant?, now: Instant)
-        throws(StoreError) {
-        var keepUntil = now.adding(seconds: Self.tombstoneRetentionSeconds)
-        if let due {
-            let graceEnd = due.adding(seconds: min(grace(of: s), Int64.max / 2_000_000))
-            if graceEnd > keepUntil { keepUntil = graceEnd }
-        }
-        // A missed schedule was never shown: nothing will be opened or dismissed, so its record keeps only
-        // what duplicate detection needs (id, digest, due), not its payload (CONTRACT §8 "Quota").
-        let shown = outcome != .missed
-        try store.finished.save(FinishedSchedule(
-            app: s.app, id: s.id, fingerprint: s.fingerprint, outcome: outcome, due: due, finishedAt: now, keepUntil: keepUntil,
-            title: shown ? s.title : nil, messageId: shown ? s.messageId : nil, dataJSON: shown ? s.dataJSON : nil))
     }
 }

@@ -36,46 +36,56 @@ extension Engine {
     @discardableResult
     public func zoneFilesChanged(now: Instant) throws(EngineError) -> [ZoneRulesChange] {
         try advance(to: now, mode: .wallClock)
-        return try recheckZoneRules(now: now, flush: true)
+        return try ZoneRulesUpdate(state: state).recheck(now: now, flush: true)
     }
+}
 
-    /// Compares the digests of the zones in use with the recorded ones; re-resolves what changed.
-    /// `flush`: forget cached rules first (a running process; at start nothing is cached yet).
-    func recheckZoneRules(now: Instant, flush: Bool) throws(EngineError) -> [ZoneRulesChange] {
-        var names = Set(zoneCache.keys).union([deviceZone.name])
-        names.formUnion(try storage { () throws(StoreError) in try store.schedules.pinnedZoneNames() })
-        let previous = zoneCache.merging([deviceZone.name: deviceZone]) { _, device in device }
+/// A tzdata update as a part of the engine over its one state (docs/architecture.md "The engine's parts"):
+/// reloads the zones in use, compares their digests with the store's, re-resolves what moved.
+/// `Engine.zoneFilesChanged` first delivers what was due under the old rules, then runs `recheck`.
+struct ZoneRulesUpdate {
+    let state: EngineState
+
+    /// Compares the digests of the zones in use (the cached ones, the device zone, every pinned zone in the
+    /// store) with the recorded ones and re-resolves, in ONE transaction, the schedules of each zone whose
+    /// rules changed; records the new digests and the tzdata release. `flush`: forget cached rules first (a
+    /// running process; at start nothing is cached yet). Invariant: nothing that fired fires again; the
+    /// wheel follows only after COMMIT. O(pending schedules of the changed zones) plus one reload per zone.
+    func recheck(now: Instant, flush: Bool) throws(EngineError) -> [ZoneRulesChange] {
+        var names = Set(state.zoneCache.keys).union([state.deviceZone.name])
+        names.formUnion(try storeCalls { () throws(StoreError) in try state.store.schedules.pinnedZoneNames() })
+        let previous = state.zoneCache.merging([state.deviceZone.name: state.deviceZone]) { _, device in device }
         if flush {
-            zones.flush()
-            zoneCache.removeAll(keepingCapacity: true)
-            specCache.removeAll(keepingCapacity: true)
+            state.zones.flush()
+            state.zoneCache.removeAll(keepingCapacity: true)
+            state.specCache.removeAll(keepingCapacity: true)
         }
         var current: [String: TimeZoneRules] = [:]
         for name in names {
-            if let rules = try? zones.zone(named: name) {
+            if let rules = try? state.zones.zone(named: name) {
                 current[name] = rules
-            } else if name == deviceZone.name {
-                current[name] = deviceZone  // a TZ string or /etc/localtime file: not reloadable by name
+            } else if name == state.deviceZone.name {
+                current[name] = state.deviceZone  // a TZ string or /etc/localtime file: not reloadable by name
             }
         }
-        if let device = current[deviceZone.name] { deviceZone = device }
-        for (name, rules) in current { zoneCache[name] = rules }
-        let recorded = try storage { () throws(StoreError) in try store.meta.zoneHashes() }
+        if let device = current[state.deviceZone.name] { state.deviceZone = device }
+        for (name, rules) in current { state.zoneCache[name] = rules }
+        let recorded = try storeCalls { () throws(StoreError) in try state.store.meta.zoneHashes() }
         var changes: [ZoneRulesChange] = []
-        _ = try transaction { (wheelChanges: inout ChangeSet) throws(StoreError) in
+        _ = try state.transaction { (wheelChanges: inout ChangeSet) throws(StoreError) in
             for name in current.keys.sorted() {
                 guard let rules = current[name] else { continue }
                 let digest = rules.contentDigest
                 if let known = recorded[name], known != digest {
-                    let moved = try wrap { () throws(EngineError) in
+                    let moved = try state.wrap { () throws(EngineError) in
                         try reresolve(zone: name, old: previous[name], new: rules, now: now, changes: &wheelChanges)
                     }
                     changes.append(ZoneRulesChange(zone: name, moved: moved))
                 }
-                if recorded[name] != digest { try store.meta.setZoneHash(name, digest) }
+                if recorded[name] != digest { try state.store.meta.setZoneHash(name, digest) }
             }
-            if let version = zones.tzdataVersion, try store.meta.value("tzdata_version") != version {
-                try store.meta.set("tzdata_version", version)
+            if let version = state.zones.tzdataVersion, try state.store.meta.value("tzdata_version") != version {
+                try state.store.meta.set("tzdata_version", version)
             }
         }
         return changes
@@ -89,9 +99,9 @@ extension Engine {
     /// nothing is `expired`.
     private func reresolve(zone name: String, old: TimeZoneRules?, new: TimeZoneRules, now: Instant,
                            changes: inout ChangeSet) throws(EngineError) -> [ZoneRulesChange.Moved] {
-        let affected = try storage { () throws(StoreError) -> [StoredSchedule] in
-            var rows = try store.schedules.pinned(zone: name)
-            if name == deviceZone.name { rows += try store.schedules.floating().filter { $0.zone == nil } }
+        let affected = try storeCalls { () throws(StoreError) -> [StoredSchedule] in
+            var rows = try state.store.schedules.pinned(zone: name)
+            if name == state.deviceZone.name { rows += try state.store.schedules.floating().filter { $0.zone == nil } }
             return rows
         }
         var moved: [ZoneRulesChange.Moved] = []
@@ -104,28 +114,28 @@ extension Engine {
                     // start) after the last occurrence and `now`, so nothing fires twice either way.
                     var base = s.storedAt
                     if let last = s.lastDue {
-                        if let old, try resolution.evaluationZone(s).name == name {
+                        if let old, try ZoneResolution(state: state).evaluationZone(s).name == name {
                             base = max(last, new.resolve(old.localDateTime(at: last)).instant)
                         } else {
                             base = max(last, now)
                         }
                     }
-                    next = try resolution.nextElapse(s, after: base)
+                    next = try ZoneResolution(state: state).nextElapse(s, after: base)
                 } else {
-                    next = try resolution.oneShotDue(s)
+                    next = try ZoneResolution(state: state).oneShotDue(s)
                 }
             } catch {
                 continue  // cannot be evaluated any more: keeps its due; `advance` ends it
             }
             guard let next else {
                 changes.disarm(key: s.key)
-                try storage { () throws(StoreError) in try expire(s, now: now) }
+                try storeCalls { () throws(StoreError) in try Endings(state: state).expire(s, now: now) }
                 continue
             }
             guard next != s.next else { continue }
             moved.append(ZoneRulesChange.Moved(id: s.id, from: s.next, to: next))
             s.next = next
-            try storage { () throws(StoreError) in try store.schedules.updateNext(key: s.key, next: next, lastDue: s.lastDue) }
+            try storeCalls { () throws(StoreError) in try state.store.schedules.updateNext(key: s.key, next: next, lastDue: s.lastDue) }
             changes.arm(key: s.key, due: next)
         }
         return moved
