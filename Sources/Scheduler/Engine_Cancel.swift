@@ -14,7 +14,7 @@ extension Engine {
     public func cancelReporting(id: String, app: String = Engine.defaultApp, now: Instant) throws(EngineError) -> CancelResult {
         try Self.checkName(id, "id", maxBytes: PushDecoder.maxIdBytes)
         return try cancelling(app: app, now: now, reason: "cli") { (changes: inout ChangeSet) throws(EngineError) in
-            try cancelSchedules(app: app, id: id, reason: "cli", sparing: nil, now: now, changes: &changes)
+            try cancellation.cancelSchedules(app: app, id: id, reason: "cli", sparing: nil, now: now, changes: &changes)
         }
     }
 
@@ -29,7 +29,7 @@ extension Engine {
         try Self.checkName(run, "run", maxBytes: PushDecoder.maxIdBytes)
         var unlisted = 0
         var result = try cancelling(app: app, now: now, reason: "run") { (changes: inout ChangeSet) throws(EngineError) in
-            let (ids, rest) = try cancelSchedules(app: app, run: run, reason: "run", sparing: nil, now: now, changes: &changes)
+            let (ids, rest) = try cancellation.cancelSchedules(app: app, run: run, reason: "run", sparing: nil, now: now, changes: &changes)
             unlisted = rest
             return ids
         }
@@ -99,25 +99,34 @@ extension Engine {
         }
     }
 
-    /// Within a transaction: tombstone `id`, cancel it if pending (unless spared), close it if it may be shown.
+}
+
+/// The two steps every cancellation shares (by id, run, event, a job's slice, a push's cancel): a part of
+/// the engine over its one state (docs/architecture.md "The engine's parts").
+struct Cancellation {
+    let state: EngineState
+
+    /// Within a transaction: tombstone `id`, cancel it if pending (unless spared), close it if it may be shown
+    /// (its id to `changes.closes`); returns the ids cancelled. Invariant: the tombstone is left even when
+    /// nothing is pending (CONTRACT §1); a schedule a job covers is cancelled as the job does. O(log n).
     func cancelSchedules(app: String, id: String, reason: String, sparing: String?, now: Instant,
                          changes: inout ChangeSet) throws(EngineError) -> [String] {
-        try storage { () throws(StoreError) -> [String] in
-            try store.tombstones.add(app: app, .id, id, at: now)
-            try store.tombstones.purge(createdBefore: now.adding(seconds: -Self.tombstoneRetentionSeconds))
-            var pending = try store.schedules.schedule(app: app, id: id)
+        try storeCalls { () throws(StoreError) -> [String] in
+            try state.store.tombstones.add(app: app, .id, id, at: now)
+            try state.store.tombstones.purge(createdBefore: now.adding(seconds: -Engine.tombstoneRetentionSeconds))
+            var pending = try state.store.schedules.schedule(app: app, id: id)
             // Covered by a cancellation job: cancelled by it (its reason and time), as if already done.
-            if let s = pending, try cancelJobParts.settleIfCovered(s, changes: &changes) { pending = nil }
+            if let s = pending, try CancelJobs(state: state).settleIfCovered(s, changes: &changes) { pending = nil }
             guard id != sparing else { return [] }
             var ids: [String] = []
             if let s = pending {
-                try cancellation.cancelPending(s, reason: reason, now: now, changes: &changes)
+                try cancelPending(s, reason: reason, now: now, changes: &changes)
                 ids.append(id)
-            } else if let done = try store.finished.record(app: app, id: id), done.outcome == .fired {
+            } else if let done = try state.store.finished.record(app: app, id: id), done.outcome == .fired {
                 changes.closes.append(id)
-                try store.failedDeliveries.remove(app: app, id: id)
+                try state.store.failedDeliveries.remove(app: app, id: id)
             }
-            if try store.snoozed.remove(app: app, id: id) > 0, !changes.closes.contains(id) { changes.closes.append(id) }
+            if try state.store.snoozed.remove(app: app, id: id) > 0, !changes.closes.contains(id) { changes.closes.append(id) }
             return ids
         }
     }
@@ -125,44 +134,40 @@ extension Engine {
     /// Within a transaction: tombstone `run` and cancel each of its pending schedules: the first
     /// `cancelFirstSlice` in due order now (their ids returned), the rest by a cancellation job (`unlisted`).
     /// With `sparing` (a push's own unchanged schedule, which a job could not leave out) all at once.
+    /// Invariant: the run tombstone is left whatever is pending; a run matches exactly. O(run · log n) with
+    /// `sparing`, else O(first slice · log n) plus counting what the job covers.
     func cancelSchedules(app: String, run: String, reason: String, sparing: String?, now: Instant,
                          changes: inout ChangeSet) throws(EngineError) -> (ids: [String], unlisted: Int) {
-        try storage { () throws(StoreError) -> (ids: [String], unlisted: Int) in
-            try store.tombstones.add(app: app, .run, run, at: now)
-            try store.tombstones.purge(createdBefore: now.adding(seconds: -Self.tombstoneRetentionSeconds))
+        try storeCalls { () throws(StoreError) -> (ids: [String], unlisted: Int) in
+            try state.store.tombstones.add(app: app, .run, run, at: now)
+            try state.store.tombstones.purge(createdBefore: now.adding(seconds: -Engine.tombstoneRetentionSeconds))
             var ids: [String] = [], unlisted = 0
             if let sparing {
-                for s in try store.schedules.matching(app: app, run: run) where s.id != sparing {
-                    if try cancelJobParts.settleIfCovered(s, changes: &changes) { continue }
-                    try cancellation.cancelPending(s, reason: reason, now: now, changes: &changes)
+                for s in try state.store.schedules.matching(app: app, run: run) where s.id != sparing {
+                    if try CancelJobs(state: state).settleIfCovered(s, changes: &changes) { continue }
+                    try cancelPending(s, reason: reason, now: now, changes: &changes)
                     ids.append(s.id)
                 }
-                _ = try cancelJobParts.settleIfCovered(app: app, id: sparing, changes: &changes)
+                _ = try CancelJobs(state: state).settleIfCovered(app: app, id: sparing, changes: &changes)
             } else {
-                (ids, unlisted) = try cancelJobParts.cancelCoverable(app: app, kind: .run, name: run, reason: reason, now: now,
+                (ids, unlisted) = try CancelJobs(state: state).cancelCoverable(app: app, kind: .run, name: run, reason: reason, now: now,
                                                       changes: &changes) { _ throws(StoreError) in }
             }
             let cancelled = Set(ids)  // O(1) membership: a run of N schedules is cancelled in O(N log N)
-            for id in try store.finished.ids(app: app, run: run) where id != sparing && !cancelled.contains(id) {
-                if try store.finished.record(app: app, id: id)?.outcome == .fired {
+            for id in try state.store.finished.ids(app: app, run: run) where id != sparing && !cancelled.contains(id) {
+                if try state.store.finished.record(app: app, id: id)?.outcome == .fired {
                     changes.closes.append(id)
-                    try store.failedDeliveries.remove(app: app, id: id)
+                    try state.store.failedDeliveries.remove(app: app, id: id)
                 }
             }
             var closing = Set(changes.closes)
-            for id in try store.snoozed.ids(app: app, run: run) where id != sparing {
-                _ = try store.snoozed.remove(app: app, id: id)
+            for id in try state.store.snoozed.ids(app: app, run: run) where id != sparing {
+                _ = try state.store.snoozed.remove(app: app, id: id)
                 if closing.insert(id).inserted { changes.closes.append(id) }
             }
             return (ids, unlisted)
         }
     }
-}
-
-/// The two steps every cancellation shares (by id, run, event, a job's slice, a push's cancel): a part of
-/// the engine over its one state (docs/architecture.md "The engine's parts").
-struct Cancellation {
-    let state: EngineState
 
     /// Within a transaction: removes pending schedule `s` (its row, failed delivery and snoozed copy) with
     /// history `cancelled` (`reason`, at `now`), disarming it in `changes`; a calendar that already fired,

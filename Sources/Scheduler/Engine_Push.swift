@@ -139,10 +139,10 @@ extension Engine {
             }
             switch cancel {
             case .id(let id):
-                let ids = try cancelSchedules(app: app, id: id, reason: "push", sparing: spared, now: now, changes: &changes)
+                let ids = try cancellation.cancelSchedules(app: app, id: id, reason: "push", sparing: spared, now: now, changes: &changes)
                 outcomes.append(PushOutcome(id: id, status: .cancelled, next: nil, cancelled: ids, closed: []))
             case .run(let run):
-                let (ids, unlisted) = try cancelSchedules(app: app, run: run, reason: "run", sparing: spared, now: now,
+                let (ids, unlisted) = try cancellation.cancelSchedules(app: app, run: run, reason: "run", sparing: spared, now: now,
                                                           changes: &changes)
                 var outcome = PushOutcome(id: run, status: .cancelled, next: nil, cancelled: ids, closed: [], isRun: true)
                 outcome.cancelledUnlisted = unlisted
