@@ -119,10 +119,16 @@ public final class Engine {
     public var lateCause = LateCause.start
     /// What the machine can do for `wake: true` schedules, as the daemon found out (Wake.swift): each
     /// push outcome of a wake schedule carries it.
-    public var wakeCapability = WakeCapability.unavailable("not checked")
+    public var wakeCapability: WakeCapability {
+        get { state.wakeCapability }
+        set { state.wakeCapability = newValue }
+    }
     /// Set when a change may have moved the earliest wake schedule (a wake push stored, a wake schedule
     /// fired); the daemon re-reads `earliestWake()` and clears it.
-    public var wakeMayHaveChanged = true
+    public var wakeMayHaveChanged: Bool {
+        get { state.wakeMayHaveChanged }
+        set { state.wakeMayHaveChanged = newValue }
+    }
 
     /// The zone floating schedules currently follow.
     public internal(set) var deviceZone: TimeZoneRules {

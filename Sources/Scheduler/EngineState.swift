@@ -42,6 +42,11 @@ final class EngineState {
     /// transactions only (`ChangeSet.settled`): closed by the engine's next `closeSettled`.
     var settledCloses: [(app: String, id: String, reason: String)] = []
 
+    /// What the machine can do for `wake: true` schedules (`Engine.wakeCapability`).
+    var wakeCapability = WakeCapability.unavailable("not checked")
+    /// Set when a change may have moved the earliest wake schedule (`Engine.wakeMayHaveChanged`).
+    var wakeMayHaveChanged = true
+
     init(store: SQLiteScheduleStore, notifier: any Notifier, zones: any ZoneResolver, deviceZone: TimeZoneRules,
          defaultGraceSeconds: Int64, now: Instant) {
         self.store = store
