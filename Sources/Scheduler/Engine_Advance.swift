@@ -70,7 +70,7 @@ extension Engine {
                 if !delivered.isEmpty || sliceStart != nil { sliceStart = start }  // a retry goes on from `start`
                 throw error
             }
-            delivered += try deliver(firings, now: now)
+            delivered += try handOver.deliver(firings, now: now)
             try cancelJobParts.closeSettled(now: now)
             // Between batches, at the instant reached so far: a long span keeps its history bounded as it goes.
             try maintainIfDue(now: mode == .wallClock ? now : min(now, firings.last?.notification.at ?? now))
@@ -190,64 +190,5 @@ extension Engine {
             due: occurrence, at: at, lateSeconds: lateness, graceSeconds: s.graceSeconds)
         notification.extras = s.extras
         firings.append(Firing(notification: notification, graceSeconds: s.graceSeconds, historySeq: historySeq))
-    }
-
-    /// Hands recorded firings to the notifier in order; failures are recorded (history `failed`) and queued
-    /// for `retryFailed` in one transaction. Returns everything handed over.
-    func deliver(_ firings: [Firing], now: Instant) throws(EngineError) -> [DueNotification] {
-        var failures: [(Firing, String)] = []
-        for firing in firings {
-            // `.pending`: an asynchronous notifier reports a failure later, through `deliveryFailed`.
-            if case .failed(let reason) = notifier.show(firing.notification) { failures.append((firing, reason)) }
-        }
-        if !firings.isEmpty { store.history.confirmHandOver() }  // written by the next commit, whichever it is
-        try recordFailures(failures)
-        return firings.map(\.notification)
-    }
-
-    /// An asynchronous notifier's late answer: the hand-over of `notification` (which `show` answered
-    /// `.pending`) failed. Recorded like a failure `show` reports at once: history `failed`, queued for
-    /// `retryFailed`. One transaction.
-    public func deliveryFailed(_ notification: DueNotification, reason: String) throws(EngineError) {
-        try recordFailures([(Firing(notification: notification, graceSeconds: notification.graceSeconds), reason)])
-    }
-
-    private func recordFailures(_ failures: [(Firing, String)]) throws(EngineError) {
-        guard !failures.isEmpty else { return }
-        _ = try transaction { (_: inout ChangeSet) throws(StoreError) in
-            for (firing, reason) in failures {
-                let n = firing.notification
-                try store.history.append(HistoryRecord(
-                    app: n.app, id: n.id, event: .failed, at: n.at, due: n.due, reason: reason, lateSeconds: n.lateSeconds,
-                    title: n.title, messageId: n.messageId, dataJSON: n.dataJSON))
-                let expires = StoreCoding.graceEnd(due: n.due, graceSeconds: firing.graceSeconds ?? defaultGraceSeconds)
-                try store.failedDeliveries.add(n, graceSeconds: firing.graceSeconds, expires: Instant(microseconds: expires))
-            }
-        }
-    }
-
-    /// Retries every notification whose delivery `failed` (a notification server appeared), oldest due first.
-    ///
-    /// Each is taken off the retry queue and recorded again before it is shown: `fired` (reason `retry`,
-    /// lateness from its due) when still within its grace, else `missed` (reason `retry`). A retry that
-    /// fails again is recorded `failed` and queued again.
-    public func retryFailed(now: Instant) throws(EngineError) -> [DueNotification] {
-        var firings: [Firing] = []
-        _ = try transaction { (_: inout ChangeSet) throws(StoreError) in
-            for failed in try store.failedDeliveries.all() {
-                var n = failed.notification
-                n.graceSeconds = failed.graceSeconds
-                n.at = now
-                n.lateSeconds = Self.seconds(from: n.due, to: now)
-                let shown = Self.isWithinGrace(due: n.due, at: now, graceSeconds: failed.graceSeconds ?? defaultGraceSeconds)
-                try store.failedDeliveries.remove(seq: failed.seq)
-                try store.history.append(HistoryRecord(
-                    app: n.app, id: n.id, event: shown ? .fired : .missed, at: now, due: n.due, reason: "retry",
-                    lateSeconds: n.lateSeconds, title: n.title, messageId: n.messageId, dataJSON: n.dataJSON),
-                    awaitingHandOver: shown)
-                if shown { firings.append(Firing(notification: n, graceSeconds: failed.graceSeconds)) }
-            }
-        }
-        return try deliver(firings, now: now)
     }
 }

@@ -93,9 +93,9 @@ extension Engine {
     }
 
     /// Shows again every snoozed notification whose time came: `Snoozes.takeDue` commits them, then they
-    /// are handed to the notifier (`deliver`).
+    /// are handed to the notifier (`HandOver.deliver`).
     func deliverSnoozed(now: Instant) throws(EngineError) -> [DueNotification] {
-        try deliver(try snoozes.takeDue(now: now), now: now)
+        try handOver.deliver(try snoozes.takeDue(now: now), now: now)
     }
 
     /// Re-reads the earliest snoozed `until` (`Snoozes.refreshDue`).
