@@ -215,9 +215,9 @@ public final class GroupCommit {
         }
         let writes = Array(waiting[..<end])
         waiting.removeFirst(end)
-        batchesWaiting -= writes.count { $0.operation.isBatch }
-        waitingCost -= writes.reduce(0) { $0 + $1.cost }
         for write in writes {
+            if write.operation.isBatch { batchesWaiting -= 1 }
+            waitingCost -= write.cost
             let left = (costByApp[write.app] ?? 0) - write.cost
             costByApp[write.app] = left > 0 ? left : nil
         }
@@ -267,7 +267,7 @@ public final class GroupCommit {
                 results = [.failure(ServiceFailure(loneFailure))]
             } else {
                 // Named by the methods of the group ("Push", or "Cancel, Push" for a mixed group).
-                storage.failed(Set(writes.map(\.member)).sorted().joined(separator: ", "), ServiceFailure(error), backOff: false)
+                storage.failed(Self.methods(of: writes), ServiceFailure(error), backOff: false)
                 results = writes.map { _ in .failure(ServiceFailure(error)) }
             }
         } else {
@@ -276,6 +276,11 @@ public final class GroupCommit {
         let answered = results
         guard deferred, let durability else { return answer(writes, answered, syncFailure: nil) }
         durability.whenDurable { [self] syncFailure in answer(writes, answered, syncFailure: syncFailure) }
+    }
+
+    /// The methods of a group, as a storage failure names it: "Push", or "Cancel, Push" for a mixed group.
+    private static func methods(of writes: [Waiting]) -> String {
+        Set(writes.map(\.member)).sorted().joined(separator: ", ")
     }
 
     /// Runs `transactions` without the sync at COMMIT when a pipeline syncs for the group commit; true
@@ -292,7 +297,7 @@ public final class GroupCommit {
         if let syncFailure {
             let failure = ServiceFailure(.storage, "the write was committed but could not be synced to the disk (\(syncFailure)); "
                                          + "it may be lost if the machine loses power: try again")
-            storage.failed(Set(writes.map(\.member)).sorted().joined(separator: ", "), failure, backOff: false)
+            storage.failed(Self.methods(of: writes), failure, backOff: false)
             results = results.map { _ in .failure(failure) }
         }
         for (write, result) in zip(writes, results) {
