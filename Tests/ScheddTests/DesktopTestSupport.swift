@@ -263,10 +263,12 @@ func waitForStillScreen(_ display: String, scratch: String, seconds: Double = 10
     }
 }
 
-/// Polls `condition` every 20 ms for up to `seconds`; a throwing condition ends the wait by throwing.
+/// Polls `condition` every 20 ms for up to `seconds` of the monotonic clock (a step of the wall clock, by a
+/// test or the VM's time sync, neither shortens nor stretches the wait: CI once saw a 10 s wait for a
+/// still GNOME screen give up after less than 4 s); a throwing condition ends the wait by throwing.
 func waitUntil(_ seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while try !condition() && Date() < deadline { usleep(20_000) }
+    let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+    while try !condition() && ContinuousClock.now < deadline { usleep(20_000) }
     return try condition()
 }
 
