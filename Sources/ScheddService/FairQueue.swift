@@ -54,6 +54,27 @@ public final class FairQueue {
         add(Entry(work: work, writeCost: nil), lane: lane)
     }
 
+    /// Queues `work` in `lane` ahead of the calls waiting there but `behind` of them (0: at the head, so
+    /// the lane's next turn is its): an app's cancellation slice (`CancelSlicing`), so that an app's
+    /// background work keeps pace with its calls instead of waiting behind them, and its calls with it.
+    /// Runs it at once without a trigger. O(1) amortized at the head, O(waiting in the lane) behind.
+    public func enqueueAhead(lane: String, behind: Int = 0, _ work: @escaping () -> Void) {
+        let entry = Entry(work: work, writeCost: nil)
+        guard trigger != nil else { return entry.work() }
+        guard lanes[lane] != nil, let head = heads[lane] else { return add(entry, lane: lane) }
+        let position = head + min(max(behind, 0), lanes[lane]!.count - head)
+        if position == head, head > 0 {
+            lanes[lane]![head - 1] = entry
+            heads[lane] = head - 1
+        } else {
+            lanes[lane]!.insert(entry, at: position)
+        }
+        schedule()
+    }
+
+    /// Whether calls wait for a turn (a trigger is set); without one every entry runs at once.
+    public var takesTurns: Bool { trigger != nil }
+
     /// Queues a write of `cost` units in `lane`; `handOver` gives it to the group commit in the lane's turn
     /// (at once without a trigger). O(1) amortized.
     public func enqueueWrite(lane: String, cost: Int, _ handOver: @escaping () -> Void) {

@@ -102,12 +102,12 @@ public final class GroupCommit {
         self.durability = durability
     }
 
-    /// `action` once every write committed so far is on the disk (at once without a deferred sync):
-    /// the other calls' answers go through it, so that no answer shows a write that a power cut could
-    /// still take back. `failure`: the sync of the log failed.
-    public func whenDurable(_ action: @escaping (_ failure: String?) -> Void) {
+    /// `action` once every write committed so far is on the disk — with `app`, every write of that app
+    /// (at once without a deferred sync): the other calls' answers go through it, so that no answer shows
+    /// a write that a power cut could still take back. `failure`: the sync of the log failed. O(1).
+    public func whenDurable(app: String? = nil, _ action: @escaping (_ failure: String?) -> Void) {
         guard let durability else { return action(nil) }
-        durability.whenDurable(action)
+        durability.whenDurable(app: app, action)
     }
 
     /// Shutdown: commits what waits, syncs on the calling thread, and answers every call.
@@ -176,6 +176,11 @@ public final class GroupCommit {
         while !waiting.isEmpty { commitReady() }
     }
 
+    /// `flush` when `app` has writes waiting (a read of that app's own state must see them); else nothing.
+    public func flush(ifWaiting app: String) {
+        if costByApp[app] != nil { flush() }
+    }
+
     /// `trigger`'s action: commits the writes up to the first batch still decoding (waiting for the first
     /// write itself when it is one), and leaves the rest for the next loop iteration, so that the loop
     /// applies one batch while the decoder's thread decodes the next (`PushBatchDecoder`).
@@ -230,7 +235,7 @@ public final class GroupCommit {
         // again and again: 18% of the daemon's profile, 2.6× slower inserts measured; BENCHMARKS.md §3b.)
         var loneFailure: EngineError?
         var failure: EngineError?
-        let deferred = commitWithoutSync {
+        let commit = commitWithoutSync {
             do throws(EngineError) {
                 try engine.group { () throws(EngineError) in
                     let now = clock.now
@@ -274,8 +279,9 @@ public final class GroupCommit {
             storage.succeeded()
         }
         let answered = results
-        guard deferred, let durability else { return answer(writes, answered, syncFailure: nil) }
-        durability.whenDurable { [self] syncFailure in answer(writes, answered, syncFailure: syncFailure) }
+        guard let commit, let durability else { return answer(writes, answered, syncFailure: nil) }
+        for write in writes { durability.record(commit, app: write.app) }
+        durability.whenDurable(through: commit) { [self] syncFailure in answer(writes, answered, syncFailure: syncFailure) }
     }
 
     /// The methods of a group, as a storage failure names it: "Push", or "Cancel, Push" for a mixed group.
@@ -283,10 +289,10 @@ public final class GroupCommit {
         Set(writes.map(\.member)).sorted().joined(separator: ", ")
     }
 
-    /// Runs `transactions` without the sync at COMMIT when a pipeline syncs for the group commit; true
-    /// when the commits must wait for that sync.
-    private func commitWithoutSync(_ transactions: () -> Void) -> Bool {
-        guard let durability else { transactions(); return false }
+    /// Runs `transactions` without the sync at COMMIT when a pipeline syncs for the group commit; their
+    /// commit's number when they must wait for that sync, nil when they synced themselves.
+    private func commitWithoutSync(_ transactions: () -> Void) -> SyncPipeline.Commit? {
+        guard let durability else { transactions(); return nil }
         return durability.commitWithoutSync(transactions)
     }
 

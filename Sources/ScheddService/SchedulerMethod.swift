@@ -17,11 +17,16 @@ public struct SchedulerMethod: Sendable, Equatable {
     /// The call acts for the caller's app, so the identity part attributes one first (the clock
     /// methods act on the daemon; DeclareApp, Subscribe and SubscribeAllApps are the identity part's own).
     public var actsForApp: Bool
+    /// The call only reads, and its answer shows nothing but the caller's app's own state: it waits
+    /// only for that app's writes to be committed and on the disk, never for other apps' (one app's flood
+    /// of writes on a slow disk does not delay another app's read: CONTRACT §8 "Fair service").
+    public var readsOnlyCallersApp: Bool
 
     init(_ name: String, _ signature: String, _ reply: String, writes: Bool = false, grouped: Bool = false,
-         actsForApp: Bool = true) {
+         actsForApp: Bool = true, readsOnlyCallersApp: Bool = false) {
         self.name = name; self.signature = signature; self.reply = reply
         self.writes = writes || grouped; self.grouped = grouped; self.actsForApp = actsForApp
+        self.readsOnlyCallersApp = readsOnlyCallersApp && !self.writes && actsForApp
     }
 
     /// Every method, in the vtable's order.
@@ -33,10 +38,10 @@ public struct SchedulerMethod: Sendable, Equatable {
         SchedulerMethod("CancelRun", "s", "uasb", grouped: true),
         SchedulerMethod("CancelReport", "s", "s", writes: true),
         SchedulerMethod("CancelRunReport", "s", "s", writes: true),
-        SchedulerMethod("List", "uu", "s"),
-        SchedulerMethod("ListPage", "su", "ss"),
-        SchedulerMethod("History", "u", "s"),
-        SchedulerMethod("HistoryPage", "tu", "st"),
+        SchedulerMethod("List", "uu", "s", readsOnlyCallersApp: true),
+        SchedulerMethod("ListPage", "su", "ss", readsOnlyCallersApp: true),
+        SchedulerMethod("History", "u", "s", readsOnlyCallersApp: true),
+        SchedulerMethod("HistoryPage", "tu", "st", readsOnlyCallersApp: true),
         SchedulerMethod("ClockShow", "", "s", actsForApp: false),
         SchedulerMethod("ClockSet", "s", "s", writes: true, actsForApp: false),
         SchedulerMethod("ClockAdvance", "t", "s", writes: true, actsForApp: false),
@@ -44,12 +49,12 @@ public struct SchedulerMethod: Sendable, Equatable {
         SchedulerMethod("ClockZone", "s", "s", writes: true, actsForApp: false),
         SchedulerMethod("DeclareApp", "s", "s", actsForApp: false),
         SchedulerMethod("ListAllAppsPage", "su", "ss"),
-        SchedulerMethod("PendingCount", "", "u"),
+        SchedulerMethod("PendingCount", "", "u", readsOnlyCallersApp: true),
         SchedulerMethod("PendingCountAllApps", "", "u"),
         SchedulerMethod("HistoryAllAppsPage", "tu", "st"),
-        SchedulerMethod("Tombstone", "s", "s"),
+        SchedulerMethod("Tombstone", "s", "s", readsOnlyCallersApp: true),
         SchedulerMethod("Unblock", "s", "s", writes: true),
-        SchedulerMethod("Snoozed", "u", "s"),
+        SchedulerMethod("Snoozed", "u", "s", readsOnlyCallersApp: true),
         SchedulerMethod("SnoozedAllApps", "u", "s"),
         SchedulerMethod("Subscribe", "", "s", actsForApp: false),
         SchedulerMethod("SubscribeAllApps", "", "s", actsForApp: false),

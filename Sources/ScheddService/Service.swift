@@ -125,23 +125,27 @@ public final class Service {
     /// Runs a call that is not grouped, after committing the writes waiting before it.
     private func serveNow(_ call: SchedulerCall, caller: Caller?, reply: @escaping CallReply) {
         let method = call.method
-        groupCommit.flush()  // every other call sees the writes that came before it
+        // Every other call sees the writes that came before it: a read of the caller's app alone, that
+        // app's (another app's waiting writes are not its business, nor their commit's cost).
+        let scope = method.readsOnlyCallersApp ? caller?.app : nil
+        if let scope { groupCommit.flush(ifWaiting: scope) } else { groupCommit.flush() }
         do throws(ServiceFailure) {
             if let answer = try run(call, caller: caller, reply: reply) {
                 if method.writes { storage.succeeded() }
-                answerWhenDurable(reply, .success(answer))
+                answerWhenDurable(reply, .success(answer), app: scope)
             }
         } catch {
             if error.name == .storage { storage.failed(method.name, error, backOff: false) }
-            answerWhenDurable(reply, .failure(error))
+            answerWhenDurable(reply, .failure(error), app: scope)
         }
     }
 
     /// Sends `result` once the group commits it may have seen are on the disk (`GroupCommit.whenDurable`:
-    /// at once unless a sync is under way), so that no answer shows a write a power cut could take back.
-    /// A failed sync changes nothing here: the writes' own callers are told; this call saw them committed.
-    private func answerWhenDurable(_ reply: @escaping CallReply, _ result: Result<CallAnswer, ServiceFailure>) {
-        groupCommit.whenDurable { _ in reply(result) }
+    /// at once unless a sync is under way), so that no answer shows a write a power cut could take back:
+    /// with `app`, that app's commits only (the call shows nothing else). A failed sync changes nothing
+    /// here: the writes' own callers are told; this call saw them committed.
+    private func answerWhenDurable(_ reply: @escaping CallReply, _ result: Result<CallAnswer, ServiceFailure>, app: String?) {
+        groupCommit.whenDurable(app: app) { _ in reply(result) }
     }
 
     private func requireCaller(_ caller: Caller?, _ method: SchedulerMethod) throws(ServiceFailure) -> Caller {

@@ -35,6 +35,13 @@ extension Engine {
     /// Whether a cancellation job may be under way (the daemon then runs `cancelSlice` until it is false). O(1).
     public var hasCancelJobs: Bool { store.cancelJobs.mayExist }
 
+    /// The app whose job the next `cancelSlice` works on (the oldest job's); nil when none exists (or the
+    /// store cannot say: the slice itself then reports the failure). O(jobs).
+    public var nextCancelJobApp: String? {
+        guard store.cancelJobs.mayExist else { return nil }
+        return try? store.cancelJobs.all().first?.app
+    }
+
     var cancelJobParts: CancelJobs { CancelJobs(state: state) }
 
     /// The jobs under way, oldest first (tests, status). Reads only. O(jobs).

@@ -70,4 +70,33 @@ final class FairQueueTests: XCTestCase {
         queue.enqueue(lane: "a") { ran = true }
         XCTAssertTrue(ran)
     }
+
+    /// A cancellation slice (`CancelSlicing`) goes ahead of its app's waiting calls: the first at the lane's
+    /// head, each next one behind one call, so the app's jobs and its calls alternate; other lanes keep
+    /// their turns.
+    func testWorkQueuedAhead_takesTheLanesNextTurn_orTheOneAfterOneCall() {
+        let queue = FairQueue()
+        queue.trigger = ManualTrigger()
+        var served: [String] = []
+        for i in 0..<3 { queue.enqueue(lane: "a") { served.append("a\(i)") } }
+        queue.enqueue(lane: "b") { served.append("b0") }
+        queue.enqueueAhead(lane: "a") { served.append("slice1") }
+        queue.serveNext()
+        XCTAssertEqual(served, ["slice1"], "the slice takes the app's next turn")
+        queue.enqueueAhead(lane: "a", behind: 1) { served.append("slice2") }
+        while queue.waiting > 0 { queue.serveNext() }
+        XCTAssertEqual(served, ["slice1", "b0", "a0", "slice2", "a1", "a2"], "one call of the app between two slices")
+        // Behind more calls than wait: at the lane's end; into an empty queue: a lane of its own.
+        served = []
+        queue.enqueue(lane: "c") { served.append("c0") }
+        queue.enqueueAhead(lane: "c", behind: 5) { served.append("slice3") }
+        queue.enqueueAhead(lane: "d") { served.append("slice4") }
+        while queue.waiting > 0 { queue.serveNext() }
+        XCTAssertEqual(served, ["c0", "slice4", "slice3"])
+        // Without a trigger it runs at once.
+        let direct = FairQueue()
+        var ran = false
+        direct.enqueueAhead(lane: "a") { ran = true }
+        XCTAssertTrue(ran)
+    }
 }

@@ -143,6 +143,51 @@ final class GroupCommitSyncTests: XCTestCase {
         XCTAssertEqual(device.begun, 2, "no sync of its own")
     }
 
+    /// One app's reads wait only for that app's writes (CONTRACT §8 "Fair service": a flood of one app's
+    /// writes on a slow disk must not delay another app's read); a read that shows every app (the
+    /// *AllApps calls, Status, the clock) waits for every write, and an app's own read for its own.
+    func testAReadOfOneAppWaitsOnlyForThatAppsWrites_aReadOfEveryAppForAll() throws {
+        let device = HandSyncDevice()
+        let p = try ServiceParts(databasePath: directory + "/s.db", start: start, syncDevice: device)
+        let pipeline = try XCTUnwrap(p.group.durability)
+        let other = Caller(app: "org.example.Other", sandboxed: false)
+        let pushed = p.serve(push("run_6:a"), caller: caller)
+        p.group.flush()
+        XCTAssertEqual(device.begun, 1)
+        let othersCount = p.serve(.pendingCount, caller: other)
+        let othersList = p.serve(.list(limit: 10, offset: 0), caller: other)
+        XCTAssertEqual(othersCount().count, 1, "another app's count does not wait for this app's sync")
+        guard case .success(.count(0))? = othersCount().first else { return XCTFail("\(othersCount())") }
+        XCTAssertEqual(othersList().count, 1)
+        let ownCount = p.serve(.pendingCount, caller: caller)
+        let everyApp = p.serve(.pendingCountAllApps, caller: other)
+        let clock = p.serve(.clockShow, caller: other)
+        XCTAssertTrue(pushed().isEmpty && ownCount().isEmpty, "the app's own read shows its push: it waits")
+        XCTAssertTrue(everyApp().isEmpty && clock().isEmpty, "a read of every app shows the push too: it waits")
+        // Another app's write waiting for the commit is not committed (nor waited for) by this app's read.
+        p.group.trigger = ManualTrigger()
+        let othersPush = p.serve(push("run_6:b"), caller: other)
+        let mine = p.serve(.list(limit: 10, offset: 0), caller: caller)
+        XCTAssertEqual(try committedRows(), 1, "the other app's waiting push is not committed by this app's read")
+        XCTAssertEqual(p.group.waitingCount, 1)
+        pipeline.synced(nil)
+        XCTAssertEqual(pushed().count, 1)
+        guard case .success(.count(1))? = ownCount().first, case .success(.count(1))? = everyApp().first else {
+            return XCTFail("\(ownCount()) \(everyApp())")
+        }
+        XCTAssertEqual(clock().count, 1)
+        guard case .success(.string(let text))? = mine().first else { return XCTFail("\(mine())") }
+        XCTAssertTrue(text.contains("run_6:a"), text)
+        p.group.flush()
+        XCTAssertEqual(try committedRows(), 2)
+        let othersOwn = p.serve(.list(limit: 10, offset: 0), caller: other)
+        XCTAssertTrue(othersPush().isEmpty && othersOwn().isEmpty, "now the other app's read waits for its own push")
+        pipeline.synced(nil)
+        XCTAssertEqual(othersPush().count, 1)
+        XCTAssertEqual(othersOwn().count, 1)
+        XCTAssertFalse(pipeline.isWaiting)
+    }
+
     func testAFailedSyncAnswersEveryCallOfItsGroupsWithAStorageErrorNamingTheSync() throws {
         let device = HandSyncDevice()
         let p = try ServiceParts(databasePath: directory + "/s.db", start: start, syncDevice: device)

@@ -54,7 +54,7 @@ struct ServiceParts {
         group.afterCommit = { delivery.settle() }
         let service = Service(engine: { engine }, clock: clock, delivery: delivery, groupCommit: group, storage: storage,
                               announcer: recorder)
-        let slicing = CancelSlicing(engine: { engine }, clock: clock, storage: storage, log: recorder)
+        let slicing = CancelSlicing(engine: { engine }, clock: clock, storage: storage, log: recorder, durability: durability)
         delivery.afterSettle = { slicing.kick() }
         service.cancelSlicing = slicing
         self.slicing = slicing

@@ -122,7 +122,8 @@ final class Daemon {
             if let notify = report.notify { ServiceManager.notify(notify) }
         })
         delivery = Delivery(engine: engine, clock: clock, storage: storage, log: logger)
-        cancelSlicing = CancelSlicing(engine: engine, clock: clock, storage: storage, log: logger)
+        cancelSlicing = CancelSlicing(engine: engine, clock: clock, storage: storage, log: logger,
+                                      durability: durability)
         clock.delivery = delivery
         let announcements = Announcements(bus: bus, logger: logger, subscriptions: subscriptions)
         groupCommit = GroupCommit(engine: engine, clock: clock, storage: storage, announcer: announcements, log: logger,
@@ -217,6 +218,7 @@ final class Daemon {
             delivery.continueTrigger = try trigger(priority: 20) { [unowned self] in delivery.continueDelivery() }
             // Below the delivery: a cancellation job's slices never delay a due notification.
             cancelSlicing.trigger = try trigger(priority: 25) { [unowned self] in cancelSlicing.continueSlicing() }
+            cancelSlicing.lanes = service.fairQueue
             delivery.afterSettle = { [unowned self] in
                 cancelSlicing.kick()
                 wakeArming.rearm()
