@@ -21,6 +21,8 @@ public final class CancelSlicing {
     /// True while `continueSlicing` schedules the slice after the one it ran (one call of the app goes
     /// between them).
     private var slicedLast = false
+    /// Set by `stop`: the daemon is ending.
+    private var stopped = false
     /// What waits for the jobs to be done (`afterJobs`), in order.
     private var waitingForJobs: [() -> Void] = []
     /// Runs `continueSlicing` in a later loop iteration (set by the wiring; nil: every slice at once).
@@ -46,14 +48,21 @@ public final class CancelSlicing {
     /// every caller, but still in the wheel until its slice). When slicing stops early — a storage failure
     /// backed off, a trigger the loop refused — the actions run then, and the jobs go on later.
     public func afterJobs(_ action: @escaping () -> Void) {
-        guard engine().hasCancelJobs else { return action() }
+        guard !stopped, engine().hasCancelJobs else { return action() }
         waitingForJobs.append(action)
         if !scheduled { schedule() }
     }
 
+    /// Shutdown (SIGTERM, before the fair queue drains): no more slices — a slice already queued in a lane
+    /// does nothing — and what waits for the jobs runs now; the jobs go on at the next start, from their rows.
+    public func stop() {
+        stopped = true
+        runWaiting()
+    }
+
     /// Schedules the next slice when a job is under way and none is scheduled. O(1).
     public func kick() {
-        guard !scheduled, engine().hasCancelJobs else { return }
+        guard !stopped, !scheduled, engine().hasCancelJobs else { return }
         schedule()
     }
 
@@ -86,6 +95,7 @@ public final class CancelSlicing {
     /// `trigger`'s action: one slice, then the next one scheduled while a job remains.
     public func continueSlicing() {
         scheduled = false
+        guard !stopped else { return }
         let more = slice()
         slicedLast = true
         defer { slicedLast = false }

@@ -165,6 +165,26 @@ final class BoundedCallsTests: XCTestCase {
         XCTAssertEqual(h.shown.compactMap { $0["id"] as? String }, ["after"], "only the push after the Track fired")
     }
 
+    /// SIGTERM while the job runs: the daemon answers what it took off the bus and exits at once, leaving
+    /// the job's remaining slices to the next start (its slices take turns in the app's lane, and a drain
+    /// that ran them all would hold a stop for as long as the job: 80 slices here, a million-row job for
+    /// minutes); the restarted daemon finishes it and the history ends complete, once each.
+    func testSIGTERMDuringTheJob_exitsWithoutRunningItsSlices_restartCompletesIt() throws {
+        let h = try ScheddHarness(fakeClock: "2026-03-08T05:00:00Z")
+        defer { h.tearDown() }
+        var bus = try BusConnection.open(.address(h.bus.address))
+        try loadBig(bus)
+        XCTAssertEqual(try track(bus, "big").0, 20_000)
+        XCTAssertEqual(h.stopDaemon(), 0)
+        try h.startDaemon(fakeClock: "2026-03-08T05:00:00Z")
+        bus = try BusConnection.open(.address(h.bus.address))
+        XCTAssertEqual(try pendingCount(bus), 0, "the job survived the stop")
+        try waitForJob(bus, last: "run_1:9999")
+        XCTAssertTrue(h.daemonStderr.contains("cancellation (event:big) [org.schedd.Default] done"),
+                      "the restarted daemon finished the job: \(h.daemonStderr)")
+        try assertCompleteHistory(bus)
+    }
+
     /// kill -9 while the job runs: the restarted daemon resumes it and the history ends complete, once each.
     func testKillDuringTheJob_restartCompletesIt_historyCompleteWithoutDuplicates() throws {
         let h = try ScheddHarness(fakeClock: "2026-03-08T05:00:00Z")

@@ -183,6 +183,7 @@ final class Daemon {
             for signal in [SIGTERM, SIGINT] {
                 try loop.addSignal(signal) { [unowned self] in
                     logger.info("signal \(signal): finishing")
+                    cancelSlicing.stop()  // a job's slices wait for the next start (its rows survive)
                     service.fairQueue.drainAll()  // calls already taken off the bus are answered
                     groupCommit.flushAndDrain()  // and committed, synced and answered
                     loop.exit(0)
