@@ -77,40 +77,10 @@ public final class Engine {
     /// generation needs no new sync until it differs (the daemon asks after every commit; building the
     /// sorted name list each time cost ~15 µs per Push, BENCHMARKS.md §3b).
     public var zonesInUseGeneration: Int { state.zonesInUseGeneration }
-    var lastMaintenance: Instant {
-        get { state.lastMaintenance }
-        set { state.lastMaintenance = newValue }
-    }
-    /// Whether the last maintenance step hit a limit (more to purge or reclaim).
-    var maintenanceBacklog: Bool {
-        get { state.maintenanceBacklog }
-        set { state.maintenanceBacklog = newValue }
-    }
     /// How much history is kept.
     public let retention: HistoryRetention
-    /// The `now` of the latest call: where the clock stood before an `advance` (its `start`).
-    var lastNow: Instant {
-        get { state.lastNow }
-        set { state.lastNow = newValue }
-    }
-    /// The `start` of a sliced `advance` that has not finished (nil when none is under way).
-    var sliceStart: Instant? {
-        get { state.sliceStart }
-        set { state.sliceStart = newValue }
-    }
-
     /// True while a sliced `advance(maxBatches:)` left due entries for a further call.
-    public var isAdvancing: Bool { sliceStart != nil }
-    /// The earliest instant a snoozed notification is to be shown again (cached from the store).
-    var snoozeDue: Instant? {
-        get { state.snoozeDue }
-        set { state.snoozeDue = newValue }
-    }
-    /// What settling covered schedules found possibly on screen (`EngineState.settledCloses`).
-    var settledCloses: [(app: String, id: String, reason: String)] {
-        get { state.settledCloses }
-        set { state.settledCloses = newValue }
-    }
+    public var isAdvancing: Bool { state.sliceStart != nil }
 
     /// The folding rule (CONTRACT §11 "No flood"; Folding.swift): more than this many late notifications of
     /// one app due at once become one summary. `schedd run --fold-threshold N`; 0 turns folding off.
@@ -197,7 +167,7 @@ public final class Engine {
 
     /// The earliest due instant of any pending schedule or snoozed notification: the loop sleeps until then.
     public var nextDue: Instant? {
-        switch (wheel.nextExpiry, snoozeDue) {
+        switch (wheel.nextExpiry, state.snoozeDue) {
         case (let a?, let b?): min(a, b)
         case (let a, let b): a ?? b
         }

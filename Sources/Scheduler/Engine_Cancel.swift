@@ -79,7 +79,7 @@ extension Engine {
     /// on screen gets history `closed` (with `reason`), committed before this returns.
     private func cancelling(app: String, now: Instant, reason: String,
                             _ body: (inout ChangeSet) throws(EngineError) -> [String]) throws(EngineError) -> CancelResult {
-        lastNow = now
+        state.lastNow = now
         let (ids, changes) = try transaction { (changes: inout ChangeSet) throws(StoreError) -> [String] in
             try wrap { () throws(EngineError) in
                 try quota.within(app: app, what: "this cancel") { () throws(EngineError) in try body(&changes) }

@@ -36,30 +36,49 @@ extension Engine {
     /// How often maintenance runs when there is no backlog (by the engine's `now`).
     static let maintenanceIntervalMicroseconds: Int64 = 3_600_000_000
 
+    /// Maintenance over the engine's state with its retention. O(1).
+    var maintenance: Maintenance { Maintenance(state: state, retention: retention) }
+
     /// One bounded maintenance step at `now`; returns whether more work remains (call again when idle).
+    /// One short transaction (`Maintenance.step`).
     @discardableResult
-    public func maintenanceStep(now: Instant) throws(EngineError) -> Bool {
-        let more = try transaction { (_: inout ChangeSet) throws(StoreError) -> Bool in
-            try RetentionStep(store: store, retention: retention).run(now: now)
+    public func maintenanceStep(now: Instant) throws(EngineError) -> Bool { try maintenance.step(now: now) }
+
+    /// Idle-time maintenance for the daemon's loop: at most one step, only when owed. Returns whether
+    /// more remains (the loop may call again at its next idle moment). `Maintenance.ifDue`.
+    @discardableResult
+    public func maintainWhenIdle(now: Instant) throws(EngineError) -> Bool {
+        try maintenance.ifDue(now: now)
+        return state.maintenanceBacklog
+    }
+}
+
+/// When retention runs: a part of the engine over its one state (docs/architecture.md "The engine's
+/// parts"), reading and writing its maintenance counters (`lastMaintenance`, `maintenanceBacklog`).
+/// Firing runs it between batches (`FiringStep`), the daemon's loop when idle.
+struct Maintenance {
+    let state: EngineState
+    let retention: HistoryRetention
+
+    /// One bounded step at `now` (`RetentionStep`, one transaction); records when it ran and whether it hit a
+    /// limit. Returns whether more work remains. A few milliseconds at most.
+    @discardableResult
+    func step(now: Instant) throws(EngineError) -> Bool {
+        let more = try state.transaction { (_: inout ChangeSet) throws(StoreError) -> Bool in
+            try RetentionStep(store: state.store, retention: retention).run(now: now)
         }.result
-        lastMaintenance = now
-        maintenanceBacklog = more
+        state.lastMaintenance = now
+        state.maintenanceBacklog = more
         return more
     }
 
-    /// Runs a step when one is owed: a backlog from the previous step, or an interval passed.
-    func maintainIfDue(now: Instant) throws(EngineError) {
-        guard maintenanceBacklog || now.microseconds &- lastMaintenance.microseconds >= Self.maintenanceIntervalMicroseconds
-            || now < lastMaintenance else { return }
-        try maintenanceStep(now: now)
-    }
-
-    /// Idle-time maintenance for the daemon's loop: at most one step, only when owed. Returns whether
-    /// more remains (the loop may call again at its next idle moment).
-    @discardableResult
-    public func maintainWhenIdle(now: Instant) throws(EngineError) -> Bool {
-        try maintainIfDue(now: now)
-        return maintenanceBacklog
+    /// Runs a step when one is owed: a backlog from the previous step, an interval passed
+    /// (`Engine.maintenanceIntervalMicroseconds`), or the clock went back. O(1) when none is owed.
+    func ifDue(now: Instant) throws(EngineError) {
+        guard state.maintenanceBacklog
+            || now.microseconds &- state.lastMaintenance.microseconds >= Engine.maintenanceIntervalMicroseconds
+            || now < state.lastMaintenance else { return }
+        try step(now: now)
     }
 }
 

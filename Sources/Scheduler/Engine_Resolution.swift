@@ -168,7 +168,7 @@ extension Engine {
         let delivered = try advance(to: now, mode: .wallClock)
         let previous = deviceZone
         deviceZone = zone
-        lastNow = now
+        state.lastNow = now
         zoneCache[zone.name] = zone
         do {
             _ = try transaction { (changes: inout ChangeSet) throws(StoreError) in

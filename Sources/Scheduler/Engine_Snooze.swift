@@ -40,9 +40,9 @@ struct Snoozes {
     /// grace — in ONE transaction, and returns the ones to show. Invariant: committed before the caller
     /// hands them to the notifier (at-most-once). O(1) when none is due (the cached `snoozeDue`), else
     /// O(due · log n).
-    func takeDue(now: Instant) throws(EngineError) -> [Engine.Firing] {
+    func takeDue(now: Instant) throws(EngineError) -> [Firing] {
         guard let due = state.snoozeDue, due <= now else { return [] }
-        var firings: [Engine.Firing] = []
+        var firings: [Firing] = []
         let store = state.store, grace = state.defaultGraceSeconds
         _ = try state.transaction { (_: inout ChangeSet) throws(StoreError) in
             for item in try store.snoozed.due(by: now) {
@@ -57,7 +57,7 @@ struct Snoozes {
                 try store.history.append(HistoryRecord(
                     app: n.app, id: n.id, event: shown ? .fired : .missed, at: now, due: item.until, reason: "snoozed",
                     lateSeconds: n.lateSeconds, title: n.title, messageId: n.messageId, dataJSON: n.dataJSON))
-                if shown { firings.append(Engine.Firing(notification: n, graceSeconds: nil)) }
+                if shown { firings.append(Firing(notification: n, graceSeconds: nil)) }
             }
         }
         refreshDue()
@@ -90,12 +90,6 @@ extension Engine {
     /// O(log n) (`Snoozes.snooze`).
     public func snooze(_ notification: DueNotification, seconds: Int64, now: Instant) throws(EngineError) {
         try snoozes.snooze(notification, seconds: seconds, now: now)
-    }
-
-    /// Shows again every snoozed notification whose time came: `Snoozes.takeDue` commits them, then they
-    /// are handed to the notifier (`HandOver.deliver`).
-    func deliverSnoozed(now: Instant) throws(EngineError) -> [DueNotification] {
-        try handOver.deliver(try snoozes.takeDue(now: now), now: now)
     }
 
     /// Re-reads the earliest snoozed `until` (`Snoozes.refreshDue`).

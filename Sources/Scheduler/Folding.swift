@@ -46,18 +46,18 @@ struct Folding {
     /// summary when there are more than `threshold` of them; alarms are never folded. Returns the
     /// history seqs of the folded ones (to mark `folded`). The summary takes the place of the app's first
     /// folded notification. O(firings).
-    func foldLate(_ firings: inout [Engine.Firing], now: Instant) -> [Int64] {
+    func foldLate(_ firings: inout [Firing], now: Instant) -> [Int64] {
         guard threshold > 0, firings.count > threshold else { return [] }
         var lateByApp: [String: [Int]] = [:]
         for (index, firing) in firings.enumerated() where Self.foldable(firing.notification) {
             lateByApp[firing.notification.app, default: []].append(index)
         }
         var folded: [Int64] = []
-        var replaced: [Int: Engine.Firing] = [:], dropped = Set<Int>()
+        var replaced: [Int: Firing] = [:], dropped = Set<Int>()
         for (app, indexes) in lateByApp where indexes.count > threshold {
             let members = indexes.map { firings[$0].notification }
             let summary = Self.summary(of: members, app: app, cause: cause, now: now)
-            replaced[indexes[0]] = Engine.Firing(notification: summary, graceSeconds: nil)
+            replaced[indexes[0]] = Firing(notification: summary, graceSeconds: nil)
             dropped.formUnion(indexes.dropFirst())
             folded += indexes.map { firings[$0].historySeq }
         }

@@ -10,8 +10,8 @@ struct HandOver {
     /// for `retryFailed` in one transaction. Returns everything handed over. Invariant: called only with
     /// firings already committed (at-most-once); the hand-over is confirmed by the next commit.
     /// O(firings) notifier calls, O(failures · log n) store work.
-    func deliver(_ firings: [Engine.Firing], now: Instant) throws(EngineError) -> [DueNotification] {
-        var failures: [(Engine.Firing, String)] = []
+    func deliver(_ firings: [Firing], now: Instant) throws(EngineError) -> [DueNotification] {
+        var failures: [(Firing, String)] = []
         for firing in firings {
             // `.pending`: an asynchronous notifier reports a failure later, through `deliveryFailed`.
             if case .failed(let reason) = state.notifier.show(firing.notification) { failures.append((firing, reason)) }
@@ -25,10 +25,10 @@ struct HandOver {
     /// `.pending`) failed. Recorded like a failure `show` reports at once: history `failed`, queued for
     /// `retryFailed`. One transaction, O(log n).
     func deliveryFailed(_ notification: DueNotification, reason: String) throws(EngineError) {
-        try recordFailures([(Engine.Firing(notification: notification, graceSeconds: notification.graceSeconds), reason)])
+        try recordFailures([(Firing(notification: notification, graceSeconds: notification.graceSeconds), reason)])
     }
 
-    private func recordFailures(_ failures: [(Engine.Firing, String)]) throws(EngineError) {
+    private func recordFailures(_ failures: [(Firing, String)]) throws(EngineError) {
         guard !failures.isEmpty else { return }
         _ = try state.transaction { (_: inout ChangeSet) throws(StoreError) in
             for (firing, reason) in failures {
@@ -49,7 +49,7 @@ struct HandOver {
     /// fails again is recorded `failed` and queued again. Invariant: each is recorded before it is shown
     /// (at-most-once). O(failed · log n).
     func retryFailed(now: Instant) throws(EngineError) -> [DueNotification] {
-        var firings: [Engine.Firing] = []
+        var firings: [Firing] = []
         _ = try state.transaction { (_: inout ChangeSet) throws(StoreError) in
             for failed in try state.store.failedDeliveries.all() {
                 var n = failed.notification
@@ -62,7 +62,7 @@ struct HandOver {
                     app: n.app, id: n.id, event: shown ? .fired : .missed, at: now, due: n.due, reason: "retry",
                     lateSeconds: n.lateSeconds, title: n.title, messageId: n.messageId, dataJSON: n.dataJSON),
                     awaitingHandOver: shown)
-                if shown { firings.append(Engine.Firing(notification: n, graceSeconds: failed.graceSeconds)) }
+                if shown { firings.append(Firing(notification: n, graceSeconds: failed.graceSeconds)) }
             }
         }
         return try deliver(firings, now: now)

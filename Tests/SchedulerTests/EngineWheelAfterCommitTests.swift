@@ -69,7 +69,7 @@ final class EngineLatestElapseTests: XCTestCase {
         // Agrees with the exact walk where the walk is short.
         let s = try XCTUnwrap(h.e.store.schedules.schedule(app: Engine.defaultApp, id: "tick"))
         let from = back.adding(seconds: -100)
-        XCTAssertEqual(try h.e.latestElapse(s, from: from, through: back.adding(microseconds: 999_999)), back)
-        XCTAssertEqual(try h.e.latestElapse(s, from: from, through: back.adding(seconds: 200)), back.adding(seconds: 200))
+        XCTAssertEqual(try h.e.firing.latestElapse(s, from: from, through: back.adding(microseconds: 999_999)), back)
+        XCTAssertEqual(try h.e.firing.latestElapse(s, from: from, through: back.adding(seconds: 200)), back.adding(seconds: 200))
     }
 }

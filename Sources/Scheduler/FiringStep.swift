@@ -1,14 +1,17 @@
 import SchedCalendar
 
+/// One firing decided and recorded, waiting to be handed to the notifier (`HandOver.deliver`).
+struct Firing {
+    var notification: DueNotification
+    var graceSeconds: Int64?
+    /// Its `fired` record (marked `folded` when it goes into a summary).
+    var historySeq: Int64 = 0
+}
+
 // Moving time: firing due schedules in due order, late/missed, repeats, delivery and retries (CONTRACT §3).
 extension Engine {
-    /// One firing decided and recorded, waiting to be handed to the notifier.
-    struct Firing {
-        var notification: DueNotification
-        var graceSeconds: Int64?
-        /// Its `fired` record (marked `folded` when it goes into a summary).
-        var historySeq: Int64 = 0
-    }
+    /// The firing part with the engine's folding rule and retention as they stand now. O(1).
+    var firing: FiringStep { FiringStep(state: state, folding: folding, maintenance: maintenance) }
 
     /// Moves to `now`, delivering what is due (see `AdvanceMode`); returns what was handed to the
     /// notifier, in order. Delivered and recorded before it returns.
@@ -35,9 +38,34 @@ extension Engine {
     @discardableResult
     public func advance(to now: Instant, mode: AdvanceMode, maxBatches: Int = .max) throws(EngineError)
         -> [DueNotification] {
-        let start = min(sliceStart ?? lastNow, now), previousNow = lastNow
-        lastNow = now
-        var queue = DueQueue(ascending: wheel.advance(to: now))
+        try firing.advance(to: now, mode: mode, maxBatches: maxBatches)
+    }
+}
+
+/// Firing (CONTRACT §3): a part of the engine over its one state (docs/architecture.md "The engine's
+/// parts"). `advance` takes what is due from the wheel into a `DueQueue`, decides each entry in batches of
+/// one transaction (`fire`: history, the row's next due or its end through `Endings`), folds late ones
+/// (`Folding`), hands the committed firings over (`HandOver`), settles cancellation jobs (`CancelJobs`)
+/// and runs maintenance (`Maintenance`) between batches. Not thread-safe: the engine's loop thread only.
+struct FiringStep {
+    let state: EngineState
+    /// The folding rule of the batches this advance decides.
+    let folding: Folding
+    /// Retention between batches and at the end.
+    let maintenance: Maintenance
+
+    private var store: SQLiteScheduleStore { state.store }
+    private var resolution: ZoneResolution { ZoneResolution(state: state) }
+    private var cancelJobs: CancelJobs { CancelJobs(state: state) }
+    private var handOver: HandOver { HandOver(state: state) }
+
+    /// `Engine.advance(to:mode:maxBatches:)` (its documentation states the rules). Invariant: every batch is
+    /// committed before its firings are handed over; on a failed batch every uncommitted entry goes back into
+    /// the wheel. O(due entries · log n) store work, batches of at most `Engine.firingBatchSize`.
+    func advance(to now: Instant, mode: AdvanceMode, maxBatches: Int) throws(EngineError) -> [DueNotification] {
+        let start = min(state.sliceStart ?? state.lastNow, now), previousNow = state.lastNow
+        state.lastNow = now
+        var queue = DueQueue(ascending: state.wheel.advance(to: now))
         var delivered: [DueNotification] = []
         var batches = 0
         while !queue.isEmpty && batches < maxBatches {
@@ -45,16 +73,16 @@ extension Engine {
             var firings: [Firing] = []
             // What fell due just now (the real clock's timer) is committed and handed over one firing at a
             // time, so a crash leaves at most that one unconfirmed; a catch-up or a long span goes in batches.
-            let batchLimit = queue.first.map { now.microseconds &- $0.due.microseconds < Self.onTimeMicroseconds }
-                ?? false ? 1 : Self.firingBatchSize
+            let batchLimit = queue.first.map { now.microseconds &- $0.due.microseconds < Engine.onTimeMicroseconds }
+                ?? false ? 1 : Engine.firingBatchSize
             var taken: [(key: Int64, due: Instant)] = []
             do {
-                _ = try transaction { (changes: inout ChangeSet) throws(StoreError) in
+                _ = try state.transaction { (changes: inout ChangeSet) throws(StoreError) in
                     while taken.count < batchLimit, let entry = queue.popFirst() {
                         taken.append(entry)
                         guard let s = try store.schedules.schedule(key: entry.key) else { continue }
-                        if store.cancelJobs.mayExist, try cancelJobParts.settleCovered(s, changes: &changes) { continue }  // cancelled, not fired
-                        try wrap { () throws(EngineError) in
+                        if store.cancelJobs.mayExist, try cancelJobs.settleCovered(s, changes: &changes) { continue }  // cancelled, not fired
+                        try state.wrap { () throws(EngineError) in
                             try fire(s, start: start, now: now, mode: mode, queue: &queue, firings: &firings, changes: &changes)
                         }
                     }
@@ -64,22 +92,22 @@ extension Engine {
                 // Rolled back: every entry not yet committed goes back into the wheel as the store still has
                 // it — what is left of the queue, then this batch's entries (their committed dues win over
                 // occurrences the failed batch queued for the same keys). O(entries put back).
-                for entry in queue.elements { wheel.insert(key: entry.key, due: entry.due) }
-                for entry in taken { wheel.insert(key: entry.key, due: entry.due) }
-                if delivered.isEmpty { lastNow = previousNow }  // nothing happened: a retry is the same advance
-                if !delivered.isEmpty || sliceStart != nil { sliceStart = start }  // a retry goes on from `start`
+                for entry in queue.elements { state.wheel.insert(key: entry.key, due: entry.due) }
+                for entry in taken { state.wheel.insert(key: entry.key, due: entry.due) }
+                if delivered.isEmpty { state.lastNow = previousNow }  // nothing happened: a retry is the same advance
+                if !delivered.isEmpty || state.sliceStart != nil { state.sliceStart = start }  // a retry goes on from `start`
                 throw error
             }
             delivered += try handOver.deliver(firings, now: now)
-            try cancelJobParts.closeSettled(now: now)
+            try cancelJobs.closeSettled(now: now)
             // Between batches, at the instant reached so far: a long span keeps its history bounded as it goes.
-            try maintainIfDue(now: mode == .wallClock ? now : min(now, firings.last?.notification.at ?? now))
+            try maintenance.ifDue(now: mode == .wallClock ? now : min(now, firings.last?.notification.at ?? now))
         }
         // An unfinished slice: the rest waits in the wheel (overdue) for the next call, from `start`.
-        for entry in queue.elements { wheel.insert(key: entry.key, due: entry.due) }
-        sliceStart = queue.isEmpty ? nil : start
-        if sliceStart == nil { delivered += try deliverSnoozed(now: now) }
-        try maintainIfDue(now: now)
+        for entry in queue.elements { state.wheel.insert(key: entry.key, due: entry.due) }
+        state.sliceStart = queue.isEmpty ? nil : start
+        if state.sliceStart == nil { delivered += try handOver.deliver(try Snoozes(state: state).takeDue(now: now), now: now) }
+        try maintenance.ifDue(now: now)
         return delivered
     }
 
@@ -137,7 +165,7 @@ extension Engine {
             do throws(EngineError) {
                 if late {
                     // Collapse every occurrence up to `at` into one: the latest within grace, if any.
-                    let windowStart = max(due, at.adding(seconds: -min(grace(of: s), Int64.max / 2_000_000)))
+                    let windowStart = max(due, at.adding(seconds: -min(state.grace(of: s), Int64.max / 2_000_000)))
                     if let first = try resolution.nextElapse(s, after: windowStart.adding(microseconds: -1)), first <= at {
                         occurrence = try latestElapse(s, from: first, through: at)
                     } else {
@@ -155,11 +183,11 @@ extension Engine {
                 reason = "schedule ended: \(error.message)"
             }
         }
-        let shown = Self.isWithinGrace(due: occurrence, at: at, graceSeconds: grace(of: s))
-        let lateness = Self.seconds(from: occurrence, to: at)
+        let shown = Engine.isWithinGrace(due: occurrence, at: at, graceSeconds: state.grace(of: s))
+        let lateness = Engine.seconds(from: occurrence, to: at)
         var historySeq: Int64 = 0
-        if s.extras.wake { wakeMayHaveChanged = true }
-        try storage { () throws(StoreError) in
+        if s.extras.wake { state.wakeMayHaveChanged = true }
+        try state.storage { () throws(StoreError) in
             try store.history.append(HistoryRecord(
                 app: s.app, id: s.id, event: shown ? .fired : .missed, at: at, due: occurrence, reason: reason,
                 lateSeconds: lateness, title: s.title, messageId: s.messageId, dataJSON: s.dataJSON),
@@ -177,10 +205,10 @@ extension Engine {
             } else if s.kind == .calendar {
                 // The last occurrence: the calendar leaves the pending set, and says why.
                 s.lastDue = occurrence
-                try endings.expire(s, now: at, reason: reason.map { _ in "schedule ended" })
+                try Endings(state: state).expire(s, now: at, reason: reason.map { _ in "schedule ended" })
             } else {
                 try store.schedules.delete(s)
-                try endings.recordFinished(s, outcome: shown ? .fired : .missed, due: occurrence, now: now)
+                try Endings(state: state).recordFinished(s, outcome: shown ? .fired : .missed, due: occurrence, now: now)
             }
         }
         guard shown else { return }
