@@ -38,8 +38,8 @@ func bulkPathBenchmark(_ args: [String]) {
         let storage = StorageMonitor(now: { clock.now }, serving: { "Serving" }, report: { _, _ in })
         let delivery = Delivery(engine: { engine }, clock: clock, storage: storage, log: log)
         clock.delivery = delivery
-        let group = GroupCommit(engine: { engine }, clock: clock, storage: storage, announcer: log, log: log)
-        group.trigger = DeferredTrigger()
+        let group = GroupCommit(engine: { engine }, clock: clock, storage: storage, announcer: log, log: log,
+                                loop: DeferredLoop())
         group.afterCommit = { delivery.settle() }
         let service = Service(engine: { engine }, clock: clock, delivery: delivery, groupCommit: group, storage: storage,
                               announcer: log)
@@ -90,6 +90,11 @@ private final class QuietLog: ServiceLog, CancelAnnouncer {
 /// The loop's deferred source, as the bench runs it: `bulkPathLoop` flushes after each call itself.
 private final class DeferredTrigger: LoopTrigger {
     func trigger() throws(LoopTriggerError) {}
+}
+
+/// A loop whose work never runs by itself: the benchmark flushes by hand.
+private final class DeferredLoop: LoopScheduler {
+    func source(_ priority: LoopPriority, _ action: @escaping () -> Void) -> LoopTrigger? { DeferredTrigger() }
 }
 
 /// The whole file, or nil when it cannot be read.

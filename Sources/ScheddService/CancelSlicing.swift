@@ -8,8 +8,8 @@ import Scheduler
 /// app's waiting calls, one call between two slices: an app's jobs keep pace with its own calls (and
 /// its calls with its jobs) and never wait behind another app's flood, and an app that floods CancelRuns
 /// does not pile jobs up (each of its listings pays for every job it has: in FairServiceTests, with
-/// slices below every call, a flood's List took 0.8 s with 16 jobs under way). Without it, through
-/// `trigger`, below the bus, the group commit and the delivery in priority.
+/// slices below every call, a flood's List took 0.8 s with 16 jobs under way). Without it, through its
+/// `LoopWork` (`.cancelSlices`), below the bus, the group commit and the delivery in priority.
 /// Started after every change (`kick`, from the delivery's settle) and at start (a job left by a killed
 /// daemon resumes). One log line when a job is done.
 public final class CancelSlicing {
@@ -25,10 +25,10 @@ public final class CancelSlicing {
     private var stopped = false
     /// What waits for the jobs to be done (`afterJobs`), in order.
     private var waitingForJobs: [() -> Void] = []
-    /// Runs `continueSlicing` in a later loop iteration (set by the wiring; nil: every slice at once).
-    public var trigger: LoopTrigger?
-    /// The fair queue whose lanes the slices take turns in (set by the wiring; nil: `trigger` alone).
-    public var lanes: FairQueue?
+    /// Runs `continueSlicing` in a later loop iteration (no loop: every slice at once).
+    private var work: LoopWork!
+    /// The fair queue whose lanes the slices take turns in (nil: `work` alone).
+    private let lanes: FairQueue?
     /// Where a slice's COMMIT is synced off the loop, as the group commit's (nil: each slice syncs itself).
     private let durability: SyncPipeline?
 
@@ -36,10 +36,19 @@ public final class CancelSlicing {
     /// answers for it (its job's row is durable since the call that made the job was answered, and a
     /// slice lost to a power cut is done again from that row); a read of the app's own state waits for
     /// it (`SyncPipeline.whenDurable(app:)`), and the loop never waits for the disk on its behalf.
+    ///
+    /// `loop`: where the slices run (`.cancelSlices`) when `lanes` does not take them (nil: every slice at
+    /// once); a refused slice stops slicing until the next change (and runs what waits for the jobs).
     public init(engine: @escaping () -> Engine, clock: ServiceClock, storage: StorageMonitor, log: ServiceLog,
-                durability: SyncPipeline? = nil) {
+                durability: SyncPipeline? = nil, lanes: FairQueue? = nil, loop: LoopScheduler? = nil) {
         self.engine = engine; self.clock = clock; self.storage = storage; self.log = log
         self.durability = durability
+        self.lanes = lanes
+        work = LoopWork(.cancelSlices, on: loop, whenRefused: { [unowned self] error in
+            scheduled = false
+            log.error("cannot schedule the next cancellation slice (\(error)): it runs at the next change")
+            runWaiting()
+        }) { [unowned self] in continueSlicing() }
     }
 
     /// Runs `action` once no cancellation job is under way: at once when none is, else after the slice
@@ -72,18 +81,12 @@ public final class CancelSlicing {
             lanes.enqueueAhead(lane: app, behind: slicedLast ? 1 : 0) { [self] in continueSlicing() }
             return
         }
-        guard let trigger else {
+        guard work.isLooped else {
             while slice() {}
             return runWaiting()
         }
         scheduled = true
-        do throws(LoopTriggerError) {
-            try trigger.trigger()
-        } catch {
-            scheduled = false
-            log.error("cannot schedule the next cancellation slice (\(error)): it runs at the next change")
-            runWaiting()
-        }
+        work.request()
     }
 
     private func runWaiting() {

@@ -6,12 +6,12 @@ import Scheduler
 ///
 /// The loop never waits on another process and never works for long without coming back to the bus:
 /// - due entries are decided and handed over `batchesPerSlice` batches (of `Engine.firingBatchSize`)
-///   per loop iteration; `continueTrigger` (below the bus and the group commit in priority) goes on in
+///   per loop iteration; a `LoopWork` (`.delivery`, below the bus and the group commit) goes on in
 ///   the next iteration, so calls, bus traffic and the watchdog interleave with a long catch-up;
 /// - `ClockAdvance`/`ClockSet` are answered once the whole delivery they started is done
 ///   (`replyAfterDelivery`), other calls at once;
 /// - an asynchronous notifier's failures arrive later (`deliveryFailedLater`) and are recorded from a
-///   loop callback of their own (`failureTrigger`), never from inside another engine call.
+///   loop callback of their own (`.lateFailures`), never from inside another engine call.
 /// While storage fails, firings wait for the storage part's back-off instead of retrying at once.
 public final class Delivery {
     /// Batches per slice: one transaction (at most `Engine.firingBatchSize` decisions) per iteration.
@@ -29,14 +29,14 @@ public final class Delivery {
     private var mode: AdvanceMode?
     /// Clock calls answered once the delivery under way is done.
     private var repliesAfterDelivery: [(reply: CallReply, answer: () -> CallAnswer)] = []
-    /// Late answers of the notifier, recorded by `failureTrigger`.
+    /// Late answers of the notifier, recorded by `failureWork`.
     private var lateFailures: [(DueNotification, String)] = []
     private var retryWanted = false
 
-    /// Runs `continueDelivery` in a later loop iteration (set by the wiring).
-    public var continueTrigger: LoopTrigger?
-    /// Runs `recordLateFailures` in a loop callback of its own (set by the wiring).
-    public var failureTrigger: LoopTrigger?
+    /// Runs `continueDelivery` in a later loop iteration (no loop: the remaining slices at once).
+    private var continueWork: LoopWork!
+    /// Runs `recordLateFailures` in a loop callback of its own (no loop: at once).
+    private var failureWork: LoopWork!
     /// Arms the due timer at an instant (off when nil); nil on a fake clock, which wakes no timer.
     public var armTimer: ((Instant?) -> Void)?
     /// Ends the daemon after a broken loop source (the daemon's `fatal`).
@@ -48,8 +48,19 @@ public final class Delivery {
     /// After every settle (the sliced-cancellation part goes on with a job under way).
     public var afterSettle: () -> Void = {}
 
-    public init(engine: @escaping () -> Engine, clock: ServiceClock, storage: StorageMonitor, log: ServiceLog) {
+    /// `loop`: where the delivery's slices (`.delivery`) and the late failures (`.lateFailures`) run; nil:
+    /// at once. A refused slice ends the daemon (`fatal`): due notifications would stay undelivered; a
+    /// refused recording records at once.
+    public init(engine: @escaping () -> Engine, clock: ServiceClock, storage: StorageMonitor, log: ServiceLog,
+                loop: LoopScheduler? = nil) {
         self.engine = engine; self.clock = clock; self.storage = storage; self.log = log
+        continueWork = LoopWork(.delivery, on: loop, whenRefused: { [unowned self] error in
+            fatal("cannot schedule the next delivery slice (\(error)): due notifications would stay undelivered")
+        }) { [unowned self] in continueDelivery() }
+        failureWork = LoopWork(.lateFailures, on: loop, whenRefused: { [unowned self] error in
+            log.error("cannot schedule recording failed deliveries (\(error)): recording at once")
+            recordLateFailures()
+        }) { [unowned self] in recordLateFailures() }
     }
 
     /// True while a sliced delivery is under way.
@@ -131,16 +142,12 @@ public final class Delivery {
             answerRepliesAfterDelivery(failure: nil)
             return
         }
-        // Without a loop (no trigger set: the dispatch fuzzer), the remaining slices at once.
-        guard let continueTrigger else { return try deliverSlice() }
-        do throws(LoopTriggerError) {
-            try continueTrigger.trigger()
-        } catch {
-            fatal("cannot schedule the next delivery slice (\(error)): due notifications would stay undelivered")
-        }
+        // Without a loop (the dispatch fuzzer), the remaining slices at once.
+        guard continueWork.isLooped else { return try deliverSlice() }
+        continueWork.request()
     }
 
-    /// `continueTrigger`'s action: the next slice, then (when done) the usual settling.
+    /// The `.delivery` work's action: the next slice, then (when done) the usual settling.
     public func continueDelivery() {
         do throws(EngineError) {
             try deliverSlice()
@@ -177,16 +184,10 @@ public final class Delivery {
     }
 
     private func triggerFailureRecording() {
-        do throws(LoopTriggerError) {
-            guard let failureTrigger else { return recordLateFailures() }
-            try failureTrigger.trigger()
-        } catch {
-            log.error("cannot schedule recording failed deliveries (\(error)): recording at once")
-            recordLateFailures()
-        }
+        failureWork.request()
     }
 
-    /// `failureTrigger`'s action: records the queued failures in one transaction, then retries when a
+    /// The `.lateFailures` work's action: records the queued failures in one transaction, then retries when a
     /// server appeared.
     public func recordLateFailures() {
         let failures = lateFailures

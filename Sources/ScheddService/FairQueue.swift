@@ -1,6 +1,6 @@
 /// Fair service between apps (CONTRACT §8 "Fair service", issue 31 item 4; docs/faults.md "Fair
 /// service"): an app's calls that cannot run at once wait in one lane per app (the caller's app; "" for
-/// calls that act for none, the clock methods) and are served through `trigger` (an sd-event defer source
+/// calls that act for none, the clock methods) and are served through its `LoopWork` (`.fairService`
 /// below the bus and the group commit), lane after lane in turn, a bounded amount of work per turn: ONE
 /// call that is not a write, or the writes at the head of the lane up to `writeBudget` cost units (at
 /// least one), handed to the group commit (`enqueueWrite`). So the bus hands over every message already
@@ -13,7 +13,7 @@
 /// write its app sent after it nor misses one sent before it (every call commits the writes handed over
 /// before it: `GroupCommit.flush`). A turn that hands writes over also hands over the head writes of the
 /// lanes next in turn whose head is a write (each in its own turn, with its own budget), so that apps'
-/// writes still share one commit. Without a trigger (tests, the fuzzer) everything runs at once.
+/// writes still share one commit. Without a loop (tests, the fuzzer) everything runs at once.
 /// Costs: O(1) amortized per call enqueued and served.
 public final class FairQueue {
     /// The cost units of writes one lane hands to the group commit in one turn (at least one write, however
@@ -35,12 +35,18 @@ public final class FairQueue {
     private var turn: [String] = []
     private var turnHead = 0
     private var scheduled = false
-    /// Runs `serveNext` in a later loop iteration (set by the wiring; nil: everything at once).
-    public var trigger: LoopTrigger?
-    /// Reports a trigger the loop refused (then all waiting work runs at once).
-    public var onTriggerFailure: ((LoopTriggerError) -> Void)?
+    /// Runs `serveNext` in a later loop iteration (no loop: everything at once).
+    private var work: LoopWork!
 
-    public init() {}
+    /// `loop`: where the turns run (`.fairService`); nil: every call at once. `log`: where a refused
+    /// turn is reported (then every waiting call runs at once).
+    public init(loop: LoopScheduler? = nil, log: ServiceLog? = nil) {
+        work = LoopWork(.fairService, on: loop, whenRefused: { [unowned self] error in
+            scheduled = false
+            log?.error("cannot schedule the next call (\(error)): the waiting calls run at once")
+            drainAll()
+        }) { [unowned self] in serveNext() }
+    }
 
     /// Entries waiting, in every lane.
     public var waiting: Int { lanes.reduce(0) { $0 + $1.value.count - (heads[$1.key] ?? 0) } }
@@ -49,7 +55,7 @@ public final class FairQueue {
     public func hasWaiting(lane: String) -> Bool { (heads[lane] ?? 0) < (lanes[lane]?.count ?? 0) }
 
     /// Queues a call that is not a write in `lane` (served alone in a turn of its own), or runs it at once
-    /// without a trigger. O(1) amortized.
+    /// without a loop. O(1) amortized.
     public func enqueue(lane: String, _ work: @escaping () -> Void) {
         add(Entry(work: work, writeCost: nil), lane: lane)
     }
@@ -57,10 +63,10 @@ public final class FairQueue {
     /// Queues `work` in `lane` ahead of the calls waiting there but `behind` of them (0: at the head, so
     /// the lane's next turn is its): an app's cancellation slice (`CancelSlicing`), so that an app's
     /// background work keeps pace with its calls instead of waiting behind them, and its calls with it.
-    /// Runs it at once without a trigger. O(1) amortized at the head, O(waiting in the lane) behind.
+    /// Runs it at once without a loop. O(1) amortized at the head, O(waiting in the lane) behind.
     public func enqueueAhead(lane: String, behind: Int = 0, _ work: @escaping () -> Void) {
         let entry = Entry(work: work, writeCost: nil)
-        guard trigger != nil else { return entry.work() }
+        guard self.work.isLooped else { return entry.work() }
         guard lanes[lane] != nil, let head = heads[lane] else { return add(entry, lane: lane) }
         let position = head + min(max(behind, 0), lanes[lane]!.count - head)
         if position == head, head > 0 {
@@ -72,17 +78,17 @@ public final class FairQueue {
         schedule()
     }
 
-    /// Whether calls wait for a turn (a trigger is set); without one every entry runs at once.
-    public var takesTurns: Bool { trigger != nil }
+    /// Whether calls wait for a turn (a loop runs them); without one every entry runs at once.
+    public var takesTurns: Bool { work.isLooped }
 
     /// Queues a write of `cost` units in `lane`; `handOver` gives it to the group commit in the lane's turn
-    /// (at once without a trigger). O(1) amortized.
+    /// (at once without a loop). O(1) amortized.
     public func enqueueWrite(lane: String, cost: Int, _ handOver: @escaping () -> Void) {
         add(Entry(work: handOver, writeCost: max(cost, 1)), lane: lane)
     }
 
     private func add(_ entry: Entry, lane: String) {
-        guard trigger != nil else { return entry.work() }
+        guard work.isLooped else { return entry.work() }
         if lanes[lane] == nil {
             lanes[lane] = []
             heads[lane] = 0
@@ -92,7 +98,7 @@ public final class FairQueue {
         schedule()
     }
 
-    /// The trigger's action: one turn — the next lane's first call, or its head writes up to `writeBudget`
+    /// The loop work's action: one turn — the next lane's first call, or its head writes up to `writeBudget`
     /// (and the head writes of the lanes next in turn whose head is a write, each one turn); each lane served
     /// goes to the back of the turn.
     public func serveNext() {
@@ -186,14 +192,8 @@ public final class FairQueue {
     }
 
     private func schedule() {
-        guard !scheduled, let trigger else { return }
+        guard !scheduled, work.isLooped else { return }
         scheduled = true
-        do throws(LoopTriggerError) {
-            try trigger.trigger()
-        } catch {
-            scheduled = false
-            onTriggerFailure?(error)
-            drainAll()
-        }
+        work.request()
     }
 }

@@ -10,7 +10,7 @@ public typealias CallReply = (Result<CallAnswer, ServiceFailure>) -> Void
 /// after the commit (CONTRACT §5 unchanged).
 ///
 /// How: the service decodes and checks a write's arguments, `enqueue`s it and answers nothing yet;
-/// `trigger` (an sd-event defer source below the bus in priority) runs once the bus has handed over
+/// its `LoopWork` (`.groupCommit`, below the bus in priority) runs once the bus has handed over
 /// every message already waiting, and `flush` applies the queue in `Engine.group`. Each call keeps its
 /// own all-or-nothing (a savepoint; a `PushBatch` needs none, its entries are undone one by one, and
 /// a store failure inside it fails the group); a failed commit fails every call of the group with the
@@ -86,8 +86,8 @@ public final class GroupCommit {
     static let holdCost = 64
     /// True while the waiting writes are held for the running sync (`holdsForSync`).
     private var heldForSync = false
-    /// Runs `flush` once the bus has handed over what is waiting (set by the wiring; nil: at once).
-    public var trigger: LoopTrigger?
+    /// Runs `flushReady` once the bus has handed over what is waiting (no loop: `flush` at once).
+    private var work: LoopWork!
     /// After every commit (the delivery part settles: delivers what became due, re-arms the timer).
     public var afterCommit: () -> Void = {}
 
@@ -96,10 +96,15 @@ public final class GroupCommit {
 
     /// `durability`: the sync thread's pipeline; with it a group is answered once a sync that began after
     /// its COMMIT returned, and the loop forms the next group meanwhile.
+    /// `loop`: where the commit runs (`.groupCommit`); nil: each write commits at once.
     public init(engine: @escaping () -> Engine, clock: ServiceClock, storage: StorageMonitor,
-                announcer: CancelAnnouncer, log: ServiceLog, durability: SyncPipeline? = nil) {
+                announcer: CancelAnnouncer, log: ServiceLog, durability: SyncPipeline? = nil, loop: LoopScheduler? = nil) {
         self.engine = engine; self.clock = clock; self.storage = storage; self.announcer = announcer; self.log = log
         self.durability = durability
+        work = LoopWork(.groupCommit, on: loop, whenRefused: { [unowned self] error in
+            log.error("cannot schedule the group commit (\(error)): committing at once")
+            flush()
+        }) { [unowned self] in flushReady() }
     }
 
     /// `action` once every write committed so far is on the disk — with `app`, every write of that app
@@ -157,16 +162,11 @@ public final class GroupCommit {
         scheduleFlush()
     }
 
-    /// Runs `flushReady` in the next loop iteration through `trigger`; at once without one, or when the
-    /// loop refuses it.
+    /// Runs `flushReady` in a later loop iteration; `flush` at once without a loop, or when the loop
+    /// refuses it.
     private func scheduleFlush() {
-        guard let trigger else { return flush() }
-        do throws(LoopTriggerError) {
-            try trigger.trigger()
-        } catch {
-            log.error("cannot schedule the group commit (\(error)): committing at once")
-            flush()
-        }
+        guard work.isLooped else { return flush() }
+        work.request()
     }
 
     /// Applies every queued write, then answers each call and announces what was cancelled: one
@@ -181,7 +181,7 @@ public final class GroupCommit {
         if costByApp[app] != nil { flush() }
     }
 
-    /// `trigger`'s action: commits the writes up to the first batch still decoding (waiting for the first
+    /// The loop work's action: commits the writes up to the first batch still decoding (waiting for the first
     /// write itself when it is one), and leaves the rest for the next loop iteration, so that the loop
     /// applies one batch while the decoder's thread decodes the next (`PushBatchDecoder`).
     public func flushReady() {

@@ -72,22 +72,26 @@ public final class Service {
     let announcer: CancelAnnouncer
     /// Decodes large PushBatch calls off the loop (set by the daemon; nil: every call decoded at once).
     public var batchDecoder: PushBatchDecoder?
-    /// The cancellation jobs' slicing, which `ClockNext` waits for (set by the wiring; nil: it does not wait).
-    public var cancelSlicing: CancelSlicing?
+    /// The cancellation jobs' slicing, which `ClockNext` waits for (nil: it does not wait).
+    let cancelSlicing: CancelSlicing?
     /// Seals paging positions per app (`ListPage` cursors, `HistoryPage` positions): drawn at start.
     let pagingSeal = PagingSeal()
-    /// The calls that are not writes, served one per loop iteration in turn by app (its trigger set by the
-    /// wiring; without one every call runs at once).
-    public let fairQueue = FairQueue()
+    /// The calls that are not writes, served one per loop iteration in turn by app (without a loop every
+    /// call runs at once).
+    public let fairQueue: FairQueue
     /// What is known of the machine's sleep (`Status`, `ClockSleep`).
     public let sleep: SleepState
     /// The daemon's own members of `Status` (version, database, notifier, bus), set by the wiring.
     public var statusMembers: (() -> [JSONMember])?
 
+    /// `fairQueue`: the lanes the calls wait in (the cancellation slices take turns in them too);
+    /// `cancelSlicing`: what `ClockNext` waits for.
     public init(engine: @escaping () -> Engine, clock: ServiceClock, delivery: Delivery, groupCommit: GroupCommit,
-                storage: StorageMonitor, announcer: CancelAnnouncer, sleep: SleepState = SleepState()) {
+                storage: StorageMonitor, announcer: CancelAnnouncer, sleep: SleepState = SleepState(),
+                fairQueue: FairQueue = FairQueue(), cancelSlicing: CancelSlicing? = nil) {
         self.engine = engine; self.clock = clock; self.delivery = delivery; self.groupCommit = groupCommit
         self.storage = storage; self.announcer = announcer; self.sleep = sleep
+        self.fairQueue = fairQueue; self.cancelSlicing = cancelSlicing
     }
 
     /// Runs `call` for `caller` (nil only for calls that need no app: the clock methods) and answers

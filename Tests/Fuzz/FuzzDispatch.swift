@@ -115,13 +115,12 @@ final class FuzzWorld {
         clock.delivery = delivery
         let group = GroupCommit(engine: { engine }, clock: clock, storage: storage, announcer: log, log: log)
         group.afterCommit = { delivery.settle() }
-        let slicing = CancelSlicing(engine: { engine }, clock: clock, storage: storage, log: log)
-        slicing.trigger = sliceTrigger
+        let slicing = CancelSlicing(engine: { engine }, clock: clock, storage: storage, log: log,
+                                    loop: PulledLoop(sliceTrigger))
         delivery.afterSettle = { slicing.kick() }
         self.slicing = slicing
         service = Service(engine: { engine }, clock: clock, delivery: delivery, groupCommit: group, storage: storage,
-                          announcer: log)
-        service.cancelSlicing = slicing
+                          announcer: log, cancelSlicing: slicing)
     }
 
     func close() {
@@ -198,6 +197,15 @@ final class FuzzWorld {
 }
 
 /// A loop trigger that only records that it was pulled.
+/// A loop that hands out `trigger` for the cancellation slices (and runs every other work at once).
+final class PulledLoop: LoopScheduler {
+    let trigger: PulledTrigger
+    init(_ trigger: PulledTrigger) { self.trigger = trigger }
+    func source(_ priority: LoopPriority, _ action: @escaping () -> Void) -> LoopTrigger? {
+        priority == .cancelSlices ? trigger : nil
+    }
+}
+
 final class PulledTrigger: LoopTrigger {
     var pulled = false
     func trigger() throws(LoopTriggerError) { pulled = true }

@@ -5,8 +5,9 @@ import XCTest
 /// call or a budget of writes per loop iteration, order kept within a lane, a drained lane's calls run at once and in order.
 final class FairQueueTests: XCTestCase {
     func testAFloodOfOneApp_putsAtMostOneCallBeforeAnotherAppsCall() {
-        let queue = FairQueue(), trigger = ManualTrigger()
-        queue.trigger = trigger
+        let loop = HandLoop([.fairService])
+        let queue = FairQueue(loop: loop)
+        let trigger = loop.triggers[.fairService]!
         var served: [String] = []
         for i in 0..<360 { queue.enqueue(lane: "flood") { served.append("flood\(i)") } }
         queue.enqueue(lane: "victim") { served.append("victim") }
@@ -24,8 +25,7 @@ final class FairQueueTests: XCTestCase {
     }
 
     func testDrainingALane_runsItsCallsInOrder_andLaterCallsGetTheirTurn() {
-        let queue = FairQueue()
-        queue.trigger = ManualTrigger()
+        let queue = FairQueue(loop: HandLoop([.fairService]))
         var served: [String] = []
         for i in 0..<3 { queue.enqueue(lane: "a") { served.append("a\(i)") } }
         queue.enqueue(lane: "b") { served.append("b0") }
@@ -37,8 +37,7 @@ final class FairQueueTests: XCTestCase {
     }
 
     func testWrites_takeOneTurnOfAtMostTheBudget_andKeepTheirPlaceInTheLane() {
-        let queue = FairQueue(), trigger = ManualTrigger()
-        queue.trigger = trigger
+        let queue = FairQueue(loop: HandLoop([.fairService]))
         var served: [String] = []
         // A flood of costly writes (CancelRun-sized) and a read behind them, one push of another app.
         for i in 0..<300 { queue.enqueueWrite(lane: "flood", cost: FairQueue.writeBudget) { served.append("cancel\(i)") } }
@@ -75,8 +74,7 @@ final class FairQueueTests: XCTestCase {
     /// head, each next one behind one call, so the app's jobs and its calls alternate; other lanes keep
     /// their turns.
     func testWorkQueuedAhead_takesTheLanesNextTurn_orTheOneAfterOneCall() {
-        let queue = FairQueue()
-        queue.trigger = ManualTrigger()
+        let queue = FairQueue(loop: HandLoop([.fairService]))
         var served: [String] = []
         for i in 0..<3 { queue.enqueue(lane: "a") { served.append("a\(i)") } }
         queue.enqueue(lane: "b") { served.append("b0") }

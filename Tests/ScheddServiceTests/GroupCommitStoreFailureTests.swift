@@ -37,10 +37,9 @@ final class GroupCommitStoreFailureTests: XCTestCase {
     }
 
     func testStoreFailureInsideAPushBatch_failsEveryCallOfTheGroup_andStoresNothing() throws {
-        let parts = try ServiceParts(databasePath: directory + "/s.db", start: start)
+        let parts = try ServiceParts(databasePath: directory + "/s.db", start: start, looped: [.groupCommit])
         let engine = parts.engine
         defer { engine.close() }
-        parts.group.trigger = ManualTrigger()
         let group = parts.group
         func serve(_ call: SchedulerCall) -> () -> [Result<CallAnswer, ServiceFailure>] { parts.serve(call, caller: caller) }
 

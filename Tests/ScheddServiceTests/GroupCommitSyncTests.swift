@@ -76,10 +76,9 @@ final class GroupCommitSyncTests: XCTestCase {
 
     func testWhileASyncRuns_pushesWaitForItAndCommitAsOneGroup_butABatchCommitsAtOnce() throws {
         let device = HandSyncDevice()
-        let p = try ServiceParts(databasePath: directory + "/s.db", start: start, syncDevice: device)
+        let p = try ServiceParts(databasePath: directory + "/s.db", start: start, syncDevice: device, looped: [.groupCommit])
         let pipeline = try XCTUnwrap(p.group.durability)
-        let trigger = ManualTrigger()
-        p.group.trigger = trigger
+        let trigger = try XCTUnwrap(p.loop.triggers[.groupCommit])
         let first = p.serve(push("run_5:a"), caller: caller)
         p.group.flushReady()  // no sync under way: commits at once
         XCTAssertEqual(try committedRows(), 1)
@@ -148,7 +147,7 @@ final class GroupCommitSyncTests: XCTestCase {
     /// *AllApps calls, Status, the clock) waits for every write, and an app's own read for its own.
     func testAReadOfOneAppWaitsOnlyForThatAppsWrites_aReadOfEveryAppForAll() throws {
         let device = HandSyncDevice()
-        let p = try ServiceParts(databasePath: directory + "/s.db", start: start, syncDevice: device)
+        let p = try ServiceParts(databasePath: directory + "/s.db", start: start, syncDevice: device, looped: [.groupCommit])
         let pipeline = try XCTUnwrap(p.group.durability)
         let other = Caller(app: "org.example.Other", sandboxed: false)
         let pushed = p.serve(push("run_6:a"), caller: caller)
@@ -165,7 +164,6 @@ final class GroupCommitSyncTests: XCTestCase {
         XCTAssertTrue(pushed().isEmpty && ownCount().isEmpty, "the app's own read shows its push: it waits")
         XCTAssertTrue(everyApp().isEmpty && clock().isEmpty, "a read of every app shows the push too: it waits")
         // Another app's write waiting for the commit is not committed (nor waited for) by this app's read.
-        p.group.trigger = ManualTrigger()
         let othersPush = p.serve(push("run_6:b"), caller: other)
         let mine = p.serve(.list(limit: 10, offset: 0), caller: caller)
         XCTAssertEqual(try committedRows(), 1, "the other app's waiting push is not committed by this app's read")
@@ -190,9 +188,9 @@ final class GroupCommitSyncTests: XCTestCase {
 
     func testAFailedSyncAnswersEveryCallOfItsGroupsWithAStorageErrorNamingTheSync() throws {
         let device = HandSyncDevice()
-        let p = try ServiceParts(databasePath: directory + "/s.db", start: start, syncDevice: device)
+        // The group commit waits for the test: both pushes in one group.
+        let p = try ServiceParts(databasePath: directory + "/s.db", start: start, syncDevice: device, looped: [.groupCommit])
         let pipeline = try XCTUnwrap(p.group.durability)
-        p.group.trigger = ManualTrigger()  // both pushes in one group
         let answers = (0..<2).map { p.serve(push("run_3:\($0)"), caller: caller) }
         p.group.flush()
         XCTAssertEqual(p.group.statistics.commits, 1)

@@ -31,9 +31,8 @@ final class PushBatchDecoderTests: XCTestCase {
 
     /// The parts with a decoder whose thread waits for `gate` before it takes any job.
     private func parts(gate: DispatchSemaphore) throws -> (ServiceParts, ManualTrigger, PushBatchDecoder) {
-        let p = try ServiceParts(databasePath: directory + "/s.db", start: start)
-        let trigger = ManualTrigger()
-        p.group.trigger = trigger
+        let p = try ServiceParts(databasePath: directory + "/s.db", start: start, looped: [.groupCommit])
+        let trigger = try XCTUnwrap(p.loop.triggers[.groupCommit])
         let decoder = try XCTUnwrap(PushBatchDecoder { body in
             Thread { gate.wait(); body() }.start()
             return true

@@ -9,6 +9,20 @@ final class ManualTrigger: LoopTrigger {
     func trigger() throws(LoopTriggerError) { pulls += 1 }
 }
 
+/// A hand-driven loop: the work at the priorities in `looped` waits for the test (each source a
+/// `ManualTrigger` that only counts; the test runs the part's action itself); every other runs at once.
+final class HandLoop: LoopScheduler {
+    let looped: Set<LoopPriority>
+    private(set) var triggers: [LoopPriority: ManualTrigger] = [:]
+    init(_ looped: Set<LoopPriority> = []) { self.looped = looped }
+    func source(_ priority: LoopPriority, _ action: @escaping () -> Void) -> LoopTrigger? {
+        guard looped.contains(priority) else { return nil }
+        let trigger = ManualTrigger()
+        triggers[priority] = trigger
+        return trigger
+    }
+}
+
 /// The log and the cancel announcer of `ServiceParts`: records what they were told.
 final class Recorder: ServiceLog, CancelAnnouncer {
     var lines: [String] = []
@@ -22,12 +36,15 @@ final class Recorder: ServiceLog, CancelAnnouncer {
 
 /// The daemon's bus-free parts wired as the daemon wires them (clock ↔ delivery, group commit settling
 /// delivery after each commit), over a real SQLite store at `databasePath` and a recording notifier, on a
-/// fake clock at `start` (or the real clock when `fake` is false). No loop: the test pulls the triggers.
+/// fake clock at `start` (or the real clock when `fake` is false). The work at the priorities in `looped`
+/// waits for the test (`loop.triggers`); every other runs at once.
 struct ServiceParts {
     let engine: Engine, clock: ServiceClock, storage: StorageMonitor, delivery: Delivery
     let group: GroupCommit, service: Service, recorder: Recorder
-    /// The cancellation jobs' slices: all at once until a test sets its `trigger`.
+    /// The cancellation jobs' slices: all at once unless `.cancelSlices` is looped.
     let slicing: CancelSlicing
+    /// The hand-driven loop the parts were given.
+    let loop: HandLoop
     /// What the storage monitor reported so far (report, whether it is an error).
     var reports: () -> [(StorageHealth.Report, Bool)]
 
@@ -35,7 +52,9 @@ struct ServiceParts {
 
     /// `syncDevice`: the group commit syncs off the loop through it (`SyncPipeline`), as the daemon's
     /// `LogSyncThread` does; nil: every COMMIT syncs itself.
-    init(databasePath: String, start: Instant, fake: Bool = true, syncDevice: SyncPipeline.Device? = nil) throws {
+    init(databasePath: String, start: Instant, fake: Bool = true, syncDevice: SyncPipeline.Device? = nil,
+         looped: Set<LoopPriority> = []) throws {
+        let loop = HandLoop(looped)
         let store = try SQLiteScheduleStore(path: databasePath)
         let engine = try Engine(store: store, notifier: RecordingNotifier(),
                                 deviceZone: .utc, zones: ZoneDatabase.shared, now: start)
@@ -44,20 +63,21 @@ struct ServiceParts {
                                  zones: { name throws(ZoneError) in try ZoneDatabase.shared.zone(named: name) }, log: recorder)
         let box = ReportBox()
         let storage = StorageMonitor(now: { clock.now }, serving: { "Serving" }, report: { box.reports.append(($0, $1)) })
-        let delivery = Delivery(engine: { engine }, clock: clock, storage: storage, log: recorder)
+        let delivery = Delivery(engine: { engine }, clock: clock, storage: storage, log: recorder, loop: loop)
         clock.delivery = delivery
         let durability = syncDevice.map { device in
             SyncPipeline(device: device, committing: { transactions in store.committingWithoutSync(transactions).deferred })
         }
         let group = GroupCommit(engine: { engine }, clock: clock, storage: storage, announcer: recorder, log: recorder,
-                                durability: durability)
+                                durability: durability, loop: loop)
         group.afterCommit = { delivery.settle() }
+        let slicing = CancelSlicing(engine: { engine }, clock: clock, storage: storage, log: recorder, durability: durability,
+                                    loop: loop)
         let service = Service(engine: { engine }, clock: clock, delivery: delivery, groupCommit: group, storage: storage,
-                              announcer: recorder)
-        let slicing = CancelSlicing(engine: { engine }, clock: clock, storage: storage, log: recorder, durability: durability)
+                              announcer: recorder, cancelSlicing: slicing)
         delivery.afterSettle = { slicing.kick() }
-        service.cancelSlicing = slicing
         self.slicing = slicing
+        self.loop = loop
         self.engine = engine; self.clock = clock; self.storage = storage; self.delivery = delivery
         self.group = group; self.service = service; self.recorder = recorder
         reports = { box.reports }

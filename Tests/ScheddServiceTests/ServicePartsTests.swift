@@ -25,8 +25,8 @@ final class ServicePartsTests: XCTestCase {
     private let start = Instant(seconds: 1_772_946_000)  // 2026-03-08T05:00:00Z
     private let caller = Caller(app: Engine.defaultApp, sandboxed: false)
 
-    private func parts(fake: Bool = true) throws -> ServiceParts {
-        try ServiceParts(databasePath: directory + "/s.db", start: start, fake: fake)
+    private func parts(fake: Bool = true, looped: Set<LoopPriority> = []) throws -> ServiceParts {
+        try ServiceParts(databasePath: directory + "/s.db", start: start, fake: fake, looped: looped)
     }
 
     private func push(_ id: String, at: String = "2026-03-08T06:00:00Z", cancelOn: String = "ev") -> SchedulerCall {
@@ -39,9 +39,8 @@ final class ServicePartsTests: XCTestCase {
     }
 
     func testGroupCommit_answersNothingBeforeItsCommit_andEveryWaitingCallAfterIt() throws {
-        let p = try parts()
-        let trigger = ManualTrigger()
-        p.group.trigger = trigger
+        let p = try parts(looped: [.groupCommit])
+        let trigger = try XCTUnwrap(p.loop.triggers[.groupCommit])
         let answers = (0..<3).map { serve(p, push("run_1:\($0)")) }
         XCTAssertTrue(answers.allSatisfy { $0().isEmpty }, "no answer before the commit")
         XCTAssertEqual(p.group.waitingCount, 3)
@@ -62,8 +61,7 @@ final class ServicePartsTests: XCTestCase {
     }
 
     func testService_flushesWaitingWritesBeforeAnyOtherCall_andRejectsABadPushAtOnce() throws {
-        let p = try parts()
-        p.group.trigger = ManualTrigger()
+        let p = try parts(looped: [.groupCommit])
         let queued = serve(p, push("run_1:a"))
         let bad = serve(p, .push("{}"))
         guard case .failure(let failure)? = bad().first else { return XCTFail("a bad push waits: \(bad())") }
@@ -75,9 +73,7 @@ final class ServicePartsTests: XCTestCase {
     }
 
     func testDelivery_answersAClockMoveAfterItsLastSlice() throws {
-        let p = try parts()
-        let slices = ManualTrigger()
-        p.delivery.continueTrigger = slices
+        let p = try parts(looped: [.delivery])
         // More due entries than one slice decides (Engine.firingBatchSize per slice).
         let texts = (0..<(Engine.firingBatchSize * 2 + 5)).map { #"{"bk":{"local":{"id":"run_2:\#($0)","at":"2026-03-08T05:30:00Z","title":"T"}}}"# }
         XCTAssertEqual(serve(p, .pushBatch(texts))().count, 1)
@@ -142,9 +138,8 @@ final class ServicePartsTests: XCTestCase {
     /// wheel until its slice: `ClockNext` waits for the jobs (its answer comes after their last slice) and
     /// then stops where something is really due — not at the covered schedules' 06:00, where nothing shows.
     func testClockNext_waitsForTheCancellationJobs_andStopsWhereSomethingIsDue() throws {
-        let p = try parts()
-        let trigger = ManualTrigger()
-        p.slicing.trigger = trigger
+        let p = try parts(looped: [.cancelSlices])
+        let trigger = try XCTUnwrap(p.loop.triggers[.cancelSlices])
         let covered = Engine.cancelFirstSlice + 350
         let texts = (0..<covered).map { #"{"bk":{"local":{"id":"c:\#($0)","at":"2026-03-08T06:00:00Z","title":"T","cancelOn":["ev"]}}}"# }
         XCTAssertEqual(serve(p, .pushBatch(texts))().count, 1)

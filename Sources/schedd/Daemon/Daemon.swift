@@ -121,16 +121,19 @@ final class Daemon {
             if let line = report.log { isError ? logger.error(line) : logger.info(line) }
             if let notify = report.notify { ServiceManager.notify(notify) }
         })
-        delivery = Delivery(engine: engine, clock: clock, storage: storage, log: logger)
+        // Every part's loop work is a defer source below the bus (LoopPriority gives the order).
+        let work = LoopSources(loop: loop)
+        delivery = Delivery(engine: engine, clock: clock, storage: storage, log: logger, loop: work)
+        let fairQueue = FairQueue(loop: work, log: logger)
         cancelSlicing = CancelSlicing(engine: engine, clock: clock, storage: storage, log: logger,
-                                      durability: durability)
+                                      durability: durability, lanes: fairQueue, loop: work)
         clock.delivery = delivery
         let announcements = Announcements(bus: bus, logger: logger, subscriptions: subscriptions)
         groupCommit = GroupCommit(engine: engine, clock: clock, storage: storage, announcer: announcements, log: logger,
-                                  durability: durability)
+                                  durability: durability, loop: work)
         service = Service(engine: engine, clock: clock, delivery: delivery, groupCommit: groupCommit, storage: storage,
-                          announcer: announcements, sleep: sleepState)
-        service.cancelSlicing = cancelSlicing
+                          announcer: announcements, sleep: sleepState, fairQueue: fairQueue, cancelSlicing: cancelSlicing)
+        if let failure = work.failure { throw .failure("cannot set up the event loop: \(failure)") }
         identity = Identity(bus: bus, logger: logger, callerPolicy: policy, subscriptions: subscriptions)
         busService = BusService(service: service, identity: identity, logger: logger)
         watches = ChangeWatches(engine: engine, clock: clock, delivery: delivery, storage: storage, logger: logger)
@@ -189,9 +192,6 @@ final class Daemon {
                     loop.exit(0)
                 }
             }
-            // Below the bus (0): after every message already waiting was handed over. The group commit
-            // before a delivery slice, so that calls are answered during a long catch-up.
-            groupCommit.trigger = try trigger(priority: 10) { [unowned self] in groupCommit.flushReady() }
             if let logSync, let durability = groupCommit.durability {
                 // A sync's report at the bus's priority: the answers it releases go out before more calls are read.
                 try loop.addReadable(fd: logSync.reportDescriptor.rawValue) {
@@ -200,11 +200,6 @@ final class Daemon {
                 if !logSync.start() { logger.warning("cannot start the log's sync thread: the loop syncs the log itself") }
             } else {
                 logger.warning("cannot open the write-ahead log for syncing: each group commit syncs at its COMMIT")
-            }
-            // Below the group commit, above the delivery: one call per iteration, apps in turn (FairQueue).
-            service.fairQueue.trigger = try trigger(priority: 12) { [unowned self] in service.fairQueue.serveNext() }
-            service.fairQueue.onTriggerFailure = { [unowned self] error in
-                logger.error("cannot schedule the next call (\(error)): the waiting calls run at once")
             }
             service.batchDecoder = PushBatchDecoder { body in
                 guard let thread = startDaemonThread(body) else { return false }
@@ -215,11 +210,6 @@ final class Daemon {
                 logger.warning("cannot start the decoding thread: PushBatch calls are decoded on the loop")
             }
             groupCommit.afterCommit = { [unowned self] in delivery.settle() }
-            delivery.failureTrigger = try trigger(priority: 15) { [unowned self] in delivery.recordLateFailures() }
-            delivery.continueTrigger = try trigger(priority: 20) { [unowned self] in delivery.continueDelivery() }
-            // Below the delivery: a cancellation job's slices never delay a due notification.
-            cancelSlicing.trigger = try trigger(priority: 25) { [unowned self] in cancelSlicing.continueSlicing() }
-            cancelSlicing.lanes = service.fairQueue
             delivery.afterSettle = { [unowned self] in
                 cancelSlicing.kick()
                 wakeArming.rearm()
@@ -251,11 +241,6 @@ final class Daemon {
                                      delivery: delivery, announcer: announcer, subscriptions: subscriptions, logger: logger)
         }
         delivery.settle()
-    }
-
-    /// An sd-event defer source at `priority` as a `LoopTrigger`.
-    private func trigger(priority: Int64, _ action: @escaping () -> Void) throws(BusError) -> LoopTrigger {
-        EventLoopTrigger(try loop.addTrigger(priority: priority, action))
     }
 
     /// Sets the due timer to `instant` (off when nil). A timer sd-event refuses to arm would never
@@ -295,4 +280,22 @@ final class EventLoopTrigger: LoopTrigger {
 func runDaemonCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
     let daemon = try Daemon(options: DaemonOptions(args))
     return daemon.run()
+}
+
+/// The parts' `LoopScheduler`: each piece of loop work an sd-event defer source at its `LoopPriority`
+/// (below the bus, 0). A source sd-event cannot make is kept in `failure`, and the daemon does not start.
+final class LoopSources: LoopScheduler {
+    private let loop: EventLoop
+    private(set) var failure: String?
+
+    init(loop: EventLoop) { self.loop = loop }
+
+    func source(_ priority: LoopPriority, _ action: @escaping () -> Void) -> LoopTrigger? {
+        do throws(BusError) {
+            return EventLoopTrigger(try loop.addTrigger(priority: priority.rawValue, action))
+        } catch {
+            failure = failure ?? "\(priority): \(error)"
+            return nil
+        }
+    }
 }
