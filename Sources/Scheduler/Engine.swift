@@ -139,13 +139,13 @@ public final class Engine {
                             defaultGraceSeconds: defaultGraceSeconds, now: now)
         store.history.limitPerApp = retention.maxRecords
         store.history.maxBytesPerApp = maxBytesPerApp
-        try storage { () throws(StoreError) in
+        try state.storage { () throws(StoreError) in
             unconfirmedAtStart = try store.markUnconfirmed()
             // Streamed straight into the wheel (committed rows: nothing to defer to a commit), so neither the
             // rows nor a wheel log of a million entries is ever held.
             try store.schedules.forEachPendingDeadline { (key, due) in wheel.insert(key: key, due: due) }
         }
-        let recorded = try storage { () throws(StoreError) in try store.meta.value("device_zone") }
+        let recorded = try state.storage { () throws(StoreError) in try store.meta.value("device_zone") }
         if let recorded, recorded != deviceZone.name, let old = try? resolution.zone(named: recorded) {
             // The zone changed while the daemon was down: what fell due is caught up in the old zone first
             // (late or missed, CONTRACT §2/§3), then the new zone applies (`deviceZoneChanged` does both).
@@ -180,20 +180,20 @@ public final class Engine {
     /// on SQLite, whatever the number of schedules (`PendingCount`, the `list` footer).
     /// Schedules a cancellation job still covers are not counted (they are cancelled as far as callers see).
     public func pendingCount(app: String?) throws(EngineError) -> Int {
-        try storage { () throws(StoreError) in try store.counts.pendingCount(app: app) - store.cancelJobs.coveredRemaining(app: app) }
+        try state.storage { () throws(StoreError) in try store.counts.pendingCount(app: app) - store.cancelJobs.coveredRemaining(app: app) }
     }
 
     /// Pending schedules of `app` by next due, paged; `app` nil lists every app's (`list --all-apps`).
     public func list(app: String? = Engine.defaultApp, limit: Int?, offset: Int = 0) throws(EngineError) -> [PendingSchedule] {
-        let rows = try storage { () throws(StoreError) in
+        let rows = try state.storage { () throws(StoreError) in
             try store.schedules.byNext(app: app, limit: limit, offset: offset)
         }
-        return rows.map(pendingSchedule)
+        return rows.map(Listings(state: state).pendingSchedule)
     }
 
     /// The newest `limit` history records of `app` (nil: of every app), oldest first.
     public func history(app: String? = Engine.defaultApp, limit: Int) throws(EngineError) -> [HistoryRecord] {
-        try storage { () throws(StoreError) in try store.history.records(app: app, limit: limit) }
+        try state.storage { () throws(StoreError) in try store.history.records(app: app, limit: limit) }
     }
 
     /// At most `limit` pending schedules of `app` (nil: of every app) by (next due, key), starting after
@@ -201,8 +201,8 @@ public final class Engine {
     /// (keyset paging; per app by the (app, next_due, key) index).
     public func listPage(app: String? = Engine.defaultApp, after cursor: PendingCursor?, limit: Int) throws(EngineError)
         -> [(cursor: PendingCursor, schedule: PendingSchedule)] {
-        let rows = try storage { () throws(StoreError) in try store.schedules.byNext(app: app, after: cursor, limit: limit) }
-        return rows.map { ($0.cursor, pendingSchedule($0)) }
+        let rows = try state.storage { () throws(StoreError) in try store.schedules.byNext(app: app, after: cursor, limit: limit) }
+        return rows.map { ($0.cursor, Listings(state: state).pendingSchedule($0)) }
     }
 
     /// At most `limit` pending schedules of `app` (nil: of every app) by (next due, key) after skipping
@@ -210,15 +210,15 @@ public final class Engine {
     /// O(offset + limit), once; the following pages continue from the last row's cursor.
     public func listPage(app: String? = Engine.defaultApp, skipping offset: Int, limit: Int) throws(EngineError)
         -> [(cursor: PendingCursor, schedule: PendingSchedule)] {
-        let rows = try storage { () throws(StoreError) in try store.schedules.byNext(app: app, limit: limit, offset: offset) }
-        return rows.map { ($0.cursor, pendingSchedule($0)) }
+        let rows = try state.storage { () throws(StoreError) in try store.schedules.byNext(app: app, limit: limit, offset: offset) }
+        return rows.map { ($0.cursor, Listings(state: state).pendingSchedule($0)) }
     }
 
     /// At most `limit` history records of `app` (nil: of every app) older than sequence number `before`
     /// (the newest when nil), newest first. O(log n + limit) at any depth.
     public func historyPage(app: String? = Engine.defaultApp, before: Int64?, limit: Int) throws(EngineError)
         -> [SequencedHistoryRecord] {
-        try storage { () throws(StoreError) in try store.history.records(app: app, before: before, limit: limit) }
+        try state.storage { () throws(StoreError) in try store.history.records(app: app, before: before, limit: limit) }
     }
 
     /// Records what the person did with a shown notification of `app`: `opened` (reason `action:KEY`;
@@ -229,48 +229,13 @@ public final class Engine {
         guard event == .opened || event == .dismissed else {
             throw EngineError(.invalidArgument, "interaction must be opened or dismissed, not \(event.rawValue)")
         }
-        _ = try transaction { (_: inout ChangeSet) throws(StoreError) in
+        _ = try state.transaction { (_: inout ChangeSet) throws(StoreError) in
             var record = HistoryRecord(app: app, id: id, event: event, at: now, due: nil, reason: reason,
                                        lateSeconds: nil, title: nil, messageId: nil, dataJSON: nil)
-            try fillDetails(&record)
+            try state.fillDetails(&record)
             record.ran = ran
             record.ok = ok
             try store.history.append(record)
         }
-    }
-
-    // MARK: Internals shared by the Engine_* files
-
-    func grace(of schedule: StoredSchedule) -> Int64 { state.grace(of: schedule) }
-
-    /// Whether something due at `due` and shown at `at` is within `graceSeconds` (equal is within).
-    /// Saturates for huge graces instead of overflowing.
-    static func isWithinGrace(due: Instant, at: Instant, graceSeconds: Int64) -> Bool {
-        let lateness = at.microseconds &- due.microseconds
-        return lateness <= min(graceSeconds, Int64.max / 2_000_000) * 1_000_000
-    }
-
-    /// Seconds between two instants, as history's `late`.
-    static func seconds(from start: Instant, to end: Instant) -> Double {
-        Double(end.microseconds - start.microseconds) / 1_000_000
-    }
-
-    func pendingSchedule(_ s: StoredSchedule) -> PendingSchedule {
-        let trigger: String
-        switch s.kind {
-        case .fixedAt:
-            let instant = s.atInstant ?? s.next
-            let offset = s.atOffset ?? 0
-            trigger = "at " + CivilDateTime(instant: instant, offsetSeconds: offset)
-                .iso8601(withOffset: offset, utcDesignator: true)
-        case .floatingAt:
-            trigger = "at " + (s.wall.map { $0.iso8601(withOffset: nil) } ?? "?")
-        case .calendar:
-            let normalized = (try? resolution.calendarSpec(s).normalized) ?? s.spec ?? ""
-            trigger = "calendar " + normalized
-        }
-        let zone = s.kind == .fixedAt ? "UTC" : (s.zone ?? deviceZone.name)
-        return PendingSchedule(app: s.app, id: s.id, next: s.next, title: s.title, trigger: trigger, zone: zone,
-                               floating: s.floating, cancelOn: s.cancelOn, last: s.lastDue)
     }
 }

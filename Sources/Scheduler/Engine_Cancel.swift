@@ -12,8 +12,8 @@ extension Engine {
 
     /// `cancel(id:now:)`, also saying which notifications were on screen and were closed.
     public func cancelReporting(id: String, app: String = Engine.defaultApp, now: Instant) throws(EngineError) -> CancelResult {
-        try Self.checkName(id, "id", maxBytes: PushDecoder.maxIdBytes)
-        return try cancelling(app: app, now: now, reason: "cli") { (changes: inout ChangeSet) throws(EngineError) in
+        try Cancellation.checkName(id, "id", maxBytes: PushDecoder.maxIdBytes)
+        return try cancellation.cancelling(app: app, quota: quota, now: now, reason: "cli") { (changes: inout ChangeSet) throws(EngineError) in
             try cancellation.cancelSchedules(app: app, id: id, reason: "cli", sparing: nil, now: now, changes: &changes)
         }
     }
@@ -26,9 +26,9 @@ extension Engine {
 
     /// `cancel(run:now:)`, also saying which notifications were on screen and were closed.
     public func cancelReporting(run: String, app: String = Engine.defaultApp, now: Instant) throws(EngineError) -> CancelResult {
-        try Self.checkName(run, "run", maxBytes: PushDecoder.maxIdBytes)
+        try Cancellation.checkName(run, "run", maxBytes: PushDecoder.maxIdBytes)
         var unlisted = 0
-        var result = try cancelling(app: app, now: now, reason: "run") { (changes: inout ChangeSet) throws(EngineError) in
+        var result = try cancellation.cancelling(app: app, quota: quota, now: now, reason: "run") { (changes: inout ChangeSet) throws(EngineError) in
             let (ids, rest) = try cancellation.cancelSchedules(app: app, run: run, reason: "run", sparing: nil, now: now, changes: &changes)
             unlisted = rest
             return ids
@@ -56,11 +56,11 @@ extension Engine {
     /// Events are per app: `track` from app A cancels nothing of app B (CONTRACT §4, §8).
     public func trackReporting(event: String, app: String = Engine.defaultApp, dataJSON: String?, now: Instant)
         throws(EngineError) -> CancelResult {
-        try Self.checkName(event, "event", maxBytes: PushDecoder.maxEventNameBytes)
+        try Cancellation.checkName(event, "event", maxBytes: PushDecoder.maxEventNameBytes)
         let reason = "event:" + event
         var unlisted = 0
-        var result = try cancelling(app: app, now: now, reason: reason) { (changes: inout ChangeSet) throws(EngineError) in
-            try storage { () throws(StoreError) -> [String] in
+        var result = try cancellation.cancelling(app: app, quota: quota, now: now, reason: reason) { (changes: inout ChangeSet) throws(EngineError) in
+            try state.storage { () throws(StoreError) -> [String] in
                 let (ids, rest) = try cancelJobParts.cancelCoverable(app: app, kind: .event, name: event, reason: reason, now: now,
                                                       changes: &changes) { (s) throws(StoreError) in
                     try store.tombstones.add(app: app, .id, s.id, at: now)
@@ -72,21 +72,28 @@ extension Engine {
         result.unlisted = unlisted
         return result
     }
+}
+
+/// The frame of the cancel calls and the two steps every cancellation shares (by id, run, event, a job's slice, a push's cancel): a part of
+/// the engine over its one state (docs/architecture.md "The engine's parts").
+struct Cancellation {
+    let state: EngineState
 
     /// The frame of every cancellation: `body` runs in ONE store transaction (durable when this
     /// returns) and collects in its change set the ids whose notifications may be on screen; those are
     /// closed only after the commit, so a failed transaction closes nothing. Each one the notifier says was
-    /// on screen gets history `closed` (with `reason`), committed before this returns.
-    private func cancelling(app: String, now: Instant, reason: String,
-                            _ body: (inout ChangeSet) throws(EngineError) -> [String]) throws(EngineError) -> CancelResult {
+    /// on screen gets history `closed` (with `reason`), committed before this returns. `quota` bounds what `body`
+    /// may leave (`Quota.within`). O(body) plus one commit and O(closes) notifier calls.
+    func cancelling(app: String, quota: Quota, now: Instant, reason: String,
+                    _ body: (inout ChangeSet) throws(EngineError) -> [String]) throws(EngineError) -> CancelResult {
         state.lastNow = now
-        let (ids, changes) = try transaction { (changes: inout ChangeSet) throws(StoreError) -> [String] in
-            try wrap { () throws(EngineError) in
+        let (ids, changes) = try state.transaction { (changes: inout ChangeSet) throws(StoreError) -> [String] in
+            try state.wrap { () throws(EngineError) in
                 try quota.within(app: app, what: "this cancel") { () throws(EngineError) in try body(&changes) }
             }
         }
-        refreshSnoozeDue()
-        return CancelResult(cancelled: ids, closed: try cancellation.closeShown(changes.closes, app: app, reason: reason, now: now))
+        Snoozes(state: state).refreshDue()
+        return CancelResult(cancelled: ids, closed: try closeShown(changes.closes, app: app, reason: reason, now: now))
     }
 
     /// The id rule of a push (`PushRules.identifier`) applied to an argument: `.invalidArgument`
@@ -98,13 +105,6 @@ extension Engine {
             throw EngineError(.invalidArgument, error.message)
         }
     }
-
-}
-
-/// The two steps every cancellation shares (by id, run, event, a job's slice, a push's cancel): a part of
-/// the engine over its one state (docs/architecture.md "The engine's parts").
-struct Cancellation {
-    let state: EngineState
 
     /// Within a transaction: tombstone `id`, cancel it if pending (unless spared), close it if it may be shown
     /// (its id to `changes.closes`); returns the ids cancelled. Invariant: the tombstone is left even when

@@ -46,7 +46,7 @@ extension Engine {
 
     /// The jobs under way, oldest first (tests, status). Reads only. O(jobs).
     public func cancelJobs() throws(EngineError) -> [CancelJob] {
-        try storage { () throws(StoreError) in try store.cancelJobs.all() }
+        try state.storage { () throws(StoreError) in try store.cancelJobs.all() }
     }
 
     /// Cancels the next `limit` schedules of the oldest job in ONE transaction (history `cancelled` with

@@ -11,7 +11,7 @@ extension Engine {
     /// Example: three `push` calls inside one `group` cost one fsync instead of three; a push in the middle
     /// naming an unknown zone fails alone (in its `groupMember`), the other two are committed.
     public func group<R>(_ body: () throws(EngineError) -> R) throws(EngineError) -> R {
-        try groupScope(member: false, body)
+        try state.groupScope(member: false, body)
     }
 
     /// One operation inside `group`, undone alone when it throws: its savepoint is rolled back and the change
@@ -20,6 +20,6 @@ extension Engine {
     /// of opening its own. So `operation` must let an engine error it does not answer itself reach
     /// `groupMember` (catching one and going on would keep what the failed call wrote before it failed).
     public func groupMember<R>(_ operation: () throws(EngineError) -> R) throws(EngineError) -> R {
-        try groupScope(member: true, operation)
+        try state.groupScope(member: true, operation)
     }
 }

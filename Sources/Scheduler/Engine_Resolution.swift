@@ -171,7 +171,7 @@ extension Engine {
         state.lastNow = now
         zoneCache[zone.name] = zone
         do {
-            _ = try transaction { (changes: inout ChangeSet) throws(StoreError) in
+            _ = try state.transaction { (changes: inout ChangeSet) throws(StoreError) in
                 for var s in try store.schedules.floating() {
                     let next: Instant?
                     do throws(EngineError) {

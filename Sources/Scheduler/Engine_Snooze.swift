@@ -51,8 +51,8 @@ struct Snoozes {
                 // so, as its history record does.
                 n.due = item.until
                 n.at = now
-                n.lateSeconds = Engine.seconds(from: item.until, to: now)
-                let shown = Engine.isWithinGrace(due: item.until, at: now, graceSeconds: grace)
+                n.lateSeconds = Firing.seconds(from: item.until, to: now)
+                let shown = Firing.isWithinGrace(due: item.until, at: now, graceSeconds: grace)
                 try store.snoozed.remove(seq: item.seq)
                 try store.history.append(HistoryRecord(
                     app: n.app, id: n.id, event: shown ? .fired : .missed, at: now, due: item.until, reason: "snoozed",

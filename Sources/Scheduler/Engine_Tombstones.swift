@@ -29,7 +29,7 @@ struct Tombstones {
     /// rule (else `.invalidArgument`). O(log n), plus a scan of the app's history for the reason of an
     /// id's cancel.
     func blocking(id: String, app: String) throws(EngineError) -> BlockingTombstone? {
-        try Engine.checkName(id, "id", maxBytes: PushDecoder.maxIdBytes)
+        try Cancellation.checkName(id, "id", maxBytes: PushDecoder.maxIdBytes)
         let store = state.store
         return try storeCalls { () throws(StoreError) -> BlockingTombstone? in
             let keep = Engine.tombstoneRetentionSeconds
@@ -57,7 +57,7 @@ struct Tombstones {
     /// (`unblocked`, reason `unblock`), nothing to lift records nothing (the earlier pushes are still
     /// forgotten); durable before it returns. True when there was a tombstone. O(log n).
     func unblock(id: String, app: String, now: Instant) throws(EngineError) -> Bool {
-        try Engine.checkName(id, "id", maxBytes: PushDecoder.maxIdBytes)
+        try Cancellation.checkName(id, "id", maxBytes: PushDecoder.maxIdBytes)
         let store = state.store
         return try state.transaction { (changes: inout ChangeSet) throws(StoreError) -> Bool in
             // Covered by a cancellation job: cancelled first, as if the job had reached it.

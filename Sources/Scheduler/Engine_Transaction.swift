@@ -2,8 +2,8 @@ import SchedCalendar
 
 /// What one store transaction changed outside the database, as a value: the timer-wheel changes to make
 /// and the notifications that may be on screen, to be closed. The transaction's body builds it
-/// (`Engine.transaction` hands it in), and it is applied only after COMMIT; on ROLLBACK — or a
-/// savepoint's rollback (`Engine.savepoint`) — the value is dropped with the scope that held it, so a
+/// (`EngineState.transaction` hands it in), and it is applied only after COMMIT; on ROLLBACK — or a
+/// savepoint's rollback (`EngineState.savepoint`) — the value is dropped with the scope that held it, so a
 /// failure costs nothing in the wheel (no O(n) rebuild) and closes nothing.
 struct ChangeSet {
     /// Wheel changes in order: arm `key` at `due`, or disarm it (`due` nil).
@@ -55,7 +55,7 @@ struct OpenGroup {
 
 // Transactions as values: every write is `transaction { changes in … }`; nothing in the engine counts depths
 // or keeps a log that a failure must trim. They run over the engine's one state (`EngineState`); `Engine`
-// forwards them to its extensions (below).
+// and its parts call them on it (`state.transaction { … }`).
 extension EngineState {
     /// Runs `body` in ONE store transaction (inside an open `group`: in the group's), handing it an empty
     /// `ChangeSet` to fill. Returns the body's result and its change set after COMMIT, its wheel changes
@@ -134,38 +134,8 @@ extension EngineState {
     var failureUndoesCall: Bool { openGroup.map(\.inMember) ?? true }
 }
 
-// The engine's files call the state's transactions as their own (`transaction { … }`).
-extension Engine {
-    /// `EngineState.transaction`.
-    func transaction<R>(_ body: (inout ChangeSet) throws(StoreError) -> R) throws(EngineError)
-        -> (result: R, changes: ChangeSet) { try state.transaction(body) }
-
-    /// `EngineState.savepoint`.
-    func savepoint<R>(_ enabled: Bool = true, _ changes: inout ChangeSet,
-                      _ body: (inout ChangeSet) throws(StoreError) -> R) throws(StoreError) -> R {
-        try state.savepoint(enabled, &changes, body)
-    }
-
-    /// `EngineState.groupScope`.
-    func groupScope<R>(member: Bool, _ body: () throws(EngineError) -> R) throws(EngineError) -> R {
-        try state.groupScope(member: member, body)
-    }
-
-    /// `EngineState.storage`.
-    func storage<R>(_ body: () throws(StoreError) -> R) throws(EngineError) -> R { try storeCalls(body) }
-
-    /// `EngineState.wrap`.
-    func wrap<R>(_ body: () throws(EngineError) -> R) throws(StoreError) -> R { try state.wrap(body) }
-
-    /// `EngineState.failureUndoesCall`.
-    var failureUndoesCall: Bool { state.failureUndoesCall }
-
-    /// `EngineState.fillDetails`.
-    func fillDetails(_ record: inout HistoryRecord) throws(StoreError) { try state.fillDetails(&record) }
-}
-
 /// Runs store calls, mapping failures to `EngineError.storage` (the store's error kept as `cause`; an
-/// engine error carried through the store comes out whole). `Engine.storage` and `Quota` use it.
+/// engine error carried through the store comes out whole). `EngineState.storage` and `Quota` use it.
 func storeCalls<R>(_ body: () throws(StoreError) -> R) throws(EngineError) -> R {
     do {
         return try body()

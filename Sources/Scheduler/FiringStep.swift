@@ -6,6 +6,18 @@ struct Firing {
     var graceSeconds: Int64?
     /// Its `fired` record (marked `folded` when it goes into a summary).
     var historySeq: Int64 = 0
+
+    /// Whether something due at `due` and shown at `at` is within `graceSeconds` (equal is within).
+    /// Saturates for huge graces instead of overflowing. O(1).
+    static func isWithinGrace(due: Instant, at: Instant, graceSeconds: Int64) -> Bool {
+        let lateness = at.microseconds &- due.microseconds
+        return lateness <= min(graceSeconds, Int64.max / 2_000_000) * 1_000_000
+    }
+
+    /// Seconds between two instants, as history's `late`. O(1).
+    static func seconds(from start: Instant, to end: Instant) -> Double {
+        Double(end.microseconds - start.microseconds) / 1_000_000
+    }
 }
 
 // Moving time: firing due schedules in due order, late/missed, repeats, delivery and retries (CONTRACT §3).
@@ -183,8 +195,8 @@ struct FiringStep {
                 reason = "schedule ended: \(error.message)"
             }
         }
-        let shown = Engine.isWithinGrace(due: occurrence, at: at, graceSeconds: state.grace(of: s))
-        let lateness = Engine.seconds(from: occurrence, to: at)
+        let shown = Firing.isWithinGrace(due: occurrence, at: at, graceSeconds: state.grace(of: s))
+        let lateness = Firing.seconds(from: occurrence, to: at)
         var historySeq: Int64 = 0
         if s.extras.wake { state.wakeMayHaveChanged = true }
         try state.storage { () throws(StoreError) in

@@ -55,8 +55,8 @@ struct HandOver {
                 var n = failed.notification
                 n.graceSeconds = failed.graceSeconds
                 n.at = now
-                n.lateSeconds = Engine.seconds(from: n.due, to: now)
-                let shown = Engine.isWithinGrace(due: n.due, at: now, graceSeconds: failed.graceSeconds ?? state.defaultGraceSeconds)
+                n.lateSeconds = Firing.seconds(from: n.due, to: now)
+                let shown = Firing.isWithinGrace(due: n.due, at: now, graceSeconds: failed.graceSeconds ?? state.defaultGraceSeconds)
                 try state.store.failedDeliveries.remove(seq: failed.seq)
                 try state.store.history.append(HistoryRecord(
                     app: n.app, id: n.id, event: shown ? .fired : .missed, at: now, due: n.due, reason: "retry",

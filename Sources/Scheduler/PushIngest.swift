@@ -150,7 +150,7 @@ struct PushIngest {
             // missed); the store moves it to `applied` when that row goes (schema v6: kept once).
             var (schedule, next) = made
             if schedule.kind != .calendar, let due = next,
-               !Engine.isWithinGrace(due: due, at: now, graceSeconds: state.grace(of: schedule)) {
+               !Firing.isWithinGrace(due: due, at: now, graceSeconds: state.grace(of: schedule)) {
                 next = nil
             }
             var old: StoredSchedule?
@@ -182,7 +182,7 @@ struct PushIngest {
                 try store.history.append(HistoryRecord(
                     app: app, id: schedule.id, event: .missed, at: now, due: missedDue,
                     reason: schedule.kind == .calendar ? "no occurrence" : nil,
-                    lateSeconds: missedDue.map { Engine.seconds(from: $0, to: now) }, title: schedule.title,
+                    lateSeconds: missedDue.map { Firing.seconds(from: $0, to: now) }, title: schedule.title,
                     messageId: nil, dataJSON: nil))
                 try endings.recordFinished(schedule, outcome: .missed, due: missedDue, now: now)
                 return PushOutcome(id: local.id, status: .missed, next: nil)

@@ -31,7 +31,7 @@ extension Engine {
 
     /// The earliest due instant of a pending `wake: true` schedule, nil when none. One index seek.
     public func earliestWake() throws(EngineError) -> Instant? {
-        try storage { () throws(StoreError) in try store.schedules.earliestWake() }
+        try state.storage { () throws(StoreError) in try store.schedules.earliestWake() }
     }
 
     /// When the wake timer should go off for `due`: `wakeLeadSeconds` before it.

@@ -132,7 +132,7 @@ final class EngineGroupTests: XCTestCase {
                 do throws(EngineError) {
                     _ = try e.groupMember { () throws(EngineError) in
                         _ = try e.push(pushLocal(makeLocal("b", due)), app: app, now: t0)
-                        return try e.storage { () throws(StoreError) in
+                        return try e.state.storage { () throws(StoreError) in
                             try store.sql { () throws(SQLiteError) in
                                 try store.db.execute("ROLLBACK")
                                 throw SQLiteError(code: 10, message: "disk I/O error", context: "INSERT INTO history")
