@@ -65,14 +65,6 @@ public final class Engine {
         get { state.wheel }
         _modify { yield &state.wheel }
     }
-    var specCache: [String: CalendarSpec] {
-        get { state.specCache }
-        _modify { yield &state.specCache }
-    }
-    var zoneCache: [String: TimeZoneRules] {
-        get { state.zoneCache }
-        _modify { yield &state.zoneCache }
-    }
     /// Changes whenever the zones in use (`zoneNamesInUse`) may have changed: a watcher that synced at one
     /// generation needs no new sync until it differs (the daemon asks after every commit; building the
     /// sorted name list each time cost ~15 µs per Push, BENCHMARKS.md §3b).
@@ -156,7 +148,7 @@ public final class Engine {
         }
         // tzdata updated while the daemon was down: re-resolve what the new rules move.
         _ = try ZoneRulesUpdate(state: state).recheck(now: now, flush: false)
-        refreshSnoozeDue()
+        snoozes.refreshDue()
         try maintenanceStep(now: now)
     }
 

@@ -166,13 +166,29 @@ extension Engine {
     @discardableResult
     public func deviceZoneChanged(to zone: TimeZoneRules, now: Instant) throws(EngineError) -> [DueNotification] {
         let delivered = try advance(to: now, mode: .wallClock)
-        let previous = deviceZone
-        deviceZone = zone
+        try DeviceZoneChange(state: state).apply(zone, now: now)
+        return delivered
+    }
+}
+
+/// The device zone's change after the catch-up (`Engine.deviceZoneChanged` delivers what was due in the old
+/// zone first): a part of the engine over its one state (docs/architecture.md "The engine's parts").
+struct DeviceZoneChange {
+    let state: EngineState
+    private var resolution: ZoneResolution { ZoneResolution(state: state) }
+
+    /// Makes `zone` the device zone and re-resolves every floating schedule in it, in ONE transaction that
+    /// also records the zone (`device_zone`); on failure the previous zone stays and nothing moved.
+    /// Invariant: a floating one-shot keeps its wall time; a floating calendar's next elapse is after its last
+    /// occurrence and after `now`; one left without occurrence ends `expired`. O(floating · log n).
+    func apply(_ zone: TimeZoneRules, now: Instant) throws(EngineError) {
+        let previous = state.deviceZone
+        state.deviceZone = zone
         state.lastNow = now
-        zoneCache[zone.name] = zone
+        state.zoneCache[zone.name] = zone
         do {
             _ = try state.transaction { (changes: inout ChangeSet) throws(StoreError) in
-                for var s in try store.schedules.floating() {
+                for var s in try state.store.schedules.floating() {
                     let next: Instant?
                     do throws(EngineError) {
                         if s.kind == .calendar {
@@ -187,19 +203,18 @@ extension Engine {
                     guard let next else {
                         // A floating calendar whose `until` now lies before its next elapse: it is over.
                         changes.disarm(key: s.key)
-                        try endings.expire(s, now: now)
+                        try Endings(state: state).expire(s, now: now)
                         continue
                     }
                     s.next = next
-                    try store.schedules.updateNext(key: s.key, next: next, lastDue: s.lastDue)
+                    try state.store.schedules.updateNext(key: s.key, next: next, lastDue: s.lastDue)
                     changes.arm(key: s.key, due: next)
                 }
-                try store.meta.set("device_zone", zone.name)
+                try state.store.meta.set("device_zone", zone.name)
             }
         } catch {
-            deviceZone = previous
+            state.deviceZone = previous
             throw error
         }
-        return delivered
     }
 }

@@ -92,9 +92,6 @@ extension Engine {
         try snoozes.snooze(notification, seconds: seconds, now: now)
     }
 
-    /// Re-reads the earliest snoozed `until` (`Snoozes.refreshDue`).
-    func refreshSnoozeDue() { snoozes.refreshDue() }
-
     /// The snoozed notifications of `app` (nil: of every app), soonest back first, at most `limit`:
     /// what `schedd list` shows beside the pending schedules. O(snoozed) (`Snoozes.list`).
     public func snoozedList(app: String?, limit: Int) throws(EngineError) -> [SnoozedNotification] {

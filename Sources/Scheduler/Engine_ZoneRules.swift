@@ -25,7 +25,7 @@ extension Engine {
     /// The zones this engine evaluates schedules in: the device zone and every pinned zone it resolved.
     /// What the daemon watches (the files behind these names).
     public var zoneNamesInUse: [String] {
-        Array(Set(zoneCache.keys).union([deviceZone.name])).sorted()
+        Array(Set(state.zoneCache.keys).union([deviceZone.name])).sorted()
     }
 
     /// The zone files may have changed (an inotify event on them, or a start): flushes every zone cache
