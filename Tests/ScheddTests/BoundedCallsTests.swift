@@ -27,9 +27,9 @@ final class BoundedCallsTests: XCTestCase {
 
     /// Wall time of `body` in seconds.
     private func timed<T>(_ body: () throws -> T) rethrows -> (T, Double) {
-        let start = Date()
+        let start = ContinuousClock.now
         let value = try body()
-        return (value, Date().timeIntervalSince(start))
+        return (value, secondsSince(start))
     }
 
     private func push(_ id: String, title: String = "t", cancelOn: String = "big") -> String {
@@ -119,9 +119,9 @@ final class BoundedCallsTests: XCTestCase {
 
     /// Polls until the cancellation job has cancelled `last` (the schedule it reaches last), or fails.
     private func waitForJob(_ bus: BusConnection, last: String) throws {
-        let deadline = Date().addingTimeInterval(600)
+        let deadline = ContinuousClock.now + .milliseconds(Int64(Double(600) * 1000))
         while try newestHistoryID(bus) != last {
-            guard Date() < deadline else { return XCTFail("the cancellation job never reached \(last)") }
+            guard ContinuousClock.now < deadline else { return XCTFail("the cancellation job never reached \(last)") }
             usleep(50_000)
         }
     }

@@ -119,8 +119,8 @@ final class DesktopNotifierLifecycleTests: XCTestCase {
         try notifier.attach(to: event)
         XCTAssertEqual(showAndWait(notifier, dueNotification(id: "ev")), .shown)
         try server.emitActionInvoked(bus: bus, id: try XCTUnwrap(notifier.serverId(forSchedule: "ev")), key: "default")
-        let deadline = Date().addingTimeInterval(5)
-        while log.entries.isEmpty && Date() < deadline { event.runOnce(waitingUpTo: 20_000) }
+        let deadline = ContinuousClock.now + .milliseconds(Int64(Double(5) * 1000))
+        while log.entries.isEmpty && ContinuousClock.now < deadline { event.runOnce(waitingUpTo: 20_000) }
         XCTAssertEqual(log.entries, [.init(id: "ev", event: .opened, reason: "action:default")])
     }
 
@@ -133,6 +133,7 @@ final class DesktopNotifierLifecycleTests: XCTestCase {
         var roundTrips: [Double] = []
         var starts: [Double] = []
         for index in 0..<40 {
+            // Wall-clock times: compared below with the server's own time stamps of each Notify.
             let start = Date().timeIntervalSince1970
             XCTAssertEqual(showAndWait(notifier, dueNotification(id: "m\(index)", title: "n\(index)")), .shown)
             roundTrips.append((Date().timeIntervalSince1970 - start) * 1000)
@@ -170,8 +171,8 @@ final class DesktopNotifierReconnectTests: XCTestCase {
 
     /// Runs the loop until `condition` holds (or 10 s pass).
     private func run(_ event: EventLoop, until condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while !condition() && Date() < deadline { event.runOnce(waitingUpTo: 20_000) }
+        let deadline = ContinuousClock.now + .milliseconds(Int64(Double(10) * 1000))
+        while !condition() && ContinuousClock.now < deadline { event.runOnce(waitingUpTo: 20_000) }
         return condition()
     }
 
@@ -204,8 +205,8 @@ final class DesktopNotifierReconnectTests: XCTestCase {
             XCTAssertTrue(run(event) { !notifier.isConnected }, "round \(round): disconnect not noticed")
             // While disconnected the loop must sleep between reconnect attempts, not spin.
             var wakeups = 0
-            let quietUntil = Date().addingTimeInterval(0.3)
-            while Date() < quietUntil { event.runOnce(waitingUpTo: 100_000); wakeups += 1 }
+            let quietUntil = ContinuousClock.now + .milliseconds(Int64(Double(0.3) * 1000))
+            while ContinuousClock.now < quietUntil { event.runOnce(waitingUpTo: 100_000); wakeups += 1 }
             XCTAssertLessThan(wakeups, 100, "round \(round): the loop spins while the bus is gone")
         }
     }

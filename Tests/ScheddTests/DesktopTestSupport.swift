@@ -120,8 +120,8 @@ final class RecordingServer {
             [DesktopHarness.notifyDir.appendingPathComponent("recording_server.py").path,
              "--address", bus.address, "--log", logPath, "--caps", caps.joined(separator: ",")] + (hang ? ["--hang"] : []),
             quiet: false)
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, !records().contains(where: { $0["event"] as? String == "ready" }) {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(Double(10) * 1000))
+        while ContinuousClock.now < deadline, !records().contains(where: { $0["event"] as? String == "ready" }) {
             usleep(10_000)
         }
         guard records().contains(where: { $0["event"] as? String == "ready" }) else {
@@ -210,8 +210,8 @@ extension DesktopOutcomes {
 /// Dispatches the notifier's bus until `condition` holds or `seconds` pass; returns the condition.
 @discardableResult
 func pump(_ notifier: DesktopNotifier, upTo seconds: Double = 5, until condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while !condition() && Date() < deadline { notifier.process(waitingUpTo: 0.02) }
+    let deadline = ContinuousClock.now + .milliseconds(Int64(Double(seconds) * 1000))
+    while !condition() && ContinuousClock.now < deadline { notifier.process(waitingUpTo: 0.02) }
     return condition()
 }
 
@@ -261,6 +261,12 @@ func waitForStillScreen(_ display: String, scratch: String, seconds: Double = 10
         defer { previous = now }
         return now != nil && now == previous
     }
+}
+
+/// Seconds on the monotonic clock since `start`: a step of the wall clock does not change it.
+func secondsSince(_ start: ContinuousClock.Instant) -> Double {
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 }
 
 /// Polls `condition` every 20 ms for up to `seconds` of the monotonic clock (a step of the wall clock, by a

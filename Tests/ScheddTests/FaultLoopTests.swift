@@ -49,11 +49,11 @@ final class FaultLoopTests: XCTestCase {
         // Six notifications fall due while the server hangs: the advance and every other call are
         // answered within 1 s (the notifier's calls time out after 2 s without blocking anything).
         func timed(_ arguments: [String]) throws -> Double {
-            let start = Date()
+            let start = ContinuousClock.now
             h.notify?.drain()  // WATCHDOG=1 datagrams (see NotifySocket.drain)
             let result = try h.cli(arguments + ["--json"])
             XCTAssertEqual(result.status, 0, "\(arguments): \(result.stderr)")
-            return Date().timeIntervalSince(start)
+            return secondsSince(start)
         }
         XCTAssertLessThan(try timed(["clock", "advance", "1h 10min"]), 1.0, "clock advance waited on the hung server")
         for _ in 0..<5 {

@@ -63,8 +63,8 @@ final class FirstRunTests: XCTestCase {
         defer { if process.isRunning { kill(process.processIdentifier, SIGTERM); process.waitUntilExit() } }
         // The line appears once the daemon serves: wait for it (the script's own readiness, not a guess).
         var exportLine: String?
-        let deadline = Date().addingTimeInterval(60)
-        while exportLine == nil && Date() < deadline && process.isRunning {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(Double(60) * 1000))
+        while exportLine == nil && ContinuousClock.now < deadline && process.isRunning {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             exportLine = text.split(separator: "\n").first { $0.hasPrefix("  export DBUS_SESSION_BUS_ADDRESS=") }
                 .map { String($0.dropFirst(2)) }

@@ -30,12 +30,12 @@ final class LogSyncOrderTests: XCTestCase {
         try strace.run()
         defer { if strace.isRunning { strace.terminate() }; strace.waitUntilExit() }
         // Attached once a call's answer shows in the trace.
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = ContinuousClock.now + .milliseconds(Int64(Double(20) * 1000))
         repeat {
             _ = try h.cli(["clock", "show"])
             let seen = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
             if seen.contains("sendmsg(") { break }
-        } while Date() < deadline
+        } while ContinuousClock.now < deadline
         for n in 0..<24 {
             _ = try h.push(localPush(id: "run_sync:s\(n)", at: "2026-03-08T09:00:00Z"))
             if n % 6 == 5 { XCTAssertEqual(try h.list().count, n + 1) }

@@ -70,11 +70,11 @@ final class StorageFullTests: XCTestCase {
 
         // Past the due instant the firing fails and is retried with back-off, not in a loop.
         while Date() < due { usleep(100_000) }
-        let cpuBefore = cpuSeconds(pid), windowStart = Date()
+        let cpuBefore = cpuSeconds(pid), windowStart = ContinuousClock.now
         XCTAssertTrue(h.notify!.wait(for: "ERRNO=28", deadlineSeconds: 20), "received: \(h.notify!.received)")
         // A fixed window on purpose: the CPU the daemon uses over it is what is measured (no busy retry).
         sleep(8)
-        let window = Date().timeIntervalSince(windowStart), cpu = cpuSeconds(pid) - cpuBefore
+        let window = secondsSince(windowStart), cpu = cpuSeconds(pid) - cpuBefore
         XCTAssertLessThan(cpu, 0.25 * window, "the daemon burned \(cpu) s of CPU in \(window) s while the disk was full")
         let failing = storageLogLines(h)
         XCTAssertGreaterThanOrEqual(failing.count, 1, h.daemonStderr)

@@ -77,8 +77,8 @@ final class TestbedTests: XCTestCase {
         process.environment = env
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: started), Date() < deadline, process.isRunning { usleep(10_000) }
+        let deadline = ContinuousClock.now + .milliseconds(Int64(Double(20) * 1000))
+        while !FileManager.default.fileExists(atPath: started), ContinuousClock.now < deadline, process.isRunning { usleep(10_000) }
         XCTAssertTrue(FileManager.default.fileExists(atPath: started), "COMMAND never started")
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()

@@ -46,8 +46,8 @@ final class TetheredProcess {
         // Read until `count` lines or end of file, waiting at most `seconds`.
         var text: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 512)
-        let deadline = Date().addingTimeInterval(seconds)
-        while text.filter({ $0 == UInt8(ascii: "\n") }).count < count, Date() < deadline {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(Double(seconds) * 1000))
+        while text.filter({ $0 == UInt8(ascii: "\n") }).count < count, ContinuousClock.now < deadline {
             var descriptor = pollfd(fd: out[0], events: Int16(POLLIN), revents: 0)
             guard poll(&descriptor, 1, 100) > 0 else { continue }
             let n = buffer.withUnsafeMutableBytes { read(out[0], $0.baseAddress, $0.count) }
