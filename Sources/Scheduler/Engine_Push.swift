@@ -27,27 +27,13 @@ extension Engine {
     /// connector recording the message in its replay window): both are durable together, or neither.
     public func push(_ push: Push, app: String = Engine.defaultApp, now: Instant,
                      alongside: () throws(StoreError) -> Void) throws(EngineError) -> [PushOutcome] {
-        var outcomes: [PushOutcome] = []
-        for result in try pushIngest.pushEach([push], app: app, now: now, allOrNothing: true, alongside: alongside) {
-            switch result {
-            case .success(let o): outcomes = o
-            case .failure(let error): throw error
-            }
-        }
-        return outcomes
+        try pushIngest.pushAll([push], app: app, now: now, alongside: alongside).last ?? []
     }
 
     /// Applies many pushes of `app` in one group commit (one fsync); outcomes in input order. All or
     /// nothing: when the store fails, or any push is rejected (zone, quota), no push of the batch is applied.
     public func pushBatch(_ pushes: [Push], app: String = Engine.defaultApp, now: Instant) throws(EngineError) -> [[PushOutcome]] {
-        var outcomes: [[PushOutcome]] = []
-        for result in try pushIngest.pushEach(pushes, app: app, now: now, allOrNothing: true) {
-            switch result {
-            case .success(let o): outcomes.append(o)
-            case .failure(let error): throw error
-            }
-        }
-        return outcomes
+        try pushIngest.pushAll(pushes, app: app, now: now)
     }
 
     /// Applies many pushes of `app` in one group commit (one fsync), each on its own: a push rejected by

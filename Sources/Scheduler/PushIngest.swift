@@ -13,6 +13,20 @@ struct PushIngest {
     var resolution: ZoneResolution { ZoneResolution(state: state) }
     var endings: Endings { Endings(state: state) }
 
+    /// `pushEach` all or nothing: the outcomes of every push in input order, or the first push's error
+    /// thrown with nothing applied. Same invariants and cost as `pushEach`.
+    func pushAll(_ pushes: [Push], app: String, now: Instant, alongside: () throws(StoreError) -> Void = {})
+        throws(EngineError) -> [[PushOutcome]] {
+        var outcomes: [[PushOutcome]] = []
+        for result in try pushEach(pushes, app: app, now: now, allOrNothing: true, alongside: alongside) {
+            switch result {
+            case .success(let o): outcomes.append(o)
+            case .failure(let error): throw error
+            }
+        }
+        return outcomes
+    }
+
     /// Applies `pushes` of `app` in ONE transaction (inside an open group: the group's), in order:
     /// `allOrNothing` — any rejection or store failure undoes the whole call (thrown) — or each on its own,
     /// a rejected push (zone, quota…) undone alone by its savepoint and answered with its error; a store
