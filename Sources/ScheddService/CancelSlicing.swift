@@ -55,7 +55,7 @@ public final class CancelSlicing {
     /// that finishes the last one (other calls are served between the slices meanwhile). `ClockNext`
     /// waits so, so that it never stops at the due time of a schedule a job still covers (cancelled for
     /// every caller, but still in the wheel until its slice). When slicing stops early — a storage failure
-    /// backed off, a trigger the loop refused — the actions run then, and the jobs go on later.
+    /// backed off, loop work the loop refused — the actions run then, and the jobs go on later.
     public func afterJobs(_ action: @escaping () -> Void) {
         guard !stopped, engine().hasCancelJobs else { return action() }
         waitingForJobs.append(action)
@@ -95,7 +95,7 @@ public final class CancelSlicing {
         for action in actions { action() }
     }
 
-    /// `trigger`'s action: one slice, then the next one scheduled while a job remains.
+    /// The slices' loop work (or lane turn): one slice, then the next one scheduled while a job remains.
     public func continueSlicing() {
         scheduled = false
         guard !stopped else { return }

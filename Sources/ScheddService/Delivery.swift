@@ -174,16 +174,12 @@ public final class Delivery {
     /// `failed` in a loop callback of its own (the notifier may report this while the engine is busy).
     public func deliveryFailedLater(_ notification: DueNotification, _ reason: String) {
         lateFailures.append((notification, reason))
-        triggerFailureRecording()
+        failureWork.request()
     }
 
     /// A notification server appeared: retry what failed (after recording failures still queued).
     public func retryWhenServerAppeared() {
         retryWanted = true
-        triggerFailureRecording()
-    }
-
-    private func triggerFailureRecording() {
         failureWork.request()
     }
 

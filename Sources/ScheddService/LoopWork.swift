@@ -36,7 +36,7 @@ public final class LoopWork {
 
     public let priority: LoopPriority
     private var source: LoopTrigger?
-    private var action: () -> Void = {}
+    private let action: () -> Void
     private let refusal: Refusal
 
     /// `scheduler` nil: no loop; `request()` runs `action` at once. `action` is the part's own method (it

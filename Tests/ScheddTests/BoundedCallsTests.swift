@@ -172,16 +172,7 @@ final class BoundedCallsTests: XCTestCase {
     func testSIGTERMDuringTheJob_exitsWithoutRunningItsSlices_restartCompletesIt() throws {
         let h = try ScheddHarness(fakeClock: "2026-03-08T05:00:00Z")
         defer { h.tearDown() }
-        var bus = try BusConnection.open(.address(h.bus.address))
-        try loadBig(bus)
-        XCTAssertEqual(try track(bus, "big").0, 20_000)
-        XCTAssertEqual(h.stopDaemon(), 0)
-        try h.startDaemon(fakeClock: "2026-03-08T05:00:00Z")
-        bus = try BusConnection.open(.address(h.bus.address))
-        XCTAssertEqual(try pendingCount(bus), 0, "the job survived the stop")
-        try waitForJob(bus, last: "run_1:9999")
-        XCTAssertTrue(h.daemonStderr.contains("cancellation (event:big) [org.schedd.Default] done"),
-                      "the restarted daemon finished the job: \(h.daemonStderr)")
+        let bus = try restartDuringTheJob(h, "stop") { XCTAssertEqual(h.stopDaemon(), 0) }
         try assertCompleteHistory(bus)
     }
 
@@ -189,19 +180,28 @@ final class BoundedCallsTests: XCTestCase {
     func testKillDuringTheJob_restartCompletesIt_historyCompleteWithoutDuplicates() throws {
         let h = try ScheddHarness(fakeClock: "2026-03-08T05:00:00Z")
         defer { h.tearDown() }
-        var bus = try BusConnection.open(.address(h.bus.address))
-        try loadBig(bus)
-        XCTAssertEqual(try track(bus, "big").0, 20_000)
-        XCTAssertNotEqual(try newestHistoryID(bus), "run_1:9999")
-        h.killDaemon()
-        try h.startDaemon(fakeClock: "2026-03-08T05:00:00Z")
-        bus = try BusConnection.open(.address(h.bus.address))
-        XCTAssertEqual(try pendingCount(bus), 0, "the job survived the kill")
-        try waitForJob(bus, last: "run_1:9999")
-        XCTAssertTrue(h.daemonStderr.contains("cancellation (event:big) [org.schedd.Default] done"), h.daemonStderr)
+        let bus = try restartDuringTheJob(h, "kill") { h.killDaemon() }
         try assertCompleteHistory(bus)
         try h.advance("2d")
         XCTAssertEqual(h.shown.count, 0, "nothing covered fired")
+    }
+
+    /// Loads the big job's schedules, tracks `big`, ends the daemon with `end` while the job is under way
+    /// (`how` names it), starts it again and waits until the restarted daemon has finished the job; the
+    /// connection to it.
+    private func restartDuringTheJob(_ h: ScheddHarness, _ how: String, end: () throws -> Void) throws -> BusConnection {
+        var bus = try BusConnection.open(.address(h.bus.address))
+        try loadBig(bus)
+        XCTAssertEqual(try track(bus, "big").0, 20_000)
+        XCTAssertNotEqual(try newestHistoryID(bus), "run_1:9999", "the job is under way")
+        try end()
+        try h.startDaemon(fakeClock: "2026-03-08T05:00:00Z")
+        bus = try BusConnection.open(.address(h.bus.address))
+        XCTAssertEqual(try pendingCount(bus), 0, "the job survived the \(how)")
+        try waitForJob(bus, last: "run_1:9999")
+        XCTAssertTrue(h.daemonStderr.contains("cancellation (event:big) [org.schedd.Default] done"),
+                      "the restarted daemon finished the job: \(h.daemonStderr)")
+        return bus
     }
 
     /// A PushBatch whose entries each cancel a run lists at most one reply's worth of ids IN ALL (CONTRACT
