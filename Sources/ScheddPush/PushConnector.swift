@@ -105,31 +105,20 @@ public final class PushConnector {
     let loop: EventLoop
     let store: SQLiteScheduleStore
     let host: Host
-    /// Distributor names on the bus now, with their unique owner.
-    var running: [String: String] = [:]
-    /// Distributor names the bus can start.
-    var activatable: [String] = []
+    /// A distributor's `Message`, checked, decrypted and applied (MessageIntake.swift).
+    let messages: MessageIntake
+    /// The distributors on the bus and whom schedd trusts to speak for them (DistributorPresence.swift).
+    var distributors = DistributorPresence()
     /// Per app: what happened last (registering, failed …), for List and the Register reply.
     var states: [String: RegistrationState] = [:]
-    /// App Register calls waiting for their endpoint, per token.
-    var waiting: [String: [Waiter]] = [:]
-    var waitTimer: EventTimer?
+    /// App Register calls waiting for their endpoint (EndpointWaiters.swift).
+    var waiters = EndpointWaiters()
     /// Tokens whose Unregister schedd sent: the distributor's Unregistered is then a confirmation.
     var unregistering: Set<String> = []
     /// The throttle of warnings that peers cause (PushConnector_PeerWarnings.swift).
     var peerWarnings = PeerWarnings()
-    /// The owner each distributor name had when last seen (unique name), to tell a change of owner.
-    var knownOwners: [String: String] = [:]
-    /// Distributor names whose owner changed while schedd ran, with the new owner: its `Message`s are
-    /// refused until it confirms a registration (answers Register with REGISTRATION_SUCCEEDED).
-    var unconfirmedOwners: [String: String] = [:]
     /// When each app was last re-registered after its distributor unregistered it (monotonic µs).
     var lastReregister: [String: UInt64] = [:]
-
-    struct Waiter {
-        let call: BusDeferredCall
-        let deadline: UInt64
-    }
 
     /// The answer of a handler that outlived its connector (the daemon is shutting down).
     static var gone: BusMethodResult { .failed(name: "org.freedesktop.DBus.Error.Failed", message: "schedd is stopping") }
@@ -141,6 +130,7 @@ public final class PushConnector {
         self.loop = loop
         self.store = store
         self.host = host
+        messages = MessageIntake(store: store, host: host)
     }
 
     /// Serves the interfaces, watches distributors come and go, and re-registers every stored
@@ -156,7 +146,7 @@ public final class PushConnector {
         try bus.serve(path: host.objectPath, interface: Self.interface, vtable: schedbus_unifiedpush_vtable()) {
             [weak self] message in admit(message) { [weak self] m in self?.handleApp(m) ?? Self.gone }
         }
-        waitTimer = try loop.addTimer(clock: .monotonic) { [weak self] in self?.expireWaiters() }
+        waiters.timer = try loop.addTimer(clock: .monotonic) { [weak self] in self?.expireWaiters() }
         try bus.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
                          + "member='NameOwnerChanged',arg0namespace='org.unifiedpush.Distributor'") {
             [weak self] message in self?.nameOwnerChanged(message)

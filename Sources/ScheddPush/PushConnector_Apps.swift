@@ -23,7 +23,7 @@ extension PushConnector {
                 // The caller's own registration only; every app's only to an unsandboxed caller of the
                 // daemon's uid (CONTRACT §8: keys never reach another app).
                 let caller = try host.resolveApp(message, "")
-                let records = try storage { () throws(StoreError) in
+                let records = try fromStore { () throws(StoreError) in
                     caller.seesEveryApp ? try store.registrations.all() : try store.registrations.record(app: caller.app).map { [$0] } ?? []
                 }
                 let text = JSONValue.array(records.map { $0.json(state: state(of: $0)) }).serialized()
@@ -54,16 +54,16 @@ extension PushConnector {
             throw PushConnectorError(.invalidArgument, "Register: 'description' must be at most 100 bytes, got \(description.utf8.count)")
         }
         var record: PushRegistrationRecord
-        if let existing = try storage({ () throws(StoreError) in try store.registrations.record(app: app) }) {
+        if let existing = try fromStore({ () throws(StoreError) in try store.registrations.record(app: app) }) {
             record = existing
             if !description.isEmpty && description != record.description {
                 record.description = description
                 record.updated = host.now()
                 let changed = record
-                try storage { () throws(StoreError) in try store.registrations.save(changed) }
+                try fromStore { () throws(StoreError) in try store.registrations.save(changed) }
             }
         } else {
-            let count = try storage { () throws(StoreError) in try store.registrations.all().count }
+            let count = try fromStore { () throws(StoreError) in try store.registrations.all().count }
             guard count < Self.maximumRegistrations else {
                 throw PushConnectorError(.invalidArgument, "Register: schedd keeps at most \(Self.maximumRegistrations) "
                                          + "push registrations; unregister an app first")
@@ -82,11 +82,11 @@ extension PushConnector {
                                             publicKey: Base64URL.encode(keys.publicKey),
                                             authSecret: Base64URL.encode(keys.authSecret), created: now, updated: now)
             let fresh = record
-            try storage { () throws(StoreError) in try store.registrations.save(fresh) }
+            try fromStore { () throws(StoreError) in try store.registrations.save(fresh) }
             host.log(.info, "new push registration for \(app)")
         }
         let deadline = loop.now(.monotonic) &+ Self.endpointWaitMicroseconds
-        waiting[record.token, default: []].append(Waiter(call: call.deferReply(), deadline: deadline))
+        waiters.add(call.deferReply(), token: record.token, deadline: deadline)
         armWaitTimer()
         register(record)
         return .deferred
@@ -95,10 +95,10 @@ extension PushConnector {
     /// `Unregister(s app) → s registration`: tells the distributor (Distributor2.Unregister), forgets
     /// the registration and its keys, and answers with what was removed.
     func unregisterApp(_ app: String) throws(PushConnectorError) -> JSONValue {
-        guard let record = try storage({ () throws(StoreError) in try store.registrations.record(app: app) }) else {
+        guard let record = try fromStore({ () throws(StoreError) in try store.registrations.record(app: app) }) else {
             throw PushConnectorError(.notRegistered, "Unregister: \(app) has no push registration")
         }
-        try storage { () throws(StoreError) in _ = try store.registrations.delete(app: app) }
+        try fromStore { () throws(StoreError) in _ = try store.registrations.delete(app: app) }
         let json = record.json(state: state(of: record))
         states[app] = nil
         if let distributor = record.distributor {
@@ -121,44 +121,40 @@ extension PushConnector {
 
     /// Answers every app call waiting on `token` with the registration as it is now.
     func answerWaiters(token: String) {
-        guard let calls = waiting.removeValue(forKey: token), !calls.isEmpty else { return }
+        answer(waiters.take(token: token), token: token)
+    }
+
+    /// Answers `calls`, which waited on `token`, with the registration as it is now: its JSON, or the
+    /// error its state says (no distributor, the registration failed, or it was removed meanwhile).
+    private func answer(_ calls: [BusDeferredCall], token: String) {
+        guard !calls.isEmpty else { return }
         let record = try? store.registrations.record(token: token)
-        for waiter in calls {
+        for call in calls {
             guard let record else {
-                try? waiter.call.replyError(name: PushConnectorError.Kind.notRegistered.rawValue,
-                                            message: "the registration was removed meanwhile")
+                try? call.replyError(name: PushConnectorError.Kind.notRegistered.rawValue,
+                                     message: "the registration was removed meanwhile")
                 continue
             }
             let state = state(of: record)
             if case .noDistributor(let reason) = state, record.endpoint == nil {
-                try? waiter.call.replyError(name: PushConnectorError.Kind.noDistributor.rawValue, message: reason)
+                try? call.replyError(name: PushConnectorError.Kind.noDistributor.rawValue, message: reason)
             } else if case .failed(let reason) = state {
-                try? waiter.call.replyError(name: PushConnectorError.Kind.registrationFailed.rawValue, message: reason)
+                try? call.replyError(name: PushConnectorError.Kind.registrationFailed.rawValue, message: reason)
             } else {
                 let text = record.json(state: state).serialized()
-                try? waiter.call.reply { r throws(BusError) in try r.append(text) }
+                try? call.reply { r throws(BusError) in try r.append(text) }
             }
         }
     }
 
     /// Answers the waiters whose 10 s passed with the registration as it stands (no endpoint yet).
     func expireWaiters() {
-        let now = loop.now(.monotonic)
-        for token in waiting.keys where waiting[token]!.contains(where: { $0.deadline <= now }) {
-            let (expired, rest) = (waiting[token]!.filter { $0.deadline <= now }, waiting[token]!.filter { $0.deadline > now })
-            waiting[token] = expired
-            answerWaiters(token: token)
-            if !rest.isEmpty { waiting[token] = rest }
-        }
+        for (token, calls) in waiters.takeExpired(now: loop.now(.monotonic)) { answer(calls, token: token) }
         armWaitTimer()
     }
 
     func armWaitTimer() {
-        guard let earliest = waiting.values.flatMap({ $0.map(\.deadline) }).min() else {
-            try? waitTimer?.disarm()
-            return
-        }
-        do { try waitTimer?.arm(atMicroseconds: earliest) } catch {
+        do { try waiters.rearm() } catch {
             host.log(.error, "cannot arm the registration timer: \(error)")
         }
     }
@@ -182,10 +178,5 @@ extension PushConnector {
                 host.log(.warning, "cannot send the \(member) signal to \(destination): \(error)")
             }
         }
-    }
-
-    /// Runs a store call, turning its failure into `.storage`.
-    func storage<T>(_ body: () throws(StoreError) -> T) throws(PushConnectorError) -> T {
-        do { return try body() } catch { throw PushConnectorError(.storage, error.message) }
     }
 }

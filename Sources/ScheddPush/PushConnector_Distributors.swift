@@ -15,7 +15,7 @@ extension PushConnector {
             [weak self] result in
             guard let self else { return }
             if case .success(let reply) = result, let names = try? reply.readStrings() {
-                activatable = names.filter(DistributorChoice.isDistributorName)
+                distributors.activatable = names.filter(DistributorChoice.isDistributorName)
             }
         }
         try bus.callAsync(Self.busDriver, timeoutMicroseconds: 10_000_000, { _ throws(BusError) in }) {
@@ -24,7 +24,7 @@ extension PushConnector {
             switch result {
             case .success(let reply):
                 for name in ((try? reply.readStrings()) ?? []) where DistributorChoice.isDistributorName(name) {
-                    running[name] = running[name] ?? ""
+                    distributors.listed(name)
                     learnOwner(of: name)
                 }
             case .failure(let error):
@@ -41,10 +41,8 @@ extension PushConnector {
         method.member = "GetNameOwner"
         try? bus.callAsync(method, timeoutMicroseconds: 10_000_000, { m throws(BusError) in try m.append(name) }) {
             [weak self] result in
-            guard let self, case .success(let reply) = result, let owner = try? reply.readString(),
-                  running[name] == "" else { return }
-            running[name] = owner
-            knownOwners[name] = owner
+            guard let self, case .success(let reply) = result, let owner = try? reply.readString() else { return }
+            distributors.learned(owner: owner, of: name)
         }
     }
 
@@ -64,9 +62,8 @@ extension PushConnector {
         guard let name = try? signal.readString(), let old = try? signal.readString(),
               let new = try? signal.readString(), DistributorChoice.isDistributorName(name) else { return }
         let records = (try? store.registrations.all()) ?? []
-        if new.isEmpty {
-            running[name] = nil
-            unconfirmedOwners[name] = nil
+        switch distributors.ownerChanged(name: name, old: old, new: new) {
+        case .left:
             host.log(.info, "the distributor \(name) left the bus")
             // Its apps move to another distributor when there is one (never past an override).
             for record in records where record.distributor == name {
@@ -75,18 +72,14 @@ extension PushConnector {
                 }
             }
             return
-        }
-        running[name] = new
-        if let before = knownOwners[name] ?? (old.isEmpty ? nil : old), before != new {
+        case .ownerChanged(let before):
             // Another connection owns the name now (a restart, or a process that took it over): it is
             // trusted with the apps' messages only once it confirms their registration (issue 31).
-            unconfirmedOwners[name] = new
             host.log(.warning, "the distributor \(name) changed owner (\(before) → \(new)); its apps are registered "
                      + "again, and messages from the new owner are refused until it confirms a registration")
-        } else {
+        case .appeared:
             host.log(.info, "the distributor \(name) appeared")
         }
-        knownOwners[name] = new
         for record in records {
             let waitingForOne: Bool = switch states[record.app] {
             case .noDistributor?, .failed?: true
@@ -94,7 +87,7 @@ extension PushConnector {
             }
             // Its own apps register again to fetch their endpoint; apps without a usable distributor
             // register with whatever the rule now chooses.
-            if record.distributor == name || waitingForOne || record.distributor.map({ running[$0] == nil }) ?? true {
+            if record.distributor == name || waitingForOne || record.distributor.map({ !distributors.isRunning($0) }) ?? true {
                 register(record)
             }
         }
@@ -102,8 +95,7 @@ extension PushConnector {
 
     /// The distributor the rule picks now (DistributorChoice), given the registration's current one.
     func choice(for current: String?) -> Result<String, PushConnectorError> {
-        DistributorChoice.choose(running: Array(running.keys), activatable: activatable,
-                                 override: host.preferredDistributor, current: current)
+        distributors.choice(for: current, override: host.preferredDistributor)
     }
 
     /// Sends Register for `record` to the distributor the rule picks (saving that choice first), and
@@ -154,8 +146,7 @@ extension PushConnector {
             let answer = (try? reply.readVariantDictionary()) ?? [:]
             let success = answer["success"]?.string ?? ""
             if success == "REGISTRATION_SUCCEEDED" {
-                if let pending = unconfirmedOwners[distributor], reply.sender == pending {
-                    unconfirmedOwners[distributor] = nil
+                if let pending = distributors.confirmed(distributor, by: reply.sender) {
                     host.log(.info, "the new owner \(pending) of \(distributor) confirmed the registration of \(app)")
                 }
                 let known = (try? store.registrations.record(token: token))?.endpoint != nil

@@ -1,5 +1,4 @@
 import ScheddBus
-import ScheddCrypto
 import Scheduler
 
 /// org.unifiedpush.Connector2 / Connector1: what a distributor calls.
@@ -19,7 +18,8 @@ extension PushConnector {
             }
             switch message.member {
             case "Message":
-                return try deliver(ConnectorArguments.message(arguments), call: message, version: version)
+                return try messages.deliver(ConnectorArguments.message(arguments), call: message, version: version,
+                                            distributors: distributors, warn: { self.warn(peer: $0, $1) })
             case "NewEndpoint":
                 try newEndpoint(token: ConnectorArguments.token(arguments, member: "NewEndpoint"),
                                 endpoint: ConnectorArguments.endpoint(arguments), sender: message.sender)
@@ -55,104 +55,10 @@ extension PushConnector {
         }
     }
 
-    /// `Message`: decrypts with the token's keys and applies the push for its app; replies `{id}` only
-    /// once the push is durable. A body that does not decrypt or is not a valid push is logged, counted
-    /// on the registration and acknowledged (the same bytes can never succeed, so the push server should
-    /// drop them); a storage failure or a full quota is not acknowledged, so the distributor delivers
-    /// it again.
-    ///
-    /// Replays (CONTRACT §8; docs/receiving-pushes.md "Replays"): the SHA-256 of the delivered body — the
-    /// encrypted bytes — of every message that decrypted goes into the app's replay window, in the push's
-    /// own transaction; a body already there is acknowledged and changes nothing (no tombstone renewed, no
-    /// push applied again, no history, no rejection counted). The encrypted bytes, not the plaintext: RFC
-    /// 8291 encrypts every message with a fresh salt and key pair, so equal bytes are the same message
-    /// delivered again (what a distributor or push server can replay), while the app server sending the same
-    /// content again is a new message, judged by the push's own idempotency (CONTRACT §1). Only bodies
-    /// that decrypt enter the window: they are authenticated (AES-GCM under the app's auth secret), so a
-    /// distributor cannot flush the window with garbage and then replay an old message.
-    func deliver(_ message: ConnectorArguments.Message, call: BusMessage, version: Int) throws(PushConnectorError) -> BusMethodResult {
-        guard let record = try storage({ () throws(StoreError) in try store.registrations.record(token: message.token) }) else {
-            // The spec: a request with a token the connector does not know is ignored.
-            warn(peer: call.sender, "ignored a push with an unknown token from \(call.sender ?? "?")")
-            return acknowledge(call, id: nil, version: version)
-        }
-        // Only the distributor the registration is with may deliver for it: any other peer could try
-        // forged bodies against this token's keys (CONTRACT §8). Its owner is learned at start and
-        // followed on NameOwnerChanged; while unknown, nothing is accepted (the distributor retries).
-        guard let distributor = record.distributor, let owner = running[distributor], !owner.isEmpty,
-              call.sender == owner else {
-            warn(peer: call.sender, "refused a push for \(record.app) from \(call.sender ?? "?"), which is not the owner of "
-                 + "its distributor \(record.distributor ?? "(none)")")
-            throw PushConnectorError(.accessDenied, "Message for this token is accepted only from its distributor")
-        }
-        if unconfirmedOwners[distributor] == owner {
-            warn(peer: call.sender, "refused a push for \(record.app) from \(owner), the new owner of \(distributor), "
-                 + "which has not confirmed a registration yet")
-            throw PushConnectorError(.accessDenied, "Message: the new owner of \(distributor) has not confirmed a registration yet")
-        }
-        let label = "push for \(record.app)" + (message.id.isEmpty ? "" : " (message \(message.id))")
-        let digest = SHA256.digest(message.body)
-        if try storage({ () throws(StoreError) in try store.pushReplays.contains(app: record.app, digest: digest) }) {
-            warn(peer: call.sender, "ignored a replayed \(label) from \(call.sender ?? "?"): the same message was "
-                 + "delivered before (replay window of \(record.app))")
-            return acknowledge(call, id: message.id, version: version)
-        }
-        let plaintext: [UInt8]
-        do {
-            let keys = try WebPushKeys(privateKey: Base64URL.decode(record.privateKey) ?? [],
-                                       publicKey: Base64URL.decode(record.publicKey) ?? [],
-                                       authSecret: Base64URL.decode(record.authSecret) ?? [])
-            plaintext = try WebPush.decrypt(message.body, keys: keys)
-        } catch {
-            try reject(record, message, "\(label) does not decrypt: \(error.message)", peer: call.sender)
-            return acknowledge(call, id: message.id, version: version)
-        }
-        let now = host.now(), app = record.app
-        let remember = { [store] () throws(StoreError) in
-            try store.transaction { () throws(StoreError) in try store.pushReplays.record(app: app, digest: digest, at: now) }
-        }
-        switch host.apply(record.app, plaintext, remember) {
-        case .applied(let outcomes):
-            host.log(.info, "\(label) applied: \(outcomes)")
-            return acknowledge(call, id: message.id, version: version)
-        case .rejected(let reason):
-            // Authentic but not a valid push: remembered too, so its replay is not counted again.
-            try storage(remember)
-            try reject(record, message, "\(label) is not a valid push: \(reason)", peer: call.sender)
-            return acknowledge(call, id: message.id, version: version)
-        case .failed(let reason):
-            host.log(.error, "\(label) not applied (the distributor will deliver it again): \(reason)")
-            throw PushConnectorError(.storage, reason)
-        case .overQuota(let reason):
-            host.log(.warning, "\(label) not applied (the distributor will deliver it again): \(reason)")
-            throw PushConnectorError(.quotaExceeded, reason)
-        }
-    }
-
-    private func reject(_ record: PushRegistrationRecord, _ message: ConnectorArguments.Message,
-                        _ reason: String, peer: String?) throws(PushConnectorError) {
-        warn(peer: peer, "rejected a \(reason)")
-        let rejection = PushRejection(at: host.now(), messageID: message.id, reason: reason)
-        try storage { () throws(StoreError) in try store.registrations.recordRejection(app: record.app, rejection) }
-    }
-
-    /// Replies `{id}` (Connector2; `{}` without an id) or nothing (Connector1).
-    private func acknowledge(_ call: BusMessage, id: String?, version: Int) -> BusMethodResult {
-        do {
-            try call.reply { r throws(BusError) in
-                if version == 2 { try r.append(variants: id.map { $0.isEmpty ? [] : [("id", .string($0))] } ?? []) }
-            }
-            return .replied
-        } catch {
-            host.log(.warning, "cannot acknowledge a push: \(error)")
-            return .replied
-        }
-    }
-
     /// `NewEndpoint`: keeps the endpoint (durable), answers the app's waiting Register calls and
     /// tells the app with `EndpointChanged` when the endpoint is new.
     func newEndpoint(token: String, endpoint: String, sender: String?) throws(PushConnectorError) {
-        guard var record = try storage({ () throws(StoreError) in try store.registrations.record(token: token) }) else {
+        guard var record = try fromStore({ () throws(StoreError) in try store.registrations.record(token: token) }) else {
             warn(peer: sender, "ignored NewEndpoint for an unknown token from \(sender ?? "?")")
             return
         }
@@ -162,7 +68,7 @@ extension PushConnector {
             record.endpoint = endpoint
             record.updated = host.now()
             let updated = record
-            try storage { () throws(StoreError) in try store.registrations.save(updated) }
+            try fromStore { () throws(StoreError) in try store.registrations.save(updated) }
             host.log(.info, "new push endpoint for \(record.app) from \(record.distributor ?? "?")")
         }
         states[record.app] = .registered
@@ -174,7 +80,7 @@ extension PushConnector {
     /// then the app is told (`Unregistered` signal) and registered again with the same token.
     func unregistered(token: String, sender: String?) throws(PushConnectorError) {
         if unregistering.remove(token) != nil { return }
-        guard var record = try storage({ () throws(StoreError) in try store.registrations.record(token: token) }) else {
+        guard var record = try fromStore({ () throws(StoreError) in try store.registrations.record(token: token) }) else {
             warn(peer: sender, "ignored Unregistered for an unknown token from \(sender ?? "?")")
             return
         }
@@ -183,7 +89,7 @@ extension PushConnector {
         record.endpoint = nil
         record.updated = host.now()
         let cleared = record
-        try storage { () throws(StoreError) in try store.registrations.save(cleared) }
+        try fromStore { () throws(StoreError) in try store.registrations.save(cleared) }
         states[record.app] = .registering
         emit("Unregistered", record.app, "the distributor \(record.distributor ?? "?") unregistered the app")
         let now = loop.now(.monotonic)
@@ -200,7 +106,7 @@ extension PushConnector {
     /// peer on the bus could otherwise redirect or drop an app's pushes); while that owner is unknown,
     /// nothing is accepted.
     private func checkSender(_ sender: String?, of record: PushRegistrationRecord, member: String) throws(PushConnectorError) {
-        guard let distributor = record.distributor, let owner = running[distributor], !owner.isEmpty else {
+        guard let distributor = record.distributor, let owner = distributors.owner(of: distributor) else {
             throw PushConnectorError(.accessDenied, "\(member) for \(record.app) from \(sender ?? "?"): the owner of its "
                                      + "distributor \(record.distributor ?? "(none)") is not known")
         }
