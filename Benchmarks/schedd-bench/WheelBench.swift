@@ -86,6 +86,45 @@ func runWheel(_ w: TimerWorkload) -> PhaseTimes {
     return t
 }
 
+/// The memory floor (issue 35: a target that physics forbids is reported with its ceiling): what the same
+/// workload costs a structure that does nothing but touch one 24-byte entry per key (the size of the wheel's
+/// key-table bucket) in a plain array indexed by key — insert writes keys 0..<n in order, cancel and each
+/// expiry (in due order, so in random key order) clear the entry of a random key — and keeps no order at
+/// all. Any keyed timer queue pays at least this for the same operations (cancel and expiry must find the
+/// key's entry), so the growth from 10k to 1M of this floor, added to the wheel's cost at 10k, bounds the
+/// wheel's growth from below: memory latency, not the wheel, sets it.
+struct FloorEntry { var due: Int64; var handle: Int64; var live: Int64 }
+
+func runFloor(_ w: TimerWorkload, expiryOrder: [Int64]) -> PhaseTimes {
+    var t = PhaseTimes()
+    var table = [FloorEntry](repeating: FloorEntry(due: 0, handle: 0, live: 0), count: w.dues.count)
+    t.insert = measureCPUNanos {
+        table.withUnsafeMutableBufferPointer { b in
+            for (k, due) in w.dues.enumerated() { b[k] = FloorEntry(due: due, handle: Int64(k), live: 1) }
+        }
+    }
+    t.cancel = measureCPUNanos {
+        table.withUnsafeMutableBufferPointer { b in for k in w.cancels { b[Int(k)].live = 0 } }
+    }
+    var sum: UInt64 = 0
+    t.expire = measureCPUNanos {
+        table.withUnsafeMutableBufferPointer { b in
+            for k in expiryOrder where b[Int(k)].live != 0 {
+                b[Int(k)].live = 0
+                sum = sum &* 31 &+ UInt64(bitPattern: k)
+            }
+        }
+    }
+    t.checksum = sum
+    t.steps = t.expire
+    return t
+}
+
+/// The keys in the order they expire: by due, then key (as the wheel and the heap emit them).
+func expiryOrder(_ w: TimerWorkload) -> [Int64] {
+    w.dues.indices.sorted { w.dues[$0] != w.dues[$1] ? w.dues[$0] < w.dues[$1] : $0 < $1 }.map(Int64.init)
+}
+
 func runHeap(_ w: TimerWorkload) -> PhaseTimes {
     var t = PhaseTimes()
     var heap = HeapTimerQueue()
@@ -118,12 +157,15 @@ func wheelBenchmark(_ args: [String]) {
     let sizes = [10_000, 100_000, 1_000_000]
     var wheelPerOp: [Int: Double] = [:]
     var phases: [Int: (wheel: PhaseTimes, heap: PhaseTimes)] = [:]
+    var floorPerOp: [Int: Double] = [:]
     print("wheel: TimerWheel vs binary heap; keys 0..<n, dues uniform over a year; best of \(reps)")
     print("size       phase                wheel ns/op   heap ns/op   heap/wheel")
     for n in sizes {
         let workload = TimerWorkload(count: n, seed: UInt64(n))
-        var wheel = PhaseTimes(), heap = PhaseTimes()
+        var wheel = PhaseTimes(), heap = PhaseTimes(), floor = PhaseTimes()
+        let order = expiryOrder(workload)
         for rep in 0..<reps {
+            floor.keepBest(runFloor(workload, expiryOrder: order))
             if rep % 2 == 0 {
                 wheel.keepBest(runWheel(workload)); heap.keepBest(runHeap(workload))
             } else {
@@ -131,6 +173,7 @@ func wheelBenchmark(_ args: [String]) {
             }
         }
         precondition(wheel.checksum == heap.checksum, "wheel and heap expired different sequences")
+        precondition(floor.checksum == wheel.checksum, "the memory floor expired a different sequence")
         let cancels = n / 10, expires = n - n / 10
         func row(_ phase: String, _ w: UInt64, _ h: UInt64, _ ops: Int) {
             let wn = Double(w) / Double(ops), hn = Double(h) / Double(ops)
@@ -144,11 +187,19 @@ func wheelBenchmark(_ args: [String]) {
         let ours = Double(wheel.insert + wheel.cancel + wheel.expire) / ops
         let base = Double(heap.insert + heap.cancel + heap.expire) / ops
         wheelPerOp[n] = ours
+        floorPerOp[n] = Double(floor.insert + floor.cancel + floor.expire) / ops
         phases[n] = (wheel, heap)
         printResult("wheel_\(n)", ours: ours, baseline: base, unit: "ns/op")
     }
     if let small = wheelPerOp[10_000], let large = wheelPerOp[1_000_000] {
         print("wheel per-op growth 10k -> 1M: \(format(large / small))x (target <= 1.5x)")
+        if let f0 = floorPerOp[10_000], let f1 = floorPerOp[1_000_000] {
+            // The ceiling: the wheel's 10k cost plus what memory alone adds from 10k to 1M.
+            let bound = (small + max(0, f1 - f0)) / small
+            print("memory floor (one 24-byte entry per key, no order kept): \(format(f0)) ns/op at 10k, "
+                  + "\(format(f1)) at 1M; the wheel's growth cannot be below \(format(bound))x")
+            printResult("wheel_growth_10k_1M", ours: large / small, baseline: bound, unit: "x")
+        }
     }
     // Where the growth comes from: per phase, ns/op at 1M over ns/op at 10k (same op counts per n).
     if let a = phases[10_000], let b = phases[1_000_000] {

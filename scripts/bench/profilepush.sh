@@ -38,7 +38,7 @@ if [ "$tool" = callgrind ]; then
     exit 3
 else
     bench_start_daemon "$BENCH_DIR/p.db" /dev/null "$BENCH_DIR/d.err" --notifier none --tz UTC
-    perf record -F 2000 -g -o "$out/perf.data" -p "$DAEMON_PID" 2> "$BENCH_DIR/perf.err" &
+    perf record -e ${PERF_EVENT:-cpu-clock} -F 2000 -g -o "$out/perf.data" -p "$DAEMON_PID" 2> "$BENCH_DIR/perf.err" &
     perf_pid=$!
     push_all
     kill -INT "$perf_pid"; wait "$perf_pid" || true
