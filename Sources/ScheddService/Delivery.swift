@@ -2,7 +2,9 @@ import SchedCalendar
 import Scheduler
 
 /// The delivery part (docs/faults.md): owns delivering what is due — in bounded slices — the due
-/// timer's wake-ups, the idle maintenance step, and the notifier's late answers.
+/// timer (made in `init` from the loop's `LoopTimerMaker`, armed after every settle), the idle
+/// maintenance step, and the notifier's late answers. What it tells the parts around it is its
+/// `Events`, given in `init` (issue 32 item 4).
 ///
 /// The loop never waits on another process and never works for long without coming back to the bus:
 /// - due entries are decided and handed over `batchesPerSlice` batches (of `Engine.firingBatchSize`)
@@ -37,30 +39,28 @@ public final class Delivery {
     private var continueWork: LoopWork!
     /// Runs `recordLateFailures` in a loop callback of its own (no loop: at once).
     private var failureWork: LoopWork!
-    /// Arms the due timer at an instant (off when nil); nil on a fake clock, which wakes no timer.
-    public var armTimer: ((Instant?) -> Void)?
-    /// Ends the daemon after a broken loop source (the daemon's `fatal`).
-    public var fatal: (String) -> Void = { _ in }
-    /// Logs a failure the notifier reported late, before it is recorded.
-    public var logLateFailure: (DueNotification, String) -> Void = { _, _ in }
-    /// After each idle maintenance step (the daemon re-syncs its tzdata watches).
-    public var afterMaintenance: () -> Void = {}
-    /// After every settle (the sliced-cancellation part goes on with a job under way).
-    public var afterSettle: () -> Void = {}
+    /// The due timer, made in `init` from the maker given and armed by `settle` alone; nil on a fake
+    /// clock, which wakes no timer (its methods deliver instead).
+    private var dueTimer: LoopTimer?
+    /// What the delivery tells the parts around it (`Events`), given in `init`.
+    private let events: Events
 
     /// `loop`: where the delivery's slices (`.delivery`) and the late failures (`.lateFailures`) run; nil:
-    /// at once. A refused slice ends the daemon (`fatal`): due notifications would stay undelivered; a
-    /// refused recording records at once.
+    /// at once. A refused slice ends the daemon (`events.fatal`): due notifications would stay undelivered;
+    /// a refused recording records at once.
+    /// `dueTimer`: makes the due timer, whose expiry calls `dueTimerFired` (nil: no timer, a fake clock).
+    /// `events`: what the delivery tells the parts around it, in the order `Events` states.
     public init(engine: @escaping () -> Engine, clock: ServiceClock, storage: StorageMonitor, log: ServiceLog,
-                loop: LoopScheduler? = nil) {
-        self.engine = engine; self.clock = clock; self.storage = storage; self.log = log
+                loop: LoopScheduler? = nil, dueTimer: LoopTimerMaker? = nil, events: Events = Events()) {
+        self.engine = engine; self.clock = clock; self.storage = storage; self.log = log; self.events = events
         continueWork = LoopWork(.delivery, on: loop, whenRefused: { [unowned self] error in
-            fatal("cannot schedule the next delivery slice (\(error)): due notifications would stay undelivered")
+            self.events.fatal("cannot schedule the next delivery slice (\(error)): due notifications would stay undelivered")
         }) { [unowned self] in continueDelivery() }
         failureWork = LoopWork(.lateFailures, on: loop, whenRefused: { [unowned self] error in
             log.error("cannot schedule recording failed deliveries (\(error)): recording at once")
             recordLateFailures()
         }) { [unowned self] in recordLateFailures() }
+        self.dueTimer = dueTimer?({ [unowned self] in dueTimerFired() })
     }
 
     /// True while a sliced delivery is under way.
@@ -75,8 +75,19 @@ public final class Delivery {
         if let due = engine().nextDue, due <= now { deliverDue(now: now, mode: .wallClock) }
         guard mode == nil else { return }
         maintainWhenIdle(now: now)
-        armTimer?(storage.wakeUp(nextDue: engine().nextDue))
-        afterSettle()
+        armDueTimer(at: storage.wakeUp(nextDue: engine().nextDue))
+        events.settled()
+    }
+
+    /// Sets the due timer to `instant` (off when nil). A timer the loop refuses to arm would never fire:
+    /// that ends the daemon (`events.fatal`), like any other broken loop source.
+    private func armDueTimer(at instant: Instant?) {
+        guard let dueTimer else { return }
+        do throws(LoopTriggerError) {
+            try dueTimer.arm(at: instant)
+        } catch {
+            events.fatal("cannot arm the due timer (\(error)): due notifications would not fire")
+        }
     }
 
     /// The due timer fired: time passed normally, so what is due fires on time (history `late` 0),
@@ -116,7 +127,7 @@ public final class Delivery {
         } catch {
             storage.failed("maintenance", ServiceFailure(error), backOff: true)
         }
-        afterMaintenance()
+        events.maintained()
     }
 
     /// Starts delivering what is due at the clock's now in `mode`: one slice now, the rest in later loop
@@ -190,7 +201,7 @@ public final class Delivery {
         lateFailures.removeAll()
         let engine = engine()
         if !failures.isEmpty {
-            for (notification, reason) in failures { logLateFailure(notification, reason) }
+            for (notification, reason) in failures { events.failedLate(notification, reason) }
             do throws(EngineError) {
                 try engine.group { () throws(EngineError) in
                     for (notification, reason) in failures { try engine.deliveryFailed(notification, reason: reason) }

@@ -88,8 +88,9 @@ public final class GroupCommit {
     private var heldForSync = false
     /// Runs `flushReady` once the bus has handed over what is waiting (no loop: `flush` at once).
     private var work: LoopWork!
-    /// After every commit (the delivery part settles: delivers what became due, re-arms the timer).
-    public var afterCommit: () -> Void = {}
+    /// After every group is answered (the delivery part settles: delivers what became due, re-arms the
+    /// timer); given in `init`.
+    private let afterCommit: () -> Void
 
     /// Where a group's COMMIT is synced off the loop (nil: each COMMIT syncs the log itself, on the loop).
     public let durability: SyncPipeline?
@@ -97,10 +98,13 @@ public final class GroupCommit {
     /// `durability`: the sync thread's pipeline; with it a group is answered once a sync that began after
     /// its COMMIT returned, and the loop forms the next group meanwhile.
     /// `loop`: where the commit runs (`.groupCommit`); nil: each write commits at once.
+    /// `afterCommit`: runs once after each group's calls are answered and its cancellations announced (the
+    /// daemon's `Delivery.settle`: what the group made due is delivered, the due timer re-armed).
     public init(engine: @escaping () -> Engine, clock: ServiceClock, storage: StorageMonitor,
-                announcer: CancelAnnouncer, log: ServiceLog, durability: SyncPipeline? = nil, loop: LoopScheduler? = nil) {
+                announcer: CancelAnnouncer, log: ServiceLog, durability: SyncPipeline? = nil, loop: LoopScheduler? = nil,
+                afterCommit: @escaping () -> Void) {
         self.engine = engine; self.clock = clock; self.storage = storage; self.announcer = announcer; self.log = log
-        self.durability = durability
+        self.durability = durability; self.afterCommit = afterCommit
         work = LoopWork(.groupCommit, on: loop, whenRefused: { [unowned self] error in
             log.error("cannot schedule the group commit (\(error)): committing at once")
             flush()

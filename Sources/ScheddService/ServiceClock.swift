@@ -4,6 +4,10 @@ import Scheduler
 /// The clock part (CONTRACT §7): owns which clock the daemon runs on — `CLOCK_REALTIME`, or the fake
 /// clock of `--fake-clock` — and the fake-clock methods ClockShow, ClockSet, ClockAdvance, ClockNext,
 /// ClockZone: each moves the fake clock and asks the delivery part to deliver what became due.
+///
+/// The delivery reads this clock, and this clock's methods deliver: the one cycle between the two parts,
+/// so the clock is made first and reaches the delivery through an accessor (`delivery: () -> Delivery`,
+/// a `Late<Delivery>` the wiring binds once the delivery is made), as every part reaches the engine.
 public final class ServiceClock {
     /// The fake clock (`--fake-clock`), or nil when running on `CLOCK_REALTIME`.
     public let fake: FakeClock?
@@ -11,12 +15,12 @@ public final class ServiceClock {
     private let engine: () -> Engine
     private let zones: (String) throws(ZoneError) -> TimeZoneRules
     private let log: ServiceLog
-    /// Set by the wiring: the delivery part, which delivers after a clock move.
-    public weak var delivery: Delivery?
+    /// The delivery part, which delivers after a clock move (read only by the Clock* methods, never in `init`).
+    private let delivery: () -> Delivery
 
     /// A fake clock starting at `fakeStart`, or the system clock when nil. `zones` finds a zone by
-    /// name (for ClockZone).
-    public init(fakeStart: Instant?, engine: @escaping () -> Engine,
+    /// name (for ClockZone). `delivery`: the delivery part, made after the clock (`Late`).
+    public init(fakeStart: Instant?, engine: @escaping () -> Engine, delivery: @escaping () -> Delivery,
                 zones: @escaping (String) throws(ZoneError) -> TimeZoneRules, log: ServiceLog) {
         if let fakeStart {
             let fake = FakeClock(fakeStart)
@@ -26,7 +30,7 @@ public final class ServiceClock {
             fake = nil
             clock = SystemClock()
         }
-        self.engine = engine; self.zones = zones; self.log = log
+        self.engine = engine; self.delivery = delivery; self.zones = zones; self.log = log
     }
 
     public var now: Instant { clock.now }
@@ -123,16 +127,16 @@ public final class ServiceClock {
         } catch {
             throw ServiceFailure(error)
         }
-        delivery?.settle()
+        delivery().settle()
     }
 
     /// Delivers what the clock move made due (in slices: the caller answers after the delivery).
     private func deliver(mode: AdvanceMode) throws(ServiceFailure) {
         do throws(EngineError) {
-            try delivery?.startSlicedDelivery(mode: mode)
+            try delivery().startSlicedDelivery(mode: mode)
         } catch {
             throw ServiceFailure(error)
         }
-        delivery?.settle()
+        delivery().settle()
     }
 }

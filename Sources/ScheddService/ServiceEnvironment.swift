@@ -30,6 +30,18 @@ public struct LoopTriggerError: Error, Sendable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
+/// A wall-clock timer on the loop that runs its part's action when it expires (an sd-event
+/// `CLOCK_REALTIME` timer source in the daemon). A part makes it in its `init` from the `LoopTimerMaker` it
+/// was given, with its own action, and is the only one to arm it (sd-event: each source one callback).
+public protocol LoopTimer: AnyObject {
+    /// Expires at `instant` (replacing any earlier arming), or never when nil; throws when the loop refuses.
+    func arm(at instant: Instant?) throws(LoopTriggerError)
+}
+
+/// Makes a part's `LoopTimer`, given the action its expiry runs; nil when the loop could not make one (the
+/// maker reports that: the daemon does not start). A part given no maker (a fake clock) has no timer.
+public typealias LoopTimerMaker = (_ expired: @escaping () -> Void) -> LoopTimer?
+
 /// What was cancelled and why, for the log and the bus's signals, once the change is durable. The
 /// daemon's announcer logs one summary line and emits the signals (bounded: `Announcements`).
 public protocol CancelAnnouncer: AnyObject {

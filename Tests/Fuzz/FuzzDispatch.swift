@@ -108,16 +108,18 @@ final class FuzzWorld {
         let engine = try! Engine(store: store, notifier: RecordingNotifier(), deviceZone: .utc, zones: ZoneDatabase.shared, now: seededNow)
         self.engine = engine
         let log = log
-        clock = ServiceClock(fakeStart: seededNow, engine: { engine },
+        // The clock's methods deliver, and the delivery reads the clock: the delivery is bound once made.
+        let lateDelivery = Late<Delivery>()
+        clock = ServiceClock(fakeStart: seededNow, engine: { engine }, delivery: { lateDelivery.value },
                              zones: { name throws(ZoneError) in try ZoneDatabase.shared.zone(named: name) }, log: log)
         let storage = StorageMonitor(now: { [clock] in clock.now }, serving: { "fuzz" }, report: { _, _ in })
-        let delivery = Delivery(engine: { engine }, clock: clock, storage: storage, log: log)
-        clock.delivery = delivery
-        let group = GroupCommit(engine: { engine }, clock: clock, storage: storage, announcer: log, log: log)
-        group.afterCommit = { delivery.settle() }
         let slicing = CancelSlicing(engine: { engine }, clock: clock, storage: storage, log: log,
                                     loop: PulledLoop(sliceTrigger))
-        delivery.afterSettle = { slicing.kick() }
+        let delivery = Delivery(engine: { engine }, clock: clock, storage: storage, log: log,
+                                events: Delivery.Events(settled: { slicing.kick() }))
+        lateDelivery.bind(delivery)
+        let group = GroupCommit(engine: { engine }, clock: clock, storage: storage, announcer: log, log: log,
+                                afterCommit: { delivery.settle() })
         self.slicing = slicing
         service = Service(engine: { engine }, clock: clock, delivery: delivery, groupCommit: group, storage: storage,
                           announcer: log, cancelSlicing: slicing)

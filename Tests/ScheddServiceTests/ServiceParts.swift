@@ -34,8 +34,9 @@ final class Recorder: ServiceLog, CancelAnnouncer {
     }
 }
 
-/// The daemon's bus-free parts wired as the daemon wires them (clock ↔ delivery, group commit settling
-/// delivery after each commit), over a real SQLite store at `databasePath` and a recording notifier, on a
+/// The daemon's bus-free parts wired as the daemon wires them (clock ↔ delivery through a `Late`, group
+/// commit settling delivery after each commit, the delivery's settle kicking the cancellation slices and
+/// re-arming the wake timer), over a real SQLite store at `databasePath` and a recording notifier, on a
 /// fake clock at `start` (or the real clock when `fake` is false). The work at the priorities in `looped`
 /// waits for the test (`loop.triggers`); every other runs at once.
 struct ServiceParts {
@@ -45,39 +46,50 @@ struct ServiceParts {
     let slicing: CancelSlicing
     /// The hand-driven loop the parts were given.
     let loop: HandLoop
+    /// What is known of sleep and the wake timer (`Status`), written by `wakeArming`.
+    let sleep: SleepState
+    /// The wake timer's arming (nil unless `wake` was given).
+    let wakeArming: WakeArming?
     /// What the storage monitor reported so far (report, whether it is an error).
     var reports: () -> [(StorageHealth.Report, Bool)]
 
     private final class ReportBox { var reports: [(StorageHealth.Report, Bool)] = [] }
 
     /// `syncDevice`: the group commit syncs off the loop through it (`SyncPipeline`), as the daemon's
-    /// `LogSyncThread` does; nil: every COMMIT syncs itself.
+    /// `LogSyncThread` does; nil: every COMMIT syncs itself. `wake`: the engine's wake capability and the
+    /// wake timer (nil: none), armed by a `WakeArming` after every settle, as the daemon does.
     init(databasePath: String, start: Instant, fake: Bool = true, syncDevice: SyncPipeline.Device? = nil,
-         looped: Set<LoopPriority> = []) throws {
+         looped: Set<LoopPriority> = [],
+         wake: (capability: WakeCapability, source: (any WakeTimerSource)?)? = nil) throws {
         let loop = HandLoop(looped)
         let store = try SQLiteScheduleStore(path: databasePath)
         let engine = try Engine(store: store, notifier: RecordingNotifier(),
                                 deviceZone: .utc, zones: ZoneDatabase.shared, now: start)
         let recorder = Recorder()
-        let clock = ServiceClock(fakeStart: fake ? start : nil, engine: { engine },
+        // The clock's methods deliver, and the delivery reads the clock: the delivery is bound once made.
+        let lateDelivery = Late<Delivery>()
+        let clock = ServiceClock(fakeStart: fake ? start : nil, engine: { engine }, delivery: { lateDelivery.value },
                                  zones: { name throws(ZoneError) in try ZoneDatabase.shared.zone(named: name) }, log: recorder)
         let box = ReportBox()
         let storage = StorageMonitor(now: { clock.now }, serving: { "Serving" }, report: { box.reports.append(($0, $1)) })
-        let delivery = Delivery(engine: { engine }, clock: clock, storage: storage, log: recorder, loop: loop)
-        clock.delivery = delivery
         let durability = syncDevice.map { device in
             SyncPipeline(device: device, committing: { transactions in store.committingWithoutSync(transactions).deferred })
         }
-        let group = GroupCommit(engine: { engine }, clock: clock, storage: storage, announcer: recorder, log: recorder,
-                                durability: durability, loop: loop)
-        group.afterCommit = { delivery.settle() }
         let slicing = CancelSlicing(engine: { engine }, clock: clock, storage: storage, log: recorder, durability: durability,
                                     loop: loop)
+        let sleep = SleepState()
+        if let wake { engine.wakeCapability = wake.capability }
+        let arming = wake.map { WakeArming(source: $0.source, engine: { engine }, state: sleep, log: recorder) }
+        let delivery = Delivery(engine: { engine }, clock: clock, storage: storage, log: recorder, loop: loop,
+                                events: Delivery.Events(settled: { slicing.kick(); arming?.rearm() }))
+        lateDelivery.bind(delivery)
+        let group = GroupCommit(engine: { engine }, clock: clock, storage: storage, announcer: recorder, log: recorder,
+                                durability: durability, loop: loop, afterCommit: { delivery.settle() })
         let service = Service(engine: { engine }, clock: clock, delivery: delivery, groupCommit: group, storage: storage,
-                              announcer: recorder, cancelSlicing: slicing)
-        delivery.afterSettle = { slicing.kick() }
+                              announcer: recorder, sleep: sleep, cancelSlicing: slicing)
         self.slicing = slicing
         self.loop = loop
+        self.sleep = sleep; self.wakeArming = arming
         self.engine = engine; self.clock = clock; self.storage = storage; self.delivery = delivery
         self.group = group; self.service = service; self.recorder = recorder
         reports = { box.reports }

@@ -38,11 +38,9 @@ final class WakeArmingTests: XCTestCase {
     private func at(_ text: String) -> Instant { instant(fromTimeText: text, in: .utc)! }
 
     func testArmsTheEarliestWakeSchedule_minusTheLead_andFollowsItAsItChanges() throws {
-        let p = try ServiceParts(databasePath: directory + "/db", start: at("2026-03-02T08:00:00Z"))
-        p.engine.wakeCapability = .armed
-        let timer = RecordingTimer(), state = SleepState()
-        let arming = WakeArming(source: timer, engine: { p.engine }, state: state, log: p.recorder)
-        p.delivery.afterSettle = { arming.rearm() }
+        let timer = RecordingTimer()
+        let p = try ServiceParts(databasePath: directory + "/db", start: at("2026-03-02T08:00:00Z"), wake: (.armed, timer))
+        let state = p.sleep
 
         _ = try push(p, #"{"bk":{"local":{"id":"plain","at":"2026-03-02T08:30:00Z","title":"no wake"}}}"#)
         XCTAssertEqual(timer.armed, [], "nothing to wake for")
@@ -64,24 +62,19 @@ final class WakeArmingTests: XCTestCase {
     }
 
     func testWithoutASource_saysWhyAndArmsNothing() throws {
-        let p = try ServiceParts(databasePath: directory + "/db", start: at("2026-03-02T08:00:00Z"))
-        p.engine.wakeCapability = .unavailable("no RTC alarm device (test)")
-        let state = SleepState()
-        let arming = WakeArming(source: nil, engine: { p.engine }, state: state, log: p.recorder)
-        p.delivery.afterSettle = { arming.rearm() }
+        let p = try ServiceParts(databasePath: directory + "/db", start: at("2026-03-02T08:00:00Z"),
+                                 wake: (.unavailable("no RTC alarm device (test)"), nil))
+        let state = p.sleep
         let answer = try push(p, #"{"bk":{"local":{"id":"w","at":"2026-03-02T10:00:00Z","title":"w","wake":true}}}"#)
         XCTAssertTrue(answer.contains(#""wake":"unavailable","wakeReason":"no RTC alarm device (test)""#), answer)
         XCTAssertTrue(state.wakeTimer.hasPrefix("unavailable: no RTC alarm device (test)"), state.wakeTimer)
     }
 
     func testATimerThatRefuses_isReportedAsUnavailable() throws {
-        let p = try ServiceParts(databasePath: directory + "/db", start: at("2026-03-02T08:00:00Z"))
-        p.engine.wakeCapability = .armed
         let timer = RecordingTimer()
         timer.refuse = "arm the wake timer: EINVAL"
-        let state = SleepState()
-        let arming = WakeArming(source: timer, engine: { p.engine }, state: state, log: p.recorder)
-        p.delivery.afterSettle = { arming.rearm() }
+        let p = try ServiceParts(databasePath: directory + "/db", start: at("2026-03-02T08:00:00Z"), wake: (.armed, timer))
+        let state = p.sleep
         _ = try push(p, #"{"bk":{"local":{"id":"w","at":"2026-03-02T10:00:00Z","title":"w","wake":true}}}"#)
         XCTAssertEqual(state.wakeTimer, "unavailable: arm the wake timer: EINVAL")
         XCTAssertTrue(p.recorder.lines.contains { $0.contains("cannot arm the wake timer") })

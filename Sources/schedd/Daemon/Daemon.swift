@@ -59,9 +59,9 @@ final class Daemon {
     /// logind's PrepareForSleep and the clocks (SleepWatch.swift).
     let sleepWatch: SleepWatch
     /// The wake timer on the earliest wake schedule (WakeTimer.swift).
-    var wakeArming: WakeArming!
-    /// The due timer (real clock only): wakes the loop at the next due instant.
-    private var dueTimer: EventTimer?
+    let wakeArming: WakeArming
+    /// Whether wake timers can wake the machine and why not, logged when serving starts (`startSleepAndWake`).
+    let wakeLine: String
 
     init(options: DaemonOptions) throws(CommandFailure) {
         self.options = options
@@ -103,7 +103,13 @@ final class Daemon {
         // The engine is made after the clock; the parts reach it through this loop-bound accessor.
         var bound: LoopBound<Engine>?
         let engine: () -> Engine = { bound!.value }
-        clock = ServiceClock(fakeStart: options.fakeClockStart, engine: engine,
+        // Each part gets what it needs in its `init`, made in dependency order. Three parts close a cycle and
+        // are reached through a `Late` box bound right after they are made (before the loop runs): the
+        // delivery (the clock's methods deliver; the delivery reads the clock), the sleep watch (the due timer
+        // and the clock-step watch ask it whether the machine slept; it commits and delivers around a sleep)
+        // and the change watches (they hand their changes to the delivery; its maintenance re-syncs them).
+        let lateDelivery = Late<Delivery>(), lateSleepWatch = Late<SleepWatch>(), lateWatches = Late<ChangeWatches>()
+        clock = ServiceClock(fakeStart: options.fakeClockStart, engine: engine, delivery: { lateDelivery.value },
                              zones: { name throws(ZoneError) in try ZoneDatabase.shared.zone(named: name) }, log: logger)
         do {
             let made = try Engine(store: store, notifier: announcer, deviceZone: zone, zones: ZoneDatabase.shared,
@@ -121,23 +127,39 @@ final class Daemon {
             if let line = report.log { isError ? logger.error(line) : logger.info(line) }
             if let notify = report.notify { ServiceManager.notify(notify) }
         })
+        let eventLoop = loop, fatal = { reason in Daemon.fatal(reason, logger: logger, loop: eventLoop) }
+        // Before a due-timer wake or a wall-clock step is delivered: the sleep part tells a resume from a jump.
+        let checkClocks = { if !lateSleepWatch.value.checkClocks() { engine().lateCause = .clockJump } }
         // Every part's loop work is a defer source below the bus (LoopPriority gives the order).
         let work = LoopSources(loop: loop)
-        delivery = Delivery(engine: engine, clock: clock, storage: storage, log: logger, loop: work)
         let fairQueue = FairQueue(loop: work, log: logger)
-        cancelSlicing = CancelSlicing(engine: engine, clock: clock, storage: storage, log: logger,
-                                      durability: durability, lanes: fairQueue, loop: work)
-        clock.delivery = delivery
+        let slicing = CancelSlicing(engine: engine, clock: clock, storage: storage, log: logger,
+                                    durability: durability, lanes: fairQueue, loop: work)
+        cancelSlicing = slicing
+        let wake = Self.makeWakeArming(loop: loop, fakeClock: clock.fake != nil, engine: engine, state: sleepState, logger: logger)
+        wakeArming = wake.arming
+        wakeLine = wake.line
+        let announcer = announcer
+        let delivering = Delivery(engine: engine, clock: clock, storage: storage, log: logger, loop: work,
+                                  dueTimer: clock.fake == nil ? { expired in work.timer { checkClocks(); expired() } } : nil,
+                                  events: Delivery.Events(settled: { slicing.kick(); wake.arming.rearm() },
+                                                          maintained: { lateWatches.value.syncTzdata() },
+                                                          failedLate: { announcer.logFailure($0, $1) }, fatal: fatal))
+        delivery = delivering
+        lateDelivery.bind(delivering)
         let announcements = Announcements(bus: bus, logger: logger, subscriptions: subscriptions)
-        groupCommit = GroupCommit(engine: engine, clock: clock, storage: storage, announcer: announcements, log: logger,
-                                  durability: durability, loop: work)
+        let committing = GroupCommit(engine: engine, clock: clock, storage: storage, announcer: announcements, log: logger,
+                                     durability: durability, loop: work, afterCommit: { delivering.settle() })
+        groupCommit = committing
         service = Service(engine: engine, clock: clock, delivery: delivery, groupCommit: groupCommit, storage: storage,
-                          announcer: announcements, sleep: sleepState, fairQueue: fairQueue, cancelSlicing: cancelSlicing)
+                          announcer: announcements, sleep: sleepState, fairQueue: fairQueue, cancelSlicing: slicing)
         if let failure = work.failure { throw .failure("cannot set up the event loop: \(failure)") }
         identity = Identity(bus: bus, logger: logger, callerPolicy: policy, subscriptions: subscriptions)
         busService = BusService(service: service, identity: identity, logger: logger)
-        watches = ChangeWatches(engine: engine, clock: clock, delivery: delivery, storage: storage, logger: logger)
         sleepWatch = SleepWatch(state: sleepState, clock: clock, engine: engine, logger: logger)
+        lateSleepWatch.bind(sleepWatch)
+        watches = ChangeWatches(engine: engine, clock: clock, delivery: delivery, storage: storage, logger: logger)
+        lateWatches.bind(watches)
         if clock.fake != nil { sleepState.source = "fake clock (clock sleep), and logind or the clocks" }
     }
 
@@ -209,21 +231,6 @@ final class Daemon {
             if service.batchDecoder == nil {
                 logger.warning("cannot start the decoding thread: PushBatch calls are decoded on the loop")
             }
-            groupCommit.afterCommit = { [unowned self] in delivery.settle() }
-            delivery.afterSettle = { [unowned self] in
-                cancelSlicing.kick()
-                wakeArming.rearm()
-            }
-            delivery.fatal = { [unowned self] reason in fatal(reason) }
-            delivery.logLateFailure = { [unowned self] notification, reason in announcer.logFailure(notification, reason) }
-            delivery.afterMaintenance = { [unowned self] in watches.syncTzdata() }
-            if clock.fake == nil {
-                dueTimer = try loop.addTimer(clock: .realtime) { [unowned self] in
-                    if !sleepWatch.checkClocks() { engine.lateCause = .clockJump }
-                    delivery.dueTimerFired()
-                }
-                delivery.armTimer = { [unowned self] instant in armDueTimer(at: instant) }
-            }
             watches.beforeWallClockChange = { [unowned self] in
                 if !sleepWatch.checkClocks() { engine.lateCause = .clockJump }
             }
@@ -243,36 +250,15 @@ final class Daemon {
         delivery.settle()
     }
 
-    /// Sets the due timer to `instant` (off when nil). A timer sd-event refuses to arm would never
-    /// fire: that is fatal, like any other broken watch.
-    private func armDueTimer(at instant: Instant?) {
-        guard let timer = dueTimer else { return }
-        do throws(BusError) {
-            if let instant {
-                try timer.arm(atMicroseconds: UInt64(max(1, instant.microseconds)))
-            } else {
-                try timer.disarm()
-            }
-        } catch {
-            fatal("cannot arm the due timer (\(error)): due notifications would not fire")
-        }
-    }
-
     /// Logs `reason`, tells the service manager (`STATUS=`), and makes the loop return with a failure
     /// status after the current callback. Nothing half-done is left: every write is one transaction.
-    func fatal(_ reason: String) {
+    func fatal(_ reason: String) { Self.fatal(reason, logger: logger, loop: loop) }
+
+    /// `fatal`, for the parts made before the daemon is whole (their `init` takes it).
+    static func fatal(_ reason: String, logger: Logger, loop: EventLoop) {
         logger.error("\(reason); exiting so that the service manager restarts schedd")
         ServiceManager.notify("STATUS=Failed: \(reason)")
         loop.exit(EXIT_FAILURE)
-    }
-}
-
-/// An sd-event defer source as the service parts' `LoopTrigger`.
-final class EventLoopTrigger: LoopTrigger {
-    private let source: EventTrigger
-    init(_ source: EventTrigger) { self.source = source }
-    func trigger() throws(LoopTriggerError) {
-        do { try source.trigger() } catch { throw LoopTriggerError(error.description) }
     }
 }
 
@@ -280,22 +266,4 @@ final class EventLoopTrigger: LoopTrigger {
 func runDaemonCommand(_ args: ParsedArguments) throws(CommandFailure) -> ExitCode {
     let daemon = try Daemon(options: DaemonOptions(args))
     return daemon.run()
-}
-
-/// The parts' `LoopScheduler`: each piece of loop work an sd-event defer source at its `LoopPriority`
-/// (below the bus, 0). A source sd-event cannot make is kept in `failure`, and the daemon does not start.
-final class LoopSources: LoopScheduler {
-    private let loop: EventLoop
-    private(set) var failure: String?
-
-    init(loop: EventLoop) { self.loop = loop }
-
-    func source(_ priority: LoopPriority, _ action: @escaping () -> Void) -> LoopTrigger? {
-        do throws(BusError) {
-            return EventLoopTrigger(try loop.addTrigger(priority: priority.rawValue, action))
-        } catch {
-            failure = failure ?? "\(priority): \(error)"
-            return nil
-        }
-    }
 }

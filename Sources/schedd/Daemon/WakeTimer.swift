@@ -32,19 +32,26 @@ final class DaemonWakeTimer: WakeTimerSource {
 }
 
 extension Daemon {
-    /// Finds out whether the machine can be woken (CONTRACT §11 "Wake"; logged once), arms the wake timer
-    /// on the earliest wake schedule, and starts watching sleep and resume.
-    func startSleepAndWake() {
+    /// Finds out whether the machine can be woken (CONTRACT §11 "Wake") and makes the wake-arming part on
+    /// the wake timer when it can (nil source: it only says why not). Returns it, with the line that says
+    /// so, logged once when serving starts (`startSleepAndWake`).
+    static func makeWakeArming(loop: EventLoop, fakeClock: Bool, engine: @escaping () -> Engine, state: SleepState,
+                               logger: Logger) -> (arming: WakeArming, line: String) {
         var reason = WakeAlarmSupport.probe(rtcDirectory: environment("SCHEDD_RTC_DIRECTORY") ?? "/sys/class/rtc")
-        if reason == nil && clock.fake != nil { reason = "the daemon runs on a fake clock (--fake-clock)" }
+        if reason == nil && fakeClock { reason = "the daemon runs on a fake clock (--fake-clock)" }
         var source: (any WakeTimerSource)?
         if reason == nil {
             do { source = try DaemonWakeTimer(loop: loop) } catch { reason = error.message }
         }
-        engine.wakeCapability = reason.map(WakeCapability.unavailable) ?? .armed
-        logger.info(reason.map { "wake timers unavailable: \($0); wake: true schedules will not wake the machine" }
-                    ?? "wake timers available (CLOCK_REALTIME_ALARM)")
-        wakeArming = WakeArming(source: source, engine: { [unowned self] in engine }, state: sleepState, log: logger)
+        engine().wakeCapability = reason.map(WakeCapability.unavailable) ?? .armed
+        let line = reason.map { "wake timers unavailable: \($0); wake: true schedules will not wake the machine" }
+            ?? "wake timers available (CLOCK_REALTIME_ALARM)"
+        return (WakeArming(source: source, engine: engine, state: state, log: logger), line)
+    }
+
+    /// Says whether wake timers work (made in `init`: `makeWakeArming`) and starts watching sleep and resume.
+    func startSleepAndWake() {
+        logger.info(wakeLine)
         sleepWatch.beforeSleep = { [unowned self] in
             groupCommit.flush()
             var slices = 0
