@@ -22,10 +22,21 @@ public final class PushBatchDecoder: @unchecked Sendable {
     private var stopping = false
     private let lock = ConditionLock()
 
+    /// Whether its thread runs (`start` made it): `Service` hands it batches only then, and decodes every
+    /// call on the loop otherwise. Written once by `start`, read on the loop thread only.
+    public private(set) var isRunning = false
+
+    /// A decoder whose thread is not started yet (`start`): made with the service, in `init`.
+    public init() {}
+
     /// Starts the decoding thread with `startThread` (the daemon's one place that makes threads; it
-    /// returns false when none could be made); nil when it could not.
-    public init?(startThread: (@escaping @Sendable () -> Void) -> Bool) {
-        guard startThread({ [self] in run() }) else { return nil }
+    /// returns false when none could be made). Called once, when the daemon starts serving: after it
+    /// blocked SIGTERM and SIGINT for the process (a thread made before would take them, and die of
+    /// them, instead of the loop's signal source). Returns whether the thread runs (`isRunning`).
+    public func start(thread startThread: (@escaping @Sendable () -> Void) -> Bool) -> Bool {
+        precondition(!isRunning, "PushBatchDecoder started twice")
+        isRunning = startThread({ [self] in run() })
+        return isRunning
     }
 
     /// Hands `texts` to the thread (checked against a sandboxed caller's `rules`, nil: unsandboxed);

@@ -70,8 +70,9 @@ public final class Service {
     let groupCommit: GroupCommit
     let storage: StorageMonitor
     let announcer: CancelAnnouncer
-    /// Decodes large PushBatch calls off the loop (set by the daemon; nil: every call decoded at once).
-    public var batchDecoder: PushBatchDecoder?
+    /// Decodes large PushBatch calls off the loop once its thread runs (nil, or not started: every call
+    /// decoded at once); given in `init`.
+    public let batchDecoder: PushBatchDecoder?
     /// The cancellation jobs' slicing, which `ClockNext` waits for (nil: it does not wait).
     let cancelSlicing: CancelSlicing?
     /// Seals paging positions per app (`ListPage` cursors, `HistoryPage` positions): drawn at start.
@@ -81,17 +82,21 @@ public final class Service {
     public let fairQueue: FairQueue
     /// What is known of the machine's sleep (`Status`, `ClockSleep`).
     public let sleep: SleepState
-    /// The daemon's own members of `Status` (version, database, notifier, bus), set by the wiring.
-    public var statusMembers: (() -> [JSONMember])?
+    /// The daemon's own members of `Status` (version, database, notifier, bus), first in its answer.
+    let statusMembers: () -> [JSONMember]
 
     /// `fairQueue`: the lanes the calls wait in (the cancellation slices take turns in them too);
-    /// `cancelSlicing`: what `ClockNext` waits for.
+    /// `cancelSlicing`: what `ClockNext` waits for; `batchDecoder`: the thread that decodes large
+    /// PushBatch calls (nil: decoded on the loop, at once); `statusMembers`: the daemon's own members of
+    /// `Status`, read at each call (none by default).
     public init(engine: @escaping () -> Engine, clock: ServiceClock, delivery: Delivery, groupCommit: GroupCommit,
                 storage: StorageMonitor, announcer: CancelAnnouncer, sleep: SleepState = SleepState(),
-                fairQueue: FairQueue = FairQueue(), cancelSlicing: CancelSlicing? = nil) {
+                fairQueue: FairQueue = FairQueue(), cancelSlicing: CancelSlicing? = nil,
+                batchDecoder: PushBatchDecoder? = nil, statusMembers: @escaping () -> [JSONMember] = { [] }) {
         self.engine = engine; self.clock = clock; self.delivery = delivery; self.groupCommit = groupCommit
         self.storage = storage; self.announcer = announcer; self.sleep = sleep
         self.fairQueue = fairQueue; self.cancelSlicing = cancelSlicing
+        self.batchDecoder = batchDecoder; self.statusMembers = statusMembers
     }
 
     /// Runs `call` for `caller` (nil only for calls that need no app: the clock methods) and answers
@@ -103,7 +108,8 @@ public final class Service {
                 let known = try requireCaller(caller, method)
                 let app = known.app
                 let operation: GroupCommit.Operation
-                if case .pushBatch(let texts) = call, texts.count >= PushBatchDecoder.minimumEntries, let batchDecoder {
+                if case .pushBatch(let texts) = call, texts.count >= PushBatchDecoder.minimumEntries, let batchDecoder,
+                   batchDecoder.isRunning {
                     operation = .decoding(batchDecoder.submit(texts, zones: engine().zones, rules: known.pushRules))
                 } else {
                     operation = try Self.operation(call, zones: engine().zones, rules: known.pushRules)

@@ -41,7 +41,7 @@ extension Service {
         let pending = try engineCall { _ throws(EngineError) in try engine.pendingCount(app: app) }
         let snoozed = try engineCall { _ throws(EngineError) in try engine.snoozedList(app: app, limit: Int.max).count }
         let nextDue: Instant? = app == nil ? engine.nextDue : nil
-        var members = statusMembers?() ?? []
+        var members = statusMembers()
         members += [
             JSONMember("pending", .number(String(pending))), JSONMember("snoozed", .number(String(snoozed))),
             JSONMember("nextDue", .instant(nextDue)),

@@ -31,13 +31,13 @@ final class PushBatchDecoderTests: XCTestCase {
 
     /// The parts with a decoder whose thread waits for `gate` before it takes any job.
     private func parts(gate: DispatchSemaphore) throws -> (ServiceParts, ManualTrigger, PushBatchDecoder) {
-        let p = try ServiceParts(databasePath: directory + "/s.db", start: start, looped: [.groupCommit])
-        let trigger = try XCTUnwrap(p.loop.triggers[.groupCommit])
-        let decoder = try XCTUnwrap(PushBatchDecoder { body in
+        let decoder = PushBatchDecoder()
+        XCTAssertTrue(decoder.start { body in
             Thread { gate.wait(); body() }.start()
             return true
         })
-        p.service.batchDecoder = decoder
+        let p = try ServiceParts(databasePath: directory + "/s.db", start: start, looped: [.groupCommit], batchDecoder: decoder)
+        let trigger = try XCTUnwrap(p.loop.triggers[.groupCommit])
         return (p, trigger, decoder)
     }
 

@@ -56,10 +56,11 @@ struct ServiceParts {
     private final class ReportBox { var reports: [(StorageHealth.Report, Bool)] = [] }
 
     /// `syncDevice`: the group commit syncs off the loop through it (`SyncPipeline`), as the daemon's
-    /// `LogSyncThread` does; nil: every COMMIT syncs itself. `wake`: the engine's wake capability and the
-    /// wake timer (nil: none), armed by a `WakeArming` after every settle, as the daemon does.
+    /// `LogSyncThread` does; nil: every COMMIT syncs itself. `batchDecoder`: decodes large PushBatch calls
+    /// (nil: at once). `wake`: the engine's wake capability and the wake timer (nil: none), armed by a
+    /// `WakeArming` after every settle, as the daemon does.
     init(databasePath: String, start: Instant, fake: Bool = true, syncDevice: SyncPipeline.Device? = nil,
-         looped: Set<LoopPriority> = [],
+         looped: Set<LoopPriority> = [], batchDecoder: PushBatchDecoder? = nil,
          wake: (capability: WakeCapability, source: (any WakeTimerSource)?)? = nil) throws {
         let loop = HandLoop(looped)
         let store = try SQLiteScheduleStore(path: databasePath)
@@ -86,7 +87,7 @@ struct ServiceParts {
         let group = GroupCommit(engine: { engine }, clock: clock, storage: storage, announcer: recorder, log: recorder,
                                 durability: durability, loop: loop, afterCommit: { delivery.settle() })
         let service = Service(engine: { engine }, clock: clock, delivery: delivery, groupCommit: group, storage: storage,
-                              announcer: recorder, sleep: sleep, cancelSlicing: slicing)
+                              announcer: recorder, sleep: sleep, cancelSlicing: slicing, batchDecoder: batchDecoder)
         self.slicing = slicing
         self.loop = loop
         self.sleep = sleep; self.wakeArming = arming

@@ -151,8 +151,11 @@ final class Daemon {
         let committing = GroupCommit(engine: engine, clock: clock, storage: storage, announcer: announcements, log: logger,
                                      durability: durability, loop: work, afterCommit: { delivering.settle() })
         groupCommit = committing
+        let decoder = PushBatchDecoder()  // its thread starts with serving (`start`), once signals are blocked
+        let status = StatusMembers(options: options, desktop: desktop, notifierChoice: notifierChoice, engine: engine)
         service = Service(engine: engine, clock: clock, delivery: delivery, groupCommit: groupCommit, storage: storage,
-                          announcer: announcements, sleep: sleepState, fairQueue: fairQueue, cancelSlicing: slicing)
+                          announcer: announcements, sleep: sleepState, fairQueue: fairQueue, cancelSlicing: slicing,
+                          batchDecoder: decoder, statusMembers: status.members)
         if let failure = work.failure { throw .failure("cannot set up the event loop: \(failure)") }
         identity = Identity(bus: bus, logger: logger, callerPolicy: policy, subscriptions: subscriptions)
         busService = BusService(service: service, identity: identity, logger: logger)
@@ -223,14 +226,12 @@ final class Daemon {
             } else {
                 logger.warning("cannot open the write-ahead log for syncing: each group commit syncs at its COMMIT")
             }
-            service.batchDecoder = PushBatchDecoder { body in
+            let decoding = service.batchDecoder?.start { body in
                 guard let thread = startDaemonThread(body) else { return false }
                 thread.detach()
                 return true
-            }
-            if service.batchDecoder == nil {
-                logger.warning("cannot start the decoding thread: PushBatch calls are decoded on the loop")
-            }
+            } ?? false
+            if !decoding { logger.warning("cannot start the decoding thread: PushBatch calls are decoded on the loop") }
             watches.beforeWallClockChange = { [unowned self] in
                 if !sleepWatch.checkClocks() { engine.lateCause = .clockJump }
             }
