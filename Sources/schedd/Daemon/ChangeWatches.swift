@@ -20,10 +20,14 @@ final class ChangeWatches {
     /// `Engine.zonesInUseGeneration` at the last successful tzdata sync (nil: never synced).
     private var syncedGeneration: Int?
     /// Before a wall-clock step is delivered: the sleep part tells a resume from a jump (SleepWatch.checkClocks).
-    var beforeWallClockChange: () -> Void = {}
+    private let beforeWallClockChange: () -> Void
 
-    init(engine: @escaping () -> Engine, clock: ServiceClock, delivery: Delivery, storage: StorageMonitor, logger: Logger) {
+    /// `beforeWallClockChange`: runs on each wall-clock step, before the delivery hears of it (the daemon's
+    /// resume-or-jump check, `SleepWatch.checkClocks`).
+    init(engine: @escaping () -> Engine, clock: ServiceClock, delivery: Delivery, storage: StorageMonitor, logger: Logger,
+         beforeWallClockChange: @escaping () -> Void) {
         self.engine = engine; self.clock = clock; self.delivery = delivery; self.storage = storage; self.logger = logger
+        self.beforeWallClockChange = beforeWallClockChange
     }
 
     /// Adds the watches to `loop`: clock steps unless on a fake clock, the device zone unless `--zone`

@@ -159,9 +159,15 @@ final class Daemon {
         if let failure = work.failure { throw .failure("cannot set up the event loop: \(failure)") }
         identity = Identity(bus: bus, logger: logger, callerPolicy: policy, subscriptions: subscriptions)
         busService = BusService(service: service, identity: identity, logger: logger)
-        sleepWatch = SleepWatch(state: sleepState, clock: clock, engine: engine, logger: logger)
+        sleepWatch = SleepWatch(state: sleepState, clock: clock, engine: engine, logger: logger,
+                                beforeSleep: {
+                                    Self.settleBeforeSleep(groupCommit: committing, delivery: delivering, wakeArming: wake.arming,
+                                                           bus: connection)
+                                },
+                                afterResume: { delivering.wallClockChanged() })
         lateSleepWatch.bind(sleepWatch)
-        watches = ChangeWatches(engine: engine, clock: clock, delivery: delivery, storage: storage, logger: logger)
+        watches = ChangeWatches(engine: engine, clock: clock, delivery: delivery, storage: storage, logger: logger,
+                                beforeWallClockChange: checkClocks)
         lateWatches.bind(watches)
         if clock.fake != nil { sleepState.source = "fake clock (clock sleep), and logind or the clocks" }
     }
@@ -232,9 +238,6 @@ final class Daemon {
                 return true
             } ?? false
             if !decoding { logger.warning("cannot start the decoding thread: PushBatch calls are decoded on the loop") }
-            watches.beforeWallClockChange = { [unowned self] in
-                if !sleepWatch.checkClocks() { engine.lateCause = .clockJump }
-            }
             try watches.start(loop: loop, watchDeviceZone: options.zoneName == nil) { [unowned self] in fatal($0) }
             startSleepAndWake()
             if !checkpoints.start(handingOver: store) {

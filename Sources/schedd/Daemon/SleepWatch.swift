@@ -26,10 +26,10 @@ final class SleepWatch {
     private let logger: Logger
     private let clock: ServiceClock
     private let engine: () -> Engine
-    /// Before the machine sleeps: commit writes, arm the wake timer.
-    var beforeSleep: () -> Void = {}
-    /// After a resume: deliver what fell due (the engine's `lateCause` is already `.resume`).
-    var afterResume: () -> Void = {}
+    /// Before the machine sleeps: commit writes, arm the wake timer (given in `init`).
+    private let beforeSleep: () -> Void
+    /// After a resume: deliver what fell due (the engine's `lateCause` is already `.resume`; given in `init`).
+    private let afterResume: () -> Void
 
     private var bus: BusConnection?
     /// The inhibitor's descriptor while held.
@@ -43,8 +43,13 @@ final class SleepWatch {
     static let logindPath = "/org/freedesktop/login1"
     static let managerInterface = "org.freedesktop.login1.Manager"
 
-    init(state: SleepState, clock: ServiceClock, engine: @escaping () -> Engine, logger: Logger) {
+    /// `beforeSleep` runs on PrepareForSleep(true), before the inhibitor is released (the daemon's
+    /// `Daemon.settleBeforeSleep`); `afterResume` on PrepareForSleep(false), once the resume is recorded
+    /// (the daemon's `Delivery.wallClockChanged`). The due timer and the clock-step watch call `checkClocks`.
+    init(state: SleepState, clock: ServiceClock, engine: @escaping () -> Engine, logger: Logger,
+         beforeSleep: @escaping () -> Void, afterResume: @escaping () -> Void) {
         self.state = state; self.clock = clock; self.engine = engine; self.logger = logger
+        self.beforeSleep = beforeSleep; self.afterResume = afterResume
     }
 
     /// Connects to the system bus (DBUS_SYSTEM_BUS_ADDRESS, else the standard socket) and, when logind is

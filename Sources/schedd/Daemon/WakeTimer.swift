@@ -52,18 +52,20 @@ extension Daemon {
     /// Says whether wake timers work (made in `init`: `makeWakeArming`) and starts watching sleep and resume.
     func startSleepAndWake() {
         logger.info(wakeLine)
-        sleepWatch.beforeSleep = { [unowned self] in
-            groupCommit.flush()
-            var slices = 0
-            while delivery.isDelivering && slices < 1000 {  // the catch-up under way, committed before sleeping
-                delivery.continueDelivery()
-                slices += 1
-            }
-            wakeArming.rearm(force: true)
-            bus.flush()
-        }
-        sleepWatch.afterResume = { [unowned self] in delivery.wallClockChanged() }
         sleepWatch.start(loop: loop)
         desktop?.describeServer()
+    }
+
+    /// `SleepWatch`'s `beforeSleep`: commits every write waiting and the catch-up under way (at most 1000
+    /// slices), arms the wake timer whatever the engine flagged, and flushes the answers to the bus.
+    static func settleBeforeSleep(groupCommit: GroupCommit, delivery: Delivery, wakeArming: WakeArming, bus: BusConnection) {
+        groupCommit.flush()
+        var slices = 0
+        while delivery.isDelivering && slices < 1000 {  // the catch-up under way, committed before sleeping
+            delivery.continueDelivery()
+            slices += 1
+        }
+        wakeArming.rearm(force: true)
+        bus.flush()
     }
 }
