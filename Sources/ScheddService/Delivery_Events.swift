@@ -13,15 +13,15 @@ extension Delivery {
     public struct Events {
         /// After every settle that left no sliced delivery under way, once the due timer is armed: the
         /// daemon's `CancelSlicing.kick` and `WakeArming.rearm`, in that order.
-        public var settled: () -> Void
+        public let settled: () -> Void
         /// After each idle maintenance step tried, also one that failed (none while a storage failure is
         /// backed off): the daemon re-syncs its tzdata watches with the zones in use (`ChangeWatches.syncTzdata`).
-        public var maintained: () -> Void
+        public let maintained: () -> Void
         /// A failure the notifier reported late, before it is recorded: the daemon logs it.
-        public var failedLate: (DueNotification, String) -> Void
+        public let failedLate: (DueNotification, String) -> Void
         /// A loop source broke (a slice or the due timer the loop refused): the daemon ends, so that the
         /// service manager restarts it. Never returns to a state where due notifications silently wait.
-        public var fatal: (String) -> Void
+        public let fatal: (String) -> Void
 
         public init(settled: @escaping () -> Void = {}, maintained: @escaping () -> Void = {},
                     failedLate: @escaping (DueNotification, String) -> Void = { _, _ in },
