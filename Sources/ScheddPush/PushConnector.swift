@@ -21,28 +21,28 @@ public final class PushConnector {
     /// What the daemon provides.
     public struct Host {
         /// schedd's well-known bus name: the `service` sent with Register.
-        public var serviceName: String
+        public let serviceName: String
         /// schedd's object path, where org.schedd.UnifiedPush1 is served and its signals come from.
-        public var objectPath: String
+        public let objectPath: String
         /// The distributor override (a full bus name or its suffix), nil for the rule's own choice.
-        public var preferredDistributor: String?
-        public var now: () -> Instant
+        public let preferredDistributor: String?
+        public let now: () -> Instant
         /// Applies a decrypted push for `app`; durable when it returns. `alongside` (recording the message
         /// in the replay window) runs in the push's transaction: durable with it, undone with it.
-        public var apply: (_ app: String, _ plaintext: [UInt8], _ alongside: () throws(StoreError) -> Void) -> PushApplication
-        public var log: (_ level: PushLogLevel, _ text: String) -> Void
+        public let apply: (_ app: String, _ plaintext: [UInt8], _ alongside: () throws(StoreError) -> Void) -> PushApplication
+        public let log: (_ level: PushLogLevel, _ text: String) -> Void
         /// The caller of an admitted call to org.schedd.UnifiedPush1, from the caller and the `app`
         /// argument ("" when none was given); throws the refusal. A lookup, no bus round trip.
-        public var resolveApp: (_ call: BusMessage, _ declared: String) throws(PushConnectorError) -> PushCaller
+        public let resolveApp: (_ call: BusMessage, _ declared: String) throws(PushConnectorError) -> PushCaller
         /// Nil when the sender of an admitted call may call at all, else the AccessDenied text.
-        public var refusal: (_ call: BusMessage) -> String?
+        public let refusal: (_ call: BusMessage) -> String?
         /// The daemon's identity gate (one for every interface): runs the handler once the caller's
         /// connection is pinned, answers the call with its result, or refuses it.
-        public var admit: (_ call: BusMessage, _ handler: @escaping (BusMessage) -> BusMethodResult) -> BusMethodResult
+        public let admit: (_ call: BusMessage, _ handler: @escaping (BusMessage) -> BusMethodResult) -> BusMethodResult
         /// Subscribes connection `sender` to `app`'s signals (an app that registers hears its endpoint).
-        public var subscribe: (_ sender: String, _ app: String) -> Void
+        public let subscribe: (_ sender: String, _ app: String) -> Void
         /// The connections that receive `app`'s signals (unicast; never a broadcast).
-        public var signalDestinations: (_ app: String) -> Set<String>
+        public let signalDestinations: (_ app: String) -> Set<String>
 
         public init(serviceName: String, objectPath: String, preferredDistributor: String?, now: @escaping () -> Instant,
                     apply: @escaping (String, [UInt8], () throws(StoreError) -> Void) -> PushApplication,
