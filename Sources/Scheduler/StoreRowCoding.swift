@@ -16,30 +16,33 @@ enum StoreRowCoding {
     /// Columns of `schedules` in the order `read` expects them.
     static let columns = "key, app, id, next_due, kind, digest, title, body, data, zone, until_zone, detail"
 
+    /// The `detail` column of `s`: only what differs from the defaults, as tag/value pairs in
+    /// `StoreCoding.encodeList`'s format (`DetailWriter`); nil when nothing differs. `read` is its inverse.
     static func detail(of s: StoredSchedule) -> String? {
-        var pairs: [String] = []
-        func add(_ tag: String, _ value: String?) { if let value { pairs += [tag, value] } }
-        if let at = s.atInstant, at != s.next { add("a", String(at.microseconds)) }
+        var w = DetailWriter()
+        if let at = s.atInstant, at != s.next { w.add("a", at.microseconds) }
         if s.kind == .fixedAt {
-            if s.atOffset != 0 { add("o", s.atOffset.map { String($0) } ?? "") }
+            if s.atOffset != 0 {
+                if let offset = s.atOffset { w.add("o", Int64(offset)) } else { w.add("o", "") }
+            }
         } else {
-            add("o", s.atOffset.map { String($0) })
+            w.add("o", s.atOffset.map(Int64.init))
         }
-        add("s", s.spec)
-        add("w", s.wall.map { String(StoreCoding.encodeWall($0)) })
-        add("u", s.untilInstant.map { String($0.microseconds) })
-        add("U", s.untilWall.map { String(StoreCoding.encodeWall($0)) })
-        add("l", s.lastDue.map { String($0.microseconds) })
-        if !s.cancelOn.isEmpty { add("c", StoreCoding.encodeList(s.cancelOn)) }
-        add("g", s.graceSeconds.map { String($0) })
-        if s.urgency != .normal { add("r", String(StoreCoding.encodeUrgency(s.urgency))) }
-        add("i", s.icon)
-        add("k", s.category)
-        add("t", StoreCoding.encodeActions(s.actions))
-        add("m", s.messageId)
-        add("x", StoreCoding.encode(extras: s.extras))
-        if s.kind != .fixedAt { add("T", String(s.storedAt.microseconds)) }
-        return pairs.isEmpty ? nil : StoreCoding.encodeList(pairs)
+        w.add("s", s.spec)
+        w.add("w", s.wall.map(StoreCoding.encodeWall))
+        w.add("u", s.untilInstant?.microseconds)
+        w.add("U", s.untilWall.map(StoreCoding.encodeWall))
+        w.add("l", s.lastDue?.microseconds)
+        if !s.cancelOn.isEmpty { w.add("c", StoreCoding.encodeList(s.cancelOn)) }
+        w.add("g", s.graceSeconds)
+        if s.urgency != .normal { w.add("r", StoreCoding.encodeUrgency(s.urgency)) }
+        w.add("i", s.icon)
+        w.add("k", s.category)
+        w.add("t", StoreCoding.encodeActions(s.actions))
+        w.add("m", s.messageId)
+        w.add("x", StoreCoding.encode(extras: s.extras))
+        if s.kind != .fixedAt { w.add("T", s.storedAt.microseconds) }
+        return w.text
     }
 
     /// Binds `s` to an INSERT whose parameters ?1…?11 are app, id, next_due, kind, digest, title, body,
