@@ -169,11 +169,12 @@ struct PushIngest {
             }
             var old: StoredSchedule?
             if let pending { old = try store.schedules.schedule(key: pending.key) }
-            if let due = next {
+            // The row as it will be stored, encoded once for the quota check and the insert.
+            if let due = next { schedule.next = due }
+            let encoded = next.map { _ in RowEncoding(schedule) }
+            if let encoded {
                 // Checked before anything is written (no savepoint needed, see `pushEach`).
-                var stored = schedule
-                stored.next = due
-                let bytes = store.schedules.storedBytes(of: stored) - (old.map { store.schedules.storedBytes(of: $0) } ?? 0)
+                let bytes = encoded.storedBytes - (old.map { store.schedules.storedBytes(of: $0) } ?? 0)
                 try state.wrap { () throws(EngineError) in try quota.check(app: app, adding: bytes, countingOne: old == nil) }
             }
             var status = PushOutcome.Status.scheduled
@@ -185,7 +186,7 @@ struct PushIngest {
                     title: old.title, messageId: old.messageId, dataJSON: old.dataJSON))
                 status = .replaced
             }
-            guard let due = next else {
+            guard let due = next, let encoded else {
                 // Shown never: what is kept is what duplicate detection needs (id, digest, due: the finished
                 // record has no payload) and a history record without data; both count against the quota
                 // (checked before anything is written, like a schedule's bytes).
@@ -201,8 +202,7 @@ struct PushIngest {
                 try endings.recordFinished(schedule, outcome: .missed, due: missedDue, now: now)
                 return PushOutcome(id: local.id, status: .missed, next: nil)
             }
-            schedule.next = due
-            schedule.key = try store.schedules.insert(schedule)
+            schedule.key = try store.schedules.insert(schedule, encoded: encoded)
             changes.arm(key: schedule.key, due: due)
             var outcome = PushOutcome(id: local.id, status: status, next: due)
             if extras.wake {

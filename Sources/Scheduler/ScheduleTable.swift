@@ -17,7 +17,13 @@ public final class ScheduleTable: StoreTable {
 
     /// Stores `s`; returns its key. Also its cancelOn events and its app's `pending_counts`. O(log n).
     public func insert(_ s: StoredSchedule) throws(StoreError) -> Int64 {
-        try sql { () throws(SQLiteError) -> Int64 in
+        try insert(s, encoded: RowEncoding(s))
+    }
+
+    /// Stores `s` with its `encoded` row (a push weighs the row for the quota first, then stores it: one
+    /// encoding for both). Precondition: `encoded` is `RowEncoding(s)`. O(log n).
+    public func insert(_ s: StoredSchedule, encoded: RowEncoding) throws(StoreError) -> Int64 {
+        return try sql { () throws(SQLiteError) -> Int64 in
             let app = try internApp(s.app)
             // While a cancellation job exists, above its bound: a schedule stored after the call is not covered.
             let explicitKey = try cancelJobs.keyAboveCancelJobs()
@@ -28,14 +34,14 @@ public final class ScheduleTable: StoreTable {
                 INSERT INTO schedules(app, id, next_due, kind, digest, title, body, data, zone, until_zone, detail, key) \
                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
                 """)
-            let detail = StoreRowCoding.detail(of: s)
+            let detail = encoded.detail
             StoreRowCoding.bind(s, app: app, detail: detail, to: st)
             if let explicitKey { st.bind(12, explicitKey) }
             try st.run()
             let key = db.lastInsertRowid
             // What the `pending_counts_insert` trigger did before schema 8 (StoreMigration_V8: a trigger made
             // the INSERT above open a statement journal). Same transaction, so the totals stay exact.
-            try counts.added(app: app, bytes: StoreRowCoding.storedBytes(s, detail: detail))
+            try counts.added(app: app, bytes: encoded.storedBytes)
             if !s.cancelOn.isEmpty {
                 let event = try db.statement("INSERT OR IGNORE INTO schedule_events(app, event, key) VALUES(?1, ?2, ?3)")
                 for name in s.cancelOn {
@@ -52,7 +58,7 @@ public final class ScheduleTable: StoreTable {
     /// What `schedule` would add to its app's `PendingCounts.pendingBytes`: the UTF-8 bytes of its id and
     /// texts plus a fixed overhead per row. O(size of the schedule).
     public func storedBytes(of schedule: StoredSchedule) -> Int {
-        StoreRowCoding.storedBytes(schedule, detail: StoreRowCoding.detail(of: schedule))
+        RowEncoding(schedule).storedBytes
     }
 
     public func schedule(key: Int64) throws(StoreError) -> StoredSchedule? {
@@ -193,5 +199,19 @@ public final class ScheduleTable: StoreTable {
             }
             return names
         }
+    }
+}
+
+/// A schedule's row as stored, encoded once: its `detail` column (`StoreRowCoding.detail`) and what the row
+/// weighs (`storedBytes`): what a push's quota check weighs and its insert writes. O(1) to read.
+public struct RowEncoding: Sendable {
+    let detail: String?
+    /// What the row adds to its app's `PendingCounts.pendingBytes` (`StoreRowCoding.storedBytes`).
+    public let storedBytes: Int
+
+    /// Encodes `schedule`'s row. O(size of the schedule).
+    public init(_ schedule: StoredSchedule) {
+        detail = StoreRowCoding.detail(of: schedule)
+        storedBytes = StoreRowCoding.storedBytes(schedule, detail: detail)
     }
 }
