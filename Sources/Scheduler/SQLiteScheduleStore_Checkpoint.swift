@@ -118,7 +118,7 @@ public final class WALCheckpointer: Sendable {
 }
 
 extension SQLiteScheduleStore {
-    /// The most frames a commit copies itself to finish a checkpoint (512 KiB at 4 KiB pages).
+    /// The most frames a commit copies itself to finish a checkpoint (1 MiB at 8 KiB pages).
     public static let checkpointTail = 128
 
     /// Stops this connection's automatic checkpoints (they ran inside whichever COMMIT crossed 1000

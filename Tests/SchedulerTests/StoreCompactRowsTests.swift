@@ -189,32 +189,17 @@ final class StoreCompactRowsTests: XCTestCase {
         XCTAssertFalse(SQLiteScheduleStore.integrityCheck(path: path).isEmpty)
     }
 
-    /// New databases get SQLite's 4 KiB pages (docs/store.md "Page size"); an existing file keeps the page
-    /// size it was written with (SQLite cannot change it in WAL mode) — one written with 8 KiB pages, as
-    /// new files were for a while, and the v1 fixture's 4 KiB — and works.
-    func testNewDatabase_gets4KiBPages_anExistingOneKeepsItsOwn() throws {
+    /// New databases get 8 KiB pages (fewer bytes per schedule, docs/store.md "Page size"); an existing
+    /// file keeps the page size it was written with (SQLite cannot change it in WAL mode), and works.
+    func testNewDatabase_gets8KiBPages_anExistingOneKeepsItsOwn() throws {
         let store = try SQLiteScheduleStore(path: path)
         try store.transaction { () throws(StoreError) in _ = try store.schedules.insert(oneShot("a", at: t0)) }
-        XCTAssertEqual(try scalar(store, "PRAGMA page_size"), 4096)
+        XCTAssertEqual(try scalar(store, "PRAGMA page_size"), 8192)
         store.close()
         let reopened = try SQLiteScheduleStore(path: path)
-        XCTAssertEqual(try scalar(reopened, "PRAGMA page_size"), 4096)
+        XCTAssertEqual(try scalar(reopened, "PRAGMA page_size"), 8192)
         XCTAssertNotNil(try reopened.schedules.schedule(app: Engine.defaultApp, id: "a"))
         reopened.close()
-
-        // A file whose first page was written with 8 KiB pages (a database created while 8 KiB was the default).
-        let wide = directory + "/wide.db"
-        XCTAssertNotNil(fopen(wide, "w").map { fclose($0) })
-        let raw = try SQLiteConnection(openingExisting: wide)
-        try raw.execute("PRAGMA page_size = 8192")
-        try raw.execute("CREATE TABLE early(x)")
-        try raw.execute("DROP TABLE early")
-        raw.close()
-        let kept = try SQLiteScheduleStore(path: wide)
-        XCTAssertEqual(try scalar(kept, "PRAGMA page_size"), 8192, "an 8 KiB file keeps its pages")
-        try kept.transaction { () throws(StoreError) in _ = try kept.schedules.insert(oneShot("b", at: t0)) }
-        XCTAssertNotNil(try kept.schedules.schedule(app: Engine.defaultApp, id: "b"))
-        kept.close()
 
         let old = directory + "/v1.db"
         StoreMigrationTests.copyFixture(to: old)
