@@ -10,6 +10,8 @@ import Scheduler
 struct MessageIntake {
     let store: SQLiteScheduleStore
     let host: PushConnector.Host
+    /// Where a rejection is counted (at most one write a second per app).
+    let rejections: RejectionRecorder
 
     /// `Message`: decrypts with the token's keys and applies the push for its app; replies `{id}` only
     /// once the push is durable. A body that does not decrypt or is not a valid push is logged, counted
@@ -93,11 +95,11 @@ struct MessageIntake {
         }
     }
 
-    /// Counts the rejection on the registration (durable), for List to show.
+    /// Counts the rejection on the registration, for List to show (`RejectionRecorder`: written at once,
+    /// or with the next write of that app's rejections within a second).
     private func reject(_ record: PushRegistrationRecord, _ message: ConnectorArguments.Message,
                         _ reason: String) throws(PushConnectorError) {
-        let rejection = PushRejection(at: host.now(), messageID: message.id, reason: reason)
-        try fromStore { () throws(StoreError) in try store.registrations.recordRejection(app: record.app, rejection) }
+        try rejections.record(app: record.app, PushRejection(at: host.now(), messageID: message.id, reason: reason))
     }
 
     /// Replies `{id}` (Connector2; `{}` without an id) or nothing (Connector1).

@@ -107,6 +107,8 @@ public final class PushConnector {
     let host: Host
     /// A distributor's `Message`, checked, decrypted and applied (MessageIntake.swift).
     let messages: MessageIntake
+    /// Rejected messages, recorded at most once a second per app (RejectionRecorder.swift).
+    let rejections: RejectionRecorder
     /// The distributors on the bus and whom schedd trusts to speak for them (DistributorPresence.swift).
     var distributors = DistributorPresence()
     /// Per app: what happened last (registering, failed …), for List and the Register reply.
@@ -130,7 +132,8 @@ public final class PushConnector {
         self.loop = loop
         self.store = store
         self.host = host
-        messages = MessageIntake(store: store, host: host)
+        rejections = RejectionRecorder(store: store, loop: loop, log: host.log)
+        messages = MessageIntake(store: store, host: host, rejections: rejections)
     }
 
     /// Serves the interfaces, watches distributors come and go, and re-registers every stored
@@ -147,10 +150,16 @@ public final class PushConnector {
             [weak self] message in admit(message) { [weak self] m in self?.handleApp(m) ?? Self.gone }
         }
         waiters.timer = try loop.addTimer(clock: .monotonic) { [weak self] in self?.expireWaiters() }
+        try rejections.start()
         try bus.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
                          + "member='NameOwnerChanged',arg0namespace='org.unifiedpush.Distributor'") {
             [weak self] message in self?.nameOwnerChanged(message)
         }
         try listDistributors()
+    }
+
+    /// The daemon is stopping: writes the rejections still held (RejectionRecorder).
+    public func stop() {
+        rejections.flush()
     }
 }

@@ -26,7 +26,7 @@ extension PushConnector {
                 let records = try fromStore { () throws(StoreError) in
                     caller.seesEveryApp ? try store.registrations.all() : try store.registrations.record(app: caller.app).map { [$0] } ?? []
                 }
-                let text = JSONValue.array(records.map { $0.json(state: state(of: $0)) }).serialized()
+                let text = JSONValue.array(records.map { rejections.merged($0).json(state: state(of: $0)) }).serialized()
                 return reply(message, text)
             default:
                 return .failed(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "unknown method \(message.member)")
@@ -99,7 +99,8 @@ extension PushConnector {
             throw PushConnectorError(.notRegistered, "Unregister: \(app) has no push registration")
         }
         try fromStore { () throws(StoreError) in _ = try store.registrations.delete(app: app) }
-        let json = record.json(state: state(of: record))
+        let json = rejections.merged(record).json(state: state(of: record))
+        rejections.forget(app: app)
         states[app] = nil
         if let distributor = record.distributor {
             unregistering.insert(record.token)
@@ -141,7 +142,7 @@ extension PushConnector {
             } else if case .failed(let reason) = state {
                 try? call.replyError(name: PushConnectorError.Kind.registrationFailed.rawValue, message: reason)
             } else {
-                let text = record.json(state: state).serialized()
+                let text = rejections.merged(record).json(state: state).serialized()
                 try? call.reply { r throws(BusError) in try r.append(text) }
             }
         }
@@ -161,7 +162,7 @@ extension PushConnector {
 
     /// Emits `EndpointChanged(app, registration)`: the registration without its keys.
     func announceEndpoint(_ record: PushRegistrationRecord) {
-        let text = record.json(state: state(of: record), withKeys: false).serialized()
+        let text = rejections.merged(record).json(state: state(of: record), withKeys: false).serialized()
         emit("EndpointChanged", record.app, text)
     }
 

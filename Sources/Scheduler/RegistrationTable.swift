@@ -67,17 +67,18 @@ public final class RegistrationTable: StoreTable {
         }
     }
 
-    /// Counts a rejected push for `app` and keeps it as the latest rejection.
-    public func recordRejection(app: String, _ rejection: PushRejection) throws(StoreError) {
+    /// Counts `count` rejected pushes for `app` and keeps `rejection`, the last of them, as the latest.
+    public func recordRejection(app: String, _ rejection: PushRejection, count: Int64 = 1) throws(StoreError) {
         try sql { () throws(SQLiteError) in
             let st = try db.statement("""
-                UPDATE push_registrations SET rejected = rejected + 1, last_rejected_at = ?2,
+                UPDATE push_registrations SET rejected = rejected + ?5, last_rejected_at = ?2,
                     last_rejected_id = ?3, last_rejected_reason = ?4 WHERE app = ?1
                 """)
             st.bind(1, app)
             st.bind(2, rejection.at.microseconds)
             st.bind(3, rejection.messageID)
             st.bind(4, rejection.reason)
+            st.bind(5, count)
             try st.run()
         }
     }

@@ -183,6 +183,40 @@ final class UnifiedPushConnectorTests: XCTestCase {
         XCTAssertEqual(try harness.pushRegistrations()["org.example.Reminders"]?["rejected"] as? Int, 1)
     }
 
+    /// A flood of bodies that do not decrypt — anyone who holds an app's endpoint URL can have the push
+    /// server deliver them through the user's distributor. Each is acknowledged and counted exactly (List),
+    /// but the daemon writes the counts at most once a second per app (RejectionRecorder), not once per
+    /// message: before, each rejection was a write and a sync on the loop. The write system calls the
+    /// daemon made (`/proc/PID/io` syscw: each recorded rejection writes at least one WAL frame, two pwrites)
+    /// stay far below one per message; what was held is written at the daemon's stop.
+    func testAFloodOfBodiesThatDoNotDecrypt_isCountedExactly_withoutAWritePerMessage() throws {
+        let registration = try harness.registerForPushes("org.example.Reminders")
+        let pid = try XCTUnwrap(harness.daemon?.processIdentifier)
+        func writeCalls() throws -> Int {
+            let io = try String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8)
+            let line = try XCTUnwrap(io.split(separator: "\n").first { $0.hasPrefix("syscw:") })
+            return try XCTUnwrap(Int(line.dropFirst("syscw:".count).trimmingCharacters(in: .whitespaces)))
+        }
+        let messages = 200
+        let before = try writeCalls()
+        for n in 0..<messages {
+            let answer = try distributor.sendRaw(Array("garbage \(n)".utf8), to: registration, id: "g\(n)")
+            XCTAssertEqual(reply(answer)?["id"] as? String, "g\(n)", "acknowledged: the same bytes can never succeed")
+        }
+        let writes = try writeCalls() - before
+        let recorded = try XCTUnwrap(harness.pushRegistrations()["org.example.Reminders"])
+        XCTAssertEqual(recorded["rejected"] as? Int, messages, "every rejection counted, held ones included")
+        XCTAssertEqual((recorded["lastRejection"] as? [String: Any])?["id"] as? String, "g\(messages - 1)")
+        XCTAssertLessThan(writes, messages / 2, "the daemon made \(writes) write calls for \(messages) rejections")
+        XCTAssertEqual(try harness.list(app: "org.example.Reminders").count, 0)
+
+        harness.stopDaemon()
+        try harness.startDaemon(fakeClock: Self.start)
+        let after = try XCTUnwrap(harness.pushRegistrations()["org.example.Reminders"])
+        XCTAssertEqual(after["rejected"] as? Int, messages, "what was held was written at the stop")
+        XCTAssertEqual((after["lastRejection"] as? [String: Any])?["id"] as? String, "g\(messages - 1)")
+    }
+
     func testDecryptedBodyThatIsNotAValidPush_isRejected_andNothingHalfApplied() throws {
         let registration = try harness.registerForPushes("org.example.Reminders")
         // A cancel and a local without a title: the whole push is refused, the cancel included.

@@ -192,6 +192,7 @@ final class Daemon {
         sleepWatch.stop()
         service.batchDecoder?.stop()
         groupCommit.flushAndDrain()
+        pushHost.connector?.stop()  // the rejections it still holds (RejectionRecorder)
         logSync?.stop()
         checkpoints.stop()
         desktop?.detach()
