@@ -148,6 +148,14 @@ final class GnomeShell {
     /// low 0, normal 1, high 2, critical 3), resident.
     func tray() throws -> [[String: Any]] { try probe("Tray") as? [[String: Any]] ?? [] }
 
+    /// The rows the top bar takes at the top of the screen (where GNOME draws the wall-clock time).
+    func topBarHeight() throws -> Int {
+        guard let height = try probe("TopBar") as? Int, height > 0 else {
+            throw DesktopHarnessError(message: "the probe did not tell the top bar's height")
+        }
+        return height
+    }
+
     /// Whether the shell has no banner up, none queued and no notification in its tray (drops leftovers).
     func settle() throws -> Bool { try probe("Settle") as? Bool ?? false }
 

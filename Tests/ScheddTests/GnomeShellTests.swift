@@ -89,7 +89,8 @@ final class GnomeShellTests: XCTestCase {
     /// A screenshot once the screen holds still (no banner sliding, no redraw in progress).
     private func stillScreenshot(_ name: String) throws -> String {
         let path = h.directory.file(name)
-        XCTAssertTrue(waitForStillScreen(shell.display, scratch: path), "the screen kept changing")
+        XCTAssertTrue(waitForStillScreen(shell.display, scratch: path, ignoringTop: try shell.topBarHeight()),
+                      "the screen below the top bar kept changing")
         try shell.screenshot(path)
         return path
     }

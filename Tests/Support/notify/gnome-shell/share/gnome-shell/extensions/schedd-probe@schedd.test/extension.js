@@ -8,6 +8,7 @@
 //                  banner that is on screen), buttons: [{label, box}]}; a box is {x, y, w, h, mapped, opacity}
 //                  in screen pixels.
 //   Tray() → s     JSON: every notification the tray holds (title, body, urgency, resident, acknowledged).
+//   TopBar() → i   the height in screen pixels of the top bar (the panel, where the clock is drawn).
 /* exported init, enable, disable */
 const { Clutter, Gio } = imports.gi;
 const Main = imports.ui.main;
@@ -18,6 +19,7 @@ const IFACE = `<node>
     <method name="Settle"><arg type="b" direction="out" name="settled"/></method>
     <method name="Banner"><arg type="s" direction="out" name="json"/></method>
     <method name="Tray"><arg type="s" direction="out" name="json"/></method>
+    <method name="TopBar"><arg type="i" direction="out" name="height"/></method>
   </interface>
 </node>`;
 
@@ -78,6 +80,12 @@ class Probe {
             }
         }
         return JSON.stringify(all);
+    }
+
+    TopBar() {
+        const [, y] = Main.panel.get_transformed_position();
+        const [, h] = Main.panel.get_transformed_size();
+        return Math.round(y + h);
     }
 }
 
