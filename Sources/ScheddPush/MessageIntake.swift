@@ -6,7 +6,8 @@ import Scheduler
 /// decryption and the hand-over to the daemon (`PushConnector.Host.apply`), then the acknowledgement.
 ///
 /// Loop thread only. Holds no state of its own: the registrations and the replay window are in the store,
-/// who owns a distributor is the connector's `DistributorPresence`, passed with each message.
+/// who owns a distributor is the connector's `DistributorPresence`, passed with each message, and the
+/// rejections are counted by the connector's `RejectionRecorder`.
 struct MessageIntake {
     let store: SQLiteScheduleStore
     let host: PushConnector.Host

@@ -50,9 +50,11 @@ final class RejectionRecorder {
             arm(at: last &+ Self.intervalMicroseconds)
             return
         }
+        try fromStore { () throws(StoreError) in try store.registrations.recordRejection(app: app, rejection, count: count) }
+        // Only once written: a failed write keeps what was held (the failing message is not acknowledged,
+        // and the distributor delivers it again).
         held[app] = nil
         lastWritten[app] = now
-        try fromStore { () throws(StoreError) in try store.registrations.recordRejection(app: app, rejection, count: count) }
     }
 
     /// `record` with what is held for its app added: what List shows.

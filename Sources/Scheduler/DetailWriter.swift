@@ -6,12 +6,9 @@
 /// (callgrind of `schedd-bench bulkpath`, issue 35). Tags are one ASCII byte; numbers are written in
 /// decimal as `String(_:)` writes them. O(bytes written); one growing buffer.
 struct DetailWriter {
-    private(set) var bytes: [UInt8] = []
+    private var bytes: [UInt8] = []
 
     init() { bytes.reserveCapacity(64) }
-
-    /// Whether nothing was added.
-    var isEmpty: Bool { bytes.isEmpty }
 
     /// Adds the pair (`tag`, `value`); nothing when `value` is nil.
     mutating func add(_ tag: Unicode.Scalar, _ value: String?) {

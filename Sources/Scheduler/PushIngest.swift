@@ -170,8 +170,11 @@ struct PushIngest {
             var old: StoredSchedule?
             if let pending { old = try store.schedules.schedule(key: pending.key) }
             // The row as it will be stored, encoded once for the quota check and the insert.
-            if let due = next { schedule.next = due }
-            let encoded = next.map { _ in RowEncoding(schedule) }
+            var encoded: RowEncoding?
+            if let due = next {
+                schedule.next = due
+                encoded = RowEncoding(schedule)
+            }
             if let encoded {
                 // Checked before anything is written (no savepoint needed, see `pushEach`).
                 let bytes = encoded.storedBytes - (old.map { store.schedules.storedBytes(of: $0) } ?? 0)
