@@ -5,15 +5,17 @@ import XCTest
 /// "Reply only after durable", with the disk full for real: the database on a 2 MiB tmpfs filled with
 /// dd. A Message that cannot be committed is answered with the Storage error (no acknowledgement, so
 /// the distributor delivers it again), nothing of it is stored, and the same message delivered again
-/// once there is room is applied.
+/// once there is room is applied. Rejected messages are counted exactly across a full disk too: what
+/// the daemon held in memory is not lost when a write of it fails.
 final class UnifiedPushStorageTests: XCTestCase {
+    private static let start = "2026-03-01T10:00:00Z"
     private var mountPoint = ""
     private var h: ScheddHarness?
     private var distributor: TestDistributor?
 
     override func setUpWithError() throws {
         guard geteuid() == 0 else { throw TestSetupError("mounting a tmpfs needs root") }
-        h = try ScheddHarness(fakeClock: "2026-03-01T10:00:00Z", databaseName: "disk/schedd.db") { dir in
+        h = try ScheddHarness(fakeClock: Self.start, databaseName: "disk/schedd.db") { dir in
             let point = dir.file("disk")
             try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)
             let mounted = try runProcess("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", point])
@@ -49,5 +51,69 @@ final class UnifiedPushStorageTests: XCTestCase {
         XCTAssertEqual(try h.list(app: "org.example.Reminders").map { $0["id"] as? String }, ["full:1"])
         XCTAssertEqual(try h.pushRegistrations()["org.example.Reminders"]?["rejected"] as? Int, 0,
                        "a storage failure is not a rejected push")
+    }
+
+    /// RejectionRecorder's failed write: the rejections it holds in memory (those within a second of the
+    /// app's last written one) are kept when the write that carries them fails, so the count a user reads
+    /// is exact. The write that fails here is a rejection's own, written at once because the timer's
+    /// write of the held ones had failed before it (the disk filled up in between); before the fix that
+    /// write cleared what was held first, and List then showed 1 instead of 4, and 2 instead of 5 after.
+    ///
+    /// Timing: the disk must be full within RejectionRecorder's one-second interval after g0's write, or
+    /// the timer writes the held rejections while there is still room (then the "cannot record" line
+    /// below is missing). So all but 256 KiB is filled before g0, the rest (a few dozen 4 KiB writes)
+    /// after g3, and only three messages are sent in between: the disk is full ~0.3 s after g0's write
+    /// on the loaded 2-core machine (printed).
+    func testDiskFull_rejectionsHeldInMemory_surviveAFailedWrite_andAreCountedExactly() throws {
+        let h = try XCTUnwrap(h), distributor = try XCTUnwrap(distributor)
+        let app = "org.example.Reminders"
+        let registration = try h.registerForPushes(app)
+        func garbage(_ n: Int) throws -> [String: Any] {
+            try distributor.sendRaw(Array("garbage \(n)".utf8), to: registration, id: "g\(n)")
+        }
+        func rejected() throws -> (count: Int?, last: String?) {
+            let record = try h.pushRegistrations()[app]
+            return (record?["rejected"] as? Int, (record?["lastRejection"] as? [String: Any])?["id"] as? String)
+        }
+        let reserve = mountPoint + "/reserve", fill = mountPoint + "/fill", rest = mountPoint + "/rest"
+        _ = try runProcess("/bin/dd", ["if=/dev/zero", "of=\(reserve)", "bs=64k", "count=4"])
+        _ = try runProcess("/bin/dd", ["if=/dev/zero", "of=\(fill)", "bs=64k"])
+        try FileManager.default.removeItem(atPath: reserve)
+
+        // g0 is written at once; g1…g3 follow within the second, so they are held in memory (acknowledged).
+        let written = ContinuousClock.now
+        for n in 0...3 {
+            let answer = try garbage(n)
+            XCTAssertEqual((answer["reply"] as? [String: Any])?["id"] as? String, "g\(n)", "\(answer)")
+        }
+        // Full to the last 4 KiB page: every commit now needs a page of write-ahead log the tmpfs does not have.
+        _ = try runProcess("/bin/dd", ["if=/dev/zero", "of=\(rest)", "bs=4k"])
+        let filledAfter = secondsSince(written)
+        print("disk full \(filledAfter) s after g0's write (RejectionRecorder's interval: 1 s)")
+        XCTAssertTrue(waitUntil(10) { h.daemonStderr.contains("cannot record 1 app(s)' rejected pushes") },
+                      "the timer's write of the held rejections did not fail (disk full \(filledAfter) s after g0's "
+                      + "write; it must be within 1 s):\n\(h.daemonStderr)")
+        XCTAssertEqual(try rejected().count, 4, "g0 written and g1…g3 held while the disk is full")
+
+        // g4, a second after g0's write: written at once with what is held, and that write fails. Not
+        // acknowledged (the distributor delivers it again); what was held is still held.
+        let refused = try garbage(4)
+        XCTAssertNil(refused["reply"] as? [String: Any], "acknowledged although not recorded: \(refused)")
+        XCTAssertTrue((refused["error"] as? String)?.hasPrefix("org.schedd.UnifiedPush1.Error.Storage") == true, "\(refused)")
+        XCTAssertEqual(try rejected().count, 4, "the held rejections were dropped by the failed write")
+
+        // Room again; the distributor delivers g4 again: every message sent counted once.
+        try FileManager.default.removeItem(atPath: rest)
+        try FileManager.default.removeItem(atPath: fill)
+        let again = try garbage(4)
+        XCTAssertEqual((again["reply"] as? [String: Any])?["id"] as? String, "g4", "\(again)")
+        XCTAssertEqual(try rejected().count, 5, "five messages sent, each counted once")
+        XCTAssertEqual(try rejected().last, "g4")
+
+        _ = h.stopDaemon()
+        try h.startDaemon(fakeClock: Self.start)
+        XCTAssertEqual(try rejected().count, 5, "and so many written")
+        XCTAssertEqual(try rejected().last, "g4")
+        XCTAssertEqual(try h.list(app: app).count, 0, "a rejected message stores nothing")
     }
 }
