@@ -59,8 +59,8 @@ public final class Engine {
     /// The quota: pending schedules per app (CONTRACT §8). A push that would exceed it is rejected.
     public let maxPendingPerApp: Int
     /// The byte quota: stored bytes of pending schedules per app (CONTRACT §8). A push that would take its
-    /// app above it is rejected. ≥ 1.
-    public var maxBytesPerApp = Engine.defaultMaxBytesPerApp { didSet { store.history.maxBytesPerApp = maxBytesPerApp } }
+    /// app above it is rejected. ≥ 1. Given to the store's history table in `init` (its trimming bound).
+    public let maxBytesPerApp: Int
     var wheel: TimerWheel {
         get { state.wheel }
         _modify { yield &state.wheel }
@@ -76,7 +76,7 @@ public final class Engine {
 
     /// The folding rule (CONTRACT §11 "No flood"; Folding.swift): more than this many late notifications of
     /// one app due at once become one summary. `schedd run --fold-threshold N`; 0 turns folding off.
-    public var foldThreshold = Engine.defaultFoldThreshold
+    public let foldThreshold: Int
     /// Why late notifications are being delivered now: the summary's wording (Folding.swift).
     public var lateCause = LateCause.start
     /// What the machine can do for `wake: true` schedules, as the daemon found out (Wake.swift): each
@@ -104,14 +104,17 @@ public final class Engine {
     public convenience init(databasePath: String, notifier: any Notifier, deviceZone: TimeZoneRules,
                             defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds, zones: any ZoneResolver,
                             retention: HistoryRetention = .standard,
-                            maxPendingPerApp: Int = Engine.defaultMaxPendingPerApp, now: Instant) throws(EngineError) {
+                            maxPendingPerApp: Int = Engine.defaultMaxPendingPerApp,
+                            maxBytesPerApp: Int = Engine.defaultMaxBytesPerApp,
+                            foldThreshold: Int = Engine.defaultFoldThreshold, now: Instant) throws(EngineError) {
         let store: SQLiteScheduleStore
         do { store = try SQLiteScheduleStore(path: databasePath) } catch {
             throw EngineError(.storage, error.message)
         }
         try self.init(store: store, notifier: notifier, deviceZone: deviceZone, zones: zones,
                       defaultGraceSeconds: defaultGraceSeconds, retention: retention,
-                      maxPendingPerApp: maxPendingPerApp, now: now)
+                      maxPendingPerApp: maxPendingPerApp, maxBytesPerApp: maxBytesPerApp,
+                      foldThreshold: foldThreshold, now: now)
     }
 
     /// Opens the engine over any store, restoring every pending schedule into the wheel. When the device
@@ -122,10 +125,14 @@ public final class Engine {
     public init(store: SQLiteScheduleStore, notifier: any Notifier, deviceZone: TimeZoneRules,
                 zones: any ZoneResolver, defaultGraceSeconds: Int64 = Engine.defaultGraceSeconds,
                 retention: HistoryRetention = .standard,
-                maxPendingPerApp: Int = Engine.defaultMaxPendingPerApp, now: Instant) throws(EngineError) {
+                maxPendingPerApp: Int = Engine.defaultMaxPendingPerApp,
+                maxBytesPerApp: Int = Engine.defaultMaxBytesPerApp,
+                foldThreshold: Int = Engine.defaultFoldThreshold, now: Instant) throws(EngineError) {
         guard defaultGraceSeconds >= 0 else { throw EngineError(.invalidArgument, "default grace must be ≥ 0") }
         guard maxPendingPerApp >= 1 else { throw EngineError(.invalidArgument, "max pending per app must be ≥ 1") }
         self.maxPendingPerApp = maxPendingPerApp
+        self.maxBytesPerApp = maxBytesPerApp
+        self.foldThreshold = foldThreshold
         self.retention = retention
         state = EngineState(store: store, notifier: notifier, zones: zones, deviceZone: deviceZone,
                             defaultGraceSeconds: defaultGraceSeconds, now: now)

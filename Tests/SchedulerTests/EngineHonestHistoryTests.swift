@@ -45,8 +45,8 @@ final class EngineHonestHistoryTests: XCTestCase {
     }
 
     func testCatchUpBatch_crashBeforeConfirmation_marksTheWholeBatchUnconfirmed() throws {
-        let h = try EngineHarness(now: t0)
-        h.e.foldThreshold = 0  // five late ones would be one summary (SleepFoldTests); here each is handed over
+        // Fold threshold 0: five late ones would be one summary (SleepFoldTests); here each is handed over.
+        let h = try EngineHarness(foldThreshold: 0, now: t0)
         for i in 0..<5 { try h.push(makeLocal("c\(i)", atFixed(t0.adding(seconds: Int64(60 + i)))), now: t0) }
         var crashCopy: String?
         h.notifier.onShow = { [path = h.path] n in if n.id == "c2" { crashCopy = Self.snapshot(path) } }

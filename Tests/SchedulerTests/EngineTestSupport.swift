@@ -67,10 +67,15 @@ final class EngineHarness {
     /// The zone resolver the engine uses (the process-wide database unless a test gives its own).
     let zones: any ZoneResolver
 
-    init(zone: TimeZoneRules = .utc, zones: any ZoneResolver = ZoneDatabase.shared, now: Instant) throws {
+    /// `maxBytesPerApp` and `foldThreshold` are this first engine's; `restart` and `crashAndReopen` open
+    /// theirs with the defaults.
+    init(zone: TimeZoneRules = .utc, zones: any ZoneResolver = ZoneDatabase.shared,
+         maxBytesPerApp: Int = Engine.defaultMaxBytesPerApp, foldThreshold: Int = Engine.defaultFoldThreshold,
+         now: Instant) throws {
         self.zone = zone
         self.zones = zones
-        engine = try Engine(databasePath: path, notifier: notifier, deviceZone: zone, zones: zones, now: now)
+        engine = try Engine(databasePath: path, notifier: notifier, deviceZone: zone, zones: zones,
+                            maxBytesPerApp: maxBytesPerApp, foldThreshold: foldThreshold, now: now)
     }
 
     deinit {

@@ -199,8 +199,8 @@ final class EngineTests: XCTestCase {
     }
 
     func testCrashMidBatch_reopened_nothingIsShownAgain() throws {
-        let h = try EngineHarness(now: t0)
-        h.e.foldThreshold = 0  // each firing shown on its own, so the crash falls between two hand-overs (folding: SleepFoldTests)
+        // Fold threshold 0: each firing shown on its own, so the crash falls between two hand-overs (folding: SleepFoldTests).
+        let h = try EngineHarness(foldThreshold: 0, now: t0)
         for i in 0..<5 { try h.push(makeLocal("c\(i)", atFixed(t0.adding(seconds: Int64(60 + i)))), now: t0) }
         h.notifier.crashAfter = 2  // the process "dies" after showing two
         try h.e.advance(to: t0.adding(seconds: 70), mode: .wallClock)

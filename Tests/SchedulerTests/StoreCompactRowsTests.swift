@@ -139,9 +139,8 @@ final class StoreCompactRowsTests: XCTestCase {
 
     func testByteQuota_rejectsThePushOverIt_namingTheBound() throws {
         let engine = try Engine(databasePath: path, notifier: ScriptedNotifier(), deviceZone: .utc, zones: ZoneDatabase.shared,
-                                now: t0)
+                                maxBytesPerApp: 4096, now: t0)
         defer { engine.close() }
-        engine.maxBytesPerApp = 4096
         let body = String(repeating: "b", count: 1500)
         let due = atFixed(t0.adding(seconds: 600))
         for id in ["p1", "p2"] {

@@ -104,8 +104,7 @@ final class StoreKeptBytesTests: XCTestCase {
     }
 
     func testOverTheByteQuota_cancelsOfUnknownIdsAndMissedPushesAreRefused_nothingApplied_andOthersGoOn() throws {
-        let h = try EngineHarness(now: t0)
-        h.e.maxBytesPerApp = 16_384
+        let h = try EngineHarness(maxBytesPerApp: 16_384, now: t0)
         let store = h.e.store
         var refused: EngineError?
         var i = 0
@@ -129,8 +128,7 @@ final class StoreKeptBytesTests: XCTestCase {
     }
 
     func testAtTheBound_aCancelOfAPendingScheduleStillPasses_andHistoryGivesWay() throws {
-        let h = try EngineHarness(now: t0)
-        h.e.maxBytesPerApp = 8_192
+        let h = try EngineHarness(maxBytesPerApp: 8_192, now: t0)
         let due = atFixed(t0.adding(seconds: 600)), body = String(repeating: "b", count: 1_500)
         var pushed: [String] = []
         for i in 0..<10 {

@@ -113,10 +113,9 @@ final class Daemon {
                              zones: { name throws(ZoneError) in try ZoneDatabase.shared.zone(named: name) }, log: logger)
         do {
             let made = try Engine(store: store, notifier: announcer, deviceZone: zone, zones: ZoneDatabase.shared,
-                                  retention: options.retention,
-                                  maxPendingPerApp: options.maxPendingPerApp, now: clock.asClock.now)
-            made.maxBytesPerApp = options.maxBytesPerApp
-            made.foldThreshold = options.foldThreshold
+                                  retention: options.retention, maxPendingPerApp: options.maxPendingPerApp,
+                                  maxBytesPerApp: options.maxBytesPerApp, foldThreshold: options.foldThreshold,
+                                  now: clock.asClock.now)
             bound = LoopBound(made, loop: loop)
             boundEngine = bound!
         } catch {
