@@ -164,11 +164,13 @@ public final class SQLiteScheduleStore {
             result = try body()
             // A failure the body caught and went on from may have cost the whole transaction.
             if connection.transactionLost { throw StoreConnection.lostTransactionError }
+            try sql { () throws(SQLiteError) in try counts.flush() }
         } catch {
             connection.transactionDepth = 0
             connection.transactionLost = false
             history.awaitingSince = awaiting
             if db.inTransaction { try? db.statement("ROLLBACK").run() }
+            counts.dropHeld()
             connection.forgetApps()
             throw error
         }
@@ -178,9 +180,11 @@ public final class SQLiteScheduleStore {
         } catch {
             history.awaitingSince = awaiting
             if db.inTransaction { try? db.statement("ROLLBACK").run() }
+            counts.dropHeld()
             connection.forgetApps()
             throw StoreError(.io, error)
         }
+        counts.transactionEnded()
         if history.confirmable == confirming { history.confirmable = nil }
         if let walFrames { finishCheckpoint(walFrames) }
         return result
@@ -189,7 +193,11 @@ public final class SQLiteScheduleStore {
     /// Inside a transaction: runs `body`; when it throws, undoes exactly what `body` changed (SQLite
     /// `SAVEPOINT … ROLLBACK TO`) and rethrows, leaving the rest of the transaction intact.
     public func savepoint<R>(_ body: () throws(StoreError) -> R) throws(StoreError) -> R {
-        try sql { () throws(SQLiteError) in try db.statement("SAVEPOINT push").run() }
+        // Held counts predate the savepoint: written now, so that a ROLLBACK TO drops only its own.
+        try sql { () throws(SQLiteError) in
+            try counts.flush()
+            try db.statement("SAVEPOINT push").run()
+        }
         do {
             let result = try body()
             try sql { () throws(SQLiteError) in try db.statement("RELEASE push").run() }
@@ -197,6 +205,7 @@ public final class SQLiteScheduleStore {
         } catch {
             try? db.statement("ROLLBACK TO push").run()
             try? db.statement("RELEASE push").run()
+            counts.dropHeld()
             connection.forgetApps()
             throw error
         }

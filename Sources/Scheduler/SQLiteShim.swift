@@ -229,6 +229,11 @@ final class SQLiteConnection {
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
 
+    /// Rows changed since the connection opened, by every INSERT, UPDATE and DELETE including those of
+    /// triggers (`sqlite3_total_changes64`). Only grows (a rollback does not take it back): equal values
+    /// mean no row of any table changed in between.
+    var totalChanges: Int64 { handle.map { sqlite3_total_changes64($0) } ?? 0 }
+
     /// Whether a transaction is open (`sqlite3_get_autocommit` is 0).
     var inTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
 

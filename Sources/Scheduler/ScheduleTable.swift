@@ -37,10 +37,13 @@ public final class ScheduleTable: StoreTable {
             let detail = encoded.detail
             StoreRowCoding.bind(s, app: app, detail: detail, to: st)
             if let explicitKey { st.bind(12, explicitKey) }
+            let mark = db.totalChanges
             try st.run()
+            var rows = Int64(db.changes)
             let key = db.lastInsertRowid
             // What the `pending_counts_insert` trigger did before schema 8 (StoreMigration_V8: a trigger made
-            // the INSERT above open a statement journal). Same transaction, so the totals stay exact.
+            // the INSERT above open a statement journal). Same transaction, so the totals stay exact (held
+            // until the transaction's end inside one: `PendingCounts`).
             try counts.added(app: app, bytes: encoded.storedBytes)
             if !s.cancelOn.isEmpty {
                 let event = try db.statement("INSERT OR IGNORE INTO schedule_events(app, event, key) VALUES(?1, ?2, ?3)")
@@ -49,8 +52,10 @@ public final class ScheduleTable: StoreTable {
                     event.bind(2, name)
                     event.bind(3, key)
                     try event.run()
+                    rows += Int64(db.changes)
                 }
             }
+            counts.ownRowsWritten(rows, since: mark)
             return key
         }
     }

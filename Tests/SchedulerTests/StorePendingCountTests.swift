@@ -80,6 +80,87 @@ final class StorePendingCountTests: XCTestCase {
         XCTAssertEqual(try engine.store.counts.pendingCount(app: a), 2)
     }
 
+    /// Inside one transaction the store holds its count additions in memory and remembers the quota's read
+    /// (`PendingCounts`, issue 35). Through one group — apps interleaved, a replace and a cancel of rows added
+    /// in the same transaction, a push the quota refuses, a member that fails after writing — the counts read
+    /// inside the transaction are exact at every step, the quota refuses at exactly its bound, and after the
+    /// commit `pending_counts` equals the rows.
+    func testHeldCounts_inOneTransaction_areExactAtEveryStep() throws {
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let path = dir + "/held.db"
+        let e = try Engine(databasePath: path, notifier: ScriptedNotifier(), deviceZone: .utc,
+                           zones: ZoneDatabase.shared, maxPendingPerApp: 4, now: t0)
+        defer { e.close() }
+        let due = atFixed(t0.adding(seconds: 600))
+        func statuses(_ results: [Result<[PushOutcome], EngineError>]) -> [String] {
+            results.map { switch $0 { case .success(let o): "\(o.last!.status)"; case .failure(let error): "\(error.kind)" } }
+        }
+        var seen: [String] = []
+        try e.group { () throws(EngineError) in
+            let first = try e.groupMember { () throws(EngineError) in
+                try e.pushEach([pushLocal(makeLocal("a1", due)), pushLocal(makeLocal("a2", due))], app: a, now: t0)
+            }
+            seen += statuses(first)
+            _ = try e.groupMember { () throws(EngineError) in try e.push(pushLocal(makeLocal("b1", due)), app: b, now: t0) }
+            XCTAssertEqual(try e.pendingCount(app: a), 2)
+            XCTAssertEqual(try e.pendingCount(app: b), 1)
+            let second = try e.groupMember { () throws(EngineError) in
+                try e.pushEach([pushLocal(makeLocal("a3", due)), pushLocal(makeLocal("a1", due, title: "changed")),
+                                pushLocal(makeLocal("a4", due)), pushLocal(makeLocal("a5", due))], app: a, now: t0)
+            }
+            seen += statuses(second)
+            XCTAssertEqual(try e.pendingCount(app: a), 4, "a1 replaced in the transaction that added it")
+            do throws(EngineError) {
+                _ = try e.groupMember { () throws(EngineError) in
+                    _ = try e.push(pushLocal(makeLocal("b2", due)), app: b, now: t0)
+                    throw EngineError(.invalidArgument, "this member fails after its write")
+                }
+            } catch {
+                seen.append("\(error.kind)")
+            }
+            XCTAssertEqual(try e.pendingCount(app: b), 1, "the failed member's push is undone with its count")
+            _ = try e.groupMember { () throws(EngineError) in try e.cancel(id: "a2", app: a, now: t0) }
+            XCTAssertEqual(try e.pendingCount(app: a), 3)
+            let third = try e.groupMember { () throws(EngineError) in
+                try e.pushEach([pushLocal(makeLocal("a6", due)), pushLocal(makeLocal("a7", due))], app: a, now: t0)
+            }
+            seen += statuses(third)
+        }
+        XCTAssertEqual(seen, ["scheduled", "scheduled", "scheduled", "replaced", "scheduled", "quotaExceeded",
+                              "invalidArgument", "scheduled", "quotaExceeded"])
+        let (rows, kept) = try counts(path)
+        XCTAssertEqual(rows, [a: 4, b: 1])
+        XCTAssertEqual(kept, rows)
+        for app in [a, b] {
+            let bytes = try e.store.schedules.byNext(app: app, limit: nil, offset: 0).reduce(0) { $0 + e.store.schedules.storedBytes(of: $1) }
+            XCTAssertEqual(try e.store.counts.pendingBytes(app: app), bytes, "\(app) bytes after the commit")
+        }
+    }
+
+    /// The byte quota judged on remembered totals (one read per transaction, issue 35) refuses at the same
+    /// push as one read per push would: `maxBytesPerApp` set to exactly three rows' bytes, five equal pushes
+    /// in one call, the fourth and fifth refused naming the byte bound.
+    func testTheByteQuota_inOneTransaction_refusesAtExactlyItsBound() throws {
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let e = try Engine(databasePath: dir + "/bytes.db", notifier: ScriptedNotifier(), deviceZone: .utc,
+                           zones: ZoneDatabase.shared, now: t0)
+        defer { e.close() }
+        let due = atFixed(t0.adding(seconds: 600))
+        _ = try e.push(pushLocal(makeLocal("p0", due)), app: a, now: t0)
+        let row = try e.store.counts.pendingBytes(app: a)
+        let keptBefore = try e.store.counts.storedTotals(app: a).keptBytes
+        e.maxBytesPerApp = 4 * row + keptBefore
+        let results = try e.pushEach((1...5).map { pushLocal(makeLocal("p\($0)", due)) }, app: a, now: t0)
+        let refused = results.compactMap { if case .failure(let error) = $0 { error } else { nil } }
+        XCTAssertEqual(results.prefix(3).filter { if case .success = $0 { true } else { false } }.count, 3)
+        XCTAssertEqual(refused.count, 2)
+        XCTAssertTrue(refused.allSatisfy { $0.kind == .quotaExceeded && $0.message.contains("max-bytes-per-app") },
+                      "\(refused.map(\.message))")
+        XCTAssertEqual(try e.store.counts.pendingBytes(app: a), 4 * row)
+    }
+
     /// The insert adds its bytes from Swift (`StoreRowCoding.storedBytes`, schema 8) and the delete takes
     /// away what its row's columns hold in SQL (`storedBytesSQL`, by trigger before schema 12, returned by
     /// the DELETE since): for rows with every optional column set or not, non-ASCII texts and a `detail`,
