@@ -65,9 +65,10 @@ func storeBenchmark(_ args: [String]) {
         }
         defer { sqlite3_close_v2(db) }
         sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY", nil, nil, nil)
-        // Schema v6: the app is a number (`apps`), the digest a 32-byte blob. Each row also adds itself to
-        // `pending_counts`, as the engine's insert does (schema 8; a trigger did it before, for both): without
-        // it the ceiling would skip work every stored schedule needs. The digests and the rows' byte counts
+        // Schema v6: the app is a number (`apps`), the digest a 32-byte blob. The rows' totals go into
+        // `pending_counts` once per transaction, as the engine's store writes them (issue 35: `PendingCounts`
+        // holds them; once per row before, by its insert or a trigger): without it the ceiling would skip
+        // work every stored schedule needs. The digests and the rows' byte counts
         // are computed before the clock starts: the ceiling is SQLite's insert rate alone.
         sqlite3_exec(db, "INSERT INTO apps(name) VALUES('\(Engine.defaultApp)')", nil, nil, nil)
         let digests = pushes.map { SHA256.digest(Array(($0.local?.fingerprint ?? "").utf8)) }
@@ -82,8 +83,8 @@ func storeBenchmark(_ args: [String]) {
         defer { sqlite3_finalize(statement) }
         var counts: OpaquePointer?
         let countsSQL = """
-            INSERT INTO pending_counts(app, n, bytes) VALUES (1, 1, ?1) \
-            ON CONFLICT(app) DO UPDATE SET n = n + 1, bytes = bytes + excluded.bytes
+            INSERT INTO pending_counts(app, n, bytes) VALUES (1, ?1, ?2) \
+            ON CONFLICT(app) DO UPDATE SET n = n + excluded.n, bytes = bytes + excluded.bytes
             """
         guard sqlite3_prepare_v2(db, countsSQL, -1, &counts, nil) == SQLITE_OK, let counts else {
             print("store: prepare failed: \(String(cString: sqlite3_errmsg(db)))"); return
@@ -96,6 +97,7 @@ func storeBenchmark(_ args: [String]) {
                          + (l.dataJSON?.utf8.count ?? 0))
         }
         var failure: String?
+        var stored: Int64 = 0, storedBytes: Int64 = 0
         let cpuBefore = cpuSeconds()
         let nanos = measureNanos {
             sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil)
@@ -111,10 +113,14 @@ func storeBenchmark(_ args: [String]) {
                     failure = String(cString: sqlite3_errmsg(db))  // read before the reset clears it
                 }
                 sqlite3_reset(statement)
-                sqlite3_bind_int64(counts, 1, rowBytes[index])
-                if sqlite3_step(counts) != SQLITE_DONE, failure == nil { failure = String(cString: sqlite3_errmsg(db)) }
-                sqlite3_reset(counts)
+                stored += 1
+                storedBytes += rowBytes[index]
             }
+            // The totals once per transaction, as the engine's store writes them (`PendingCounts` holds them).
+            sqlite3_bind_int64(counts, 1, stored)
+            sqlite3_bind_int64(counts, 2, storedBytes)
+            if sqlite3_step(counts) != SQLITE_DONE, failure == nil { failure = String(cString: sqlite3_errmsg(db)) }
+            sqlite3_reset(counts)
             if sqlite3_exec(db, "COMMIT", nil, nil, nil) != SQLITE_OK, failure == nil {
                 failure = String(cString: sqlite3_errmsg(db))
             }
