@@ -144,14 +144,21 @@ final class StorePendingCountTests: XCTestCase {
     func testTheByteQuota_inOneTransaction_refusesAtExactlyItsBound() throws {
         let dir = makeTemporaryDirectory()
         defer { removeTree(dir) }
-        let e = try Engine(databasePath: dir + "/bytes.db", notifier: ScriptedNotifier(), deviceZone: .utc,
-                           zones: ZoneDatabase.shared, now: t0)
-        defer { e.close() }
         let due = atFixed(t0.adding(seconds: 600))
+        // One row's bytes, measured on a first engine; nothing else of the app is kept.
+        let row: Int
+        do {
+            let first = try Engine(databasePath: dir + "/one.db", notifier: ScriptedNotifier(), deviceZone: .utc,
+                                   zones: ZoneDatabase.shared, now: t0)
+            defer { first.close() }
+            _ = try first.push(pushLocal(makeLocal("p0", due)), app: a, now: t0)
+            row = try first.store.counts.pendingBytes(app: a)
+            XCTAssertEqual(try first.store.counts.storedTotals(app: a).keptBytes, 0)
+        }
+        let e = try Engine(databasePath: dir + "/bytes.db", notifier: ScriptedNotifier(), deviceZone: .utc,
+                           zones: ZoneDatabase.shared, maxBytesPerApp: 4 * row, now: t0)
+        defer { e.close() }
         _ = try e.push(pushLocal(makeLocal("p0", due)), app: a, now: t0)
-        let row = try e.store.counts.pendingBytes(app: a)
-        let keptBefore = try e.store.counts.storedTotals(app: a).keptBytes
-        e.maxBytesPerApp = 4 * row + keptBefore
         let results = try e.pushEach((1...5).map { pushLocal(makeLocal("p\($0)", due)) }, app: a, now: t0)
         let refused = results.compactMap { if case .failure(let error) = $0 { error } else { nil } }
         XCTAssertEqual(results.prefix(3).filter { if case .success = $0 { true } else { false } }.count, 3)
