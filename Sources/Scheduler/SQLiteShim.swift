@@ -292,6 +292,12 @@ final class SQLiteStatement {
     }
 
     /// Binds bytes as a BLOB; SQLite copies them (`SQLITE_TRANSIENT`). nil binds NULL.
+    /// Binds `bytes` as a BLOB; SQLite copies them (`SQLITE_TRANSIENT`), so they may live on the stack.
+    func bind(_ index: Int32, blob bytes: UnsafeRawBufferPointer) {
+        sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count),
+                          csqlite_transient())
+    }
+
     func bind(_ index: Int32, blob value: [UInt8]?) {
         guard let value else { sqlite3_bind_null(handle, index); return }
         _ = value.withUnsafeBytes { bytes in

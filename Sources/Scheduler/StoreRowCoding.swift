@@ -107,8 +107,19 @@ enum StoreRowCoding {
 
     /// Binds a digest: lower-case hex (what `StoreCoding.digest` makes) as its bytes, a BLOB of half the
     /// length; any other text as TEXT, so that `readDigest` gives back exactly what was bound.
+    /// The bytes are decoded on the stack (SQLite copies them): no allocation, twice per push on the loop.
     static func bindDigest(_ hex: String, _ index: Int32, _ st: SQLiteStatement) {
-        if let bytes = digestBytes(hex) { st.bind(index, blob: bytes) } else { st.bind(index, hex) }
+        var text = hex
+        let bound = text.withUTF8 { chars -> Bool in
+            let n = chars.count / 2
+            guard chars.count % 2 == 0, n > 0 else { return false }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: n) { out -> Bool in
+                guard decodeHex(chars, into: out) else { return false }
+                st.bind(index, blob: UnsafeRawBufferPointer(out))
+                return true
+            }
+        }
+        if !bound { st.bind(index, hex) }
     }
 
     /// The digest in `column`, as `bindDigest` was given it.
@@ -122,16 +133,23 @@ enum StoreRowCoding {
         return hex.withUTF8 { chars -> [UInt8]? in
             guard chars.count % 2 == 0, !chars.isEmpty else { return nil }
             let bytes = [UInt8](unsafeUninitializedCapacity: chars.count / 2) { out, count in
-                var bad: UInt8 = 0  // bit 0x10 set by any character that is not a lower-case hex digit
-                for i in 0..<chars.count / 2 {
-                    let high = nibble(chars[2 * i]), low = nibble(chars[2 * i + 1])
-                    bad |= high | low
-                    out[i] = high << 4 | (low & 0xF)
-                }
-                count = bad & 0x10 == 0 ? chars.count / 2 : 0
+                count = decodeHex(chars, into: out) ? chars.count / 2 : 0
             }
             return bytes.count == chars.count / 2 ? bytes : nil
         }
+    }
+
+    /// Decodes `chars` (lower-case hex, even length) into the first `chars.count / 2` bytes of `out`;
+    /// false when a character is not a lower-case hex digit. O(length), no allocation.
+    @inline(__always)
+    private static func decodeHex(_ chars: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Bool {
+        var bad: UInt8 = 0  // bit 0x10 set by any character that is not a lower-case hex digit
+        for i in 0..<chars.count / 2 {
+            let high = nibble(chars[2 * i]), low = nibble(chars[2 * i + 1])
+            bad |= high | low
+            out[i] = high << 4 | (low & 0xF)
+        }
+        return bad & 0x10 == 0
     }
 
     /// The inverse of `digestBytes` for digests: lower-case hex.
