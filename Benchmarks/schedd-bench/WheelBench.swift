@@ -4,7 +4,8 @@ import SchedCalendar
 import Scheduler
 
 // `schedd-bench wheel [reps]`: TimerWheel vs a binary-heap timer queue (HeapTimerQueue) at 10k,
-// 100k and 1M timers. Keys are 0..<n (like SQLite rowids); dues are uniform over one year.
+// 100k and 1M timers, the sizes interleaved in each repetition. Keys are 0..<n (like SQLite rowids);
+// dues are uniform over one year.
 //
 // Phases, each timed separately (ns per operation):
 //   insert  n timers;
@@ -18,7 +19,7 @@ import Scheduler
 // 10k -> 1M of that total is printed (the target), then the growth of each phase on its own, for
 // both queues: insert and cancel each need one random key-table probe, which at 1M keys misses
 // the cache; expiry walks slot arrays in order.
-// Each size runs `reps` times (default 3), alternating which queue goes first; the best time per
+// Each size runs `reps` times (default 5), alternating which queue goes first; the best time per
 // phase is kept, because the machine is shared and noise only ever adds time. Times are this
 // thread's CPU time (CLOCK_THREAD_CPUTIME_ID), not wall time: with 2 cores shared by other jobs,
 // wall time mostly measures the scheduler. Cache pollution by other jobs still counts.
@@ -153,25 +154,36 @@ func runHeap(_ w: TimerWorkload) -> PhaseTimes {
 }
 
 func wheelBenchmark(_ args: [String]) {
-    let reps = args.first.flatMap { Int($0) } ?? 3
+    let reps = args.first.flatMap { Int($0) } ?? 5
     let sizes = [10_000, 100_000, 1_000_000]
     var wheelPerOp: [Int: Double] = [:]
     var phases: [Int: (wheel: PhaseTimes, heap: PhaseTimes)] = [:]
     var floorPerOp: [Int: Double] = [:]
     print("wheel: TimerWheel vs binary heap; keys 0..<n, dues uniform over a year; best of \(reps)")
     print("size       phase                wheel ns/op   heap ns/op   heap/wheel")
-    for n in sizes {
-        let workload = TimerWorkload(count: n, seed: UInt64(n))
-        var wheel = PhaseTimes(), heap = PhaseTimes(), floor = PhaseTimes()
-        let order = expiryOrder(workload)
-        for rep in 0..<reps {
-            floor.keepBest(runFloor(workload, expiryOrder: order))
+    // The sizes are interleaved within each repetition (10k, 100k, 1M, 10k, …), not run one after the other:
+    // this machine's vCPUs have fast and slow spells that last seconds (a 10k run took 51 or 90 ns/op, the
+    // heap's 94 or 153, in back-to-back processes; 1M, bound by memory, barely moves), so sizes measured in
+    // different spells gave a growth anywhere from 1.1x to 2.0x. Interleaved, each size's best comes from
+    // the same spells.
+    let workloads = Dictionary(uniqueKeysWithValues: sizes.map { ($0, TimerWorkload(count: $0, seed: UInt64($0))) })
+    let orders = workloads.mapValues(expiryOrder)
+    var best: [Int: (wheel: PhaseTimes, heap: PhaseTimes, floor: PhaseTimes)] = [:]
+    for rep in 0..<reps {
+        for n in sizes {
+            let workload = workloads[n]!
+            var times = best[n] ?? (PhaseTimes(), PhaseTimes(), PhaseTimes())
+            times.floor.keepBest(runFloor(workload, expiryOrder: orders[n]!))
             if rep % 2 == 0 {
-                wheel.keepBest(runWheel(workload)); heap.keepBest(runHeap(workload))
+                times.wheel.keepBest(runWheel(workload)); times.heap.keepBest(runHeap(workload))
             } else {
-                heap.keepBest(runHeap(workload)); wheel.keepBest(runWheel(workload))
+                times.heap.keepBest(runHeap(workload)); times.wheel.keepBest(runWheel(workload))
             }
+            best[n] = times
         }
+    }
+    for n in sizes {
+        let (wheel, heap, floor) = best[n]!
         precondition(wheel.checksum == heap.checksum, "wheel and heap expired different sequences")
         precondition(floor.checksum == wheel.checksum, "the memory floor expired a different sequence")
         let cancels = n / 10, expires = n - n / 10

@@ -10,16 +10,27 @@
 #   callcpu_push_user_above_clockshow  ours = Push user µs − ClockShow user µs, baseline = 40 µs (target)
 #   callcpu_push_total_vs_clockshow    ours = Push total µs, baseline = ClockShow total µs
 #   callcpu_push_total_above_clockshow ours = Push total µs − ClockShow total µs (user + system, every thread)
+# Then the floor under the first figure, in the same run on the same disk: `schedd-bench pushpath` (SCHEDD_BENCH,
+# default the release build's; built unless SKIP_BUILD=1) commits the same kind of rows raw, one per
+# transaction with the quota counts' upsert, as the daemon's store must (SQLite's own cost of the row, no
+# decoding, no bus), and the engine side of a Push without the bus:
+#   callcpu_sqlite_row_commit_floor    ours = raw sqlite3 user µs per one-row transaction, baseline = 40 µs
+#   callcpu_push_user_above_floor      ours = Push user µs − ClockShow user µs − that floor (what schedd adds)
 # Usage: scripts/bench/callcpu.sh [COUNT]   (default 20000)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 count="${1:-20000}"
 bench_build
+BENCH_BIN="${SCHEDD_BENCH:-$ROOT/.build-release/release/schedd-bench}"
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+    (cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path .build-release --product schedd-bench >&2)
+fi
+[ -x "$BENCH_BIN" ] || { echo "no schedd-bench at $BENCH_BIN (the floor needs it; set SCHEDD_BENCH)" >&2; exit 3; }
 bench_setup
 bench_machine
 gen_pushes "$count" $(( $(date +%s) + 86400 )) 86400 oneshot cpu > "$BENCH_DIR/rows.ndjson"
 bench_start_daemon "$BENCH_DIR/cpu.db" /dev/null "$BENCH_DIR/d.err" --notifier none --tz UTC
-"$PY" - "$BUS_ADDR" "$DAEMON_PID" "$BENCH_DIR/rows.ndjson" "$count" <<'EOF'
+"$PY" - "$BUS_ADDR" "$DAEMON_PID" "$BENCH_DIR/rows.ndjson" "$count" > "$BENCH_DIR/calls.out" <<'EOF' || { cat "$BENCH_DIR/calls.out"; exit 1; }
 import json, os, sys, time
 import dbus
 addr, pid, path, count = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
@@ -67,3 +78,17 @@ print("RESULT callcpu_push_total_above_clockshow ours=%.1fus baseline=40us ratio
       % (p[2] - base[2], 40 / max(p[2] - base[2], 0.1)))
 EOF
 bench_stop_daemon
+cat "$BENCH_DIR/calls.out"
+# The floor, on the same disk (/tmp) right after the daemon's phases.
+floor_count=$(( count < 5000 ? count : 5000 ))
+"$BENCH_BIN" pushpath "$floor_count" > "$BENCH_DIR/floor.out"
+sed 's/^/floor: /' "$BENCH_DIR/floor.out"
+engine_user=$(sed -n 's/^ *engine: user \([0-9.]*\) us.*/\1/p' "$BENCH_DIR/floor.out")
+raw_user=$(sed -n 's/^ *raw sqlite3, one row per transaction: user \([0-9.]*\) us.*/\1/p' "$BENCH_DIR/floor.out")
+above=$(sed -n 's/^RESULT callcpu_push_user_above_clockshow ours=\([0-9.-]*\)us.*/\1/p' "$BENCH_DIR/calls.out")
+[ -n "$raw_user" ] && [ -n "$engine_user" ] && [ -n "$above" ] || { echo "the floor run printed no figures" >&2; exit 1; }
+echo "floor: a Push's user CPU above a ClockShow ${above} us = SQLite's own one-row commit ${raw_user} us (raw, same schema," \
+     "same disk) + $(echo "$above - $raw_user" | bc) us of schedd's own work (the engine side alone, no bus: ${engine_user} us)"
+echo "RESULT callcpu_sqlite_row_commit_floor ours=${raw_user}us baseline=40us ratio=$(echo "scale=3; 40 / $raw_user" | bc)"
+echo "RESULT callcpu_push_user_above_floor ours=$(echo "$above - $raw_user" | bc)us baseline=${raw_user}us" \
+     "ratio=$(echo "scale=3; $raw_user / ($above - $raw_user)" | bc)"
