@@ -28,6 +28,8 @@ final class RejectionRecorder {
     private var timer: EventTimer?
     /// When the timer is armed for (monotonic µs); nil when it is not.
     private var armedAt: UInt64?
+    /// The back-off and log limit of failed flushes.
+    private var retry = RejectionFlushRetry()
 
     init(store: SQLiteScheduleStore, loop: EventLoop, log: @escaping (PushConnector.PushLogLevel, String) -> Void) {
         self.store = store
@@ -55,6 +57,8 @@ final class RejectionRecorder {
         // and the distributor delivers it again).
         held[app] = nil
         lastWritten[app] = now
+        // The store writes again: other apps' held rejections need not wait out a failed flush's back-off.
+        if retry.failures > 0 && !held.isEmpty { arm(at: now &+ Self.intervalMicroseconds) }
     }
 
     /// `record` with what is held for its app added: what List shows.
@@ -80,10 +84,13 @@ final class RejectionRecorder {
             }
             held = [:]
             for app in writing.keys { lastWritten[app] = now }
+            if let line = retry.succeeded(apps: writing.count) { log(.info, line) }
         } catch {
-            // Kept, and tried again at the next interval: the counts are not lost to a passing failure.
-            log(.error, "cannot record \(writing.count) app(s)' rejected pushes: \(error.message)")
-            arm(at: now &+ Self.intervalMicroseconds)
+            // Kept, and tried again after a back-off: the counts are not lost to a passing failure, and a
+            // full disk does not make the daemon write and log every second.
+            let (retryAt, line) = retry.failed(now: now, apps: writing.count, message: error.message)
+            if let line { log(.error, line) }
+            arm(at: retryAt)
         }
     }
 
