@@ -130,6 +130,8 @@ public final class Engine {
                 foldThreshold: Int = Engine.defaultFoldThreshold, now: Instant) throws(EngineError) {
         guard defaultGraceSeconds >= 0 else { throw EngineError(.invalidArgument, "default grace must be ≥ 0") }
         guard maxPendingPerApp >= 1 else { throw EngineError(.invalidArgument, "max pending per app must be ≥ 1") }
+        guard maxBytesPerApp >= 1 else { throw EngineError(.invalidArgument, "max bytes per app must be ≥ 1") }
+        guard foldThreshold >= 0 else { throw EngineError(.invalidArgument, "the fold threshold must be ≥ 0 (0: no folding)") }
         self.maxPendingPerApp = maxPendingPerApp
         self.maxBytesPerApp = maxBytesPerApp
         self.foldThreshold = foldThreshold
