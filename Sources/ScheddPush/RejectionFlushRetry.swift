@@ -11,23 +11,22 @@ import ScheddSystem
 ///
 /// Pure state on monotonic microseconds; every method is O(1).
 struct RejectionFlushRetry {
-    static let firstDelayMicroseconds: UInt64 = 1_000_000
-    static let maxDelayMicroseconds: UInt64 = 30_000_000
+    static let firstDelayMicroseconds: Int64 = 1_000_000
+    static let maxDelayMicroseconds: Int64 = 30_000_000
     /// At most one failure line per minute after the first.
     static let logIntervalMicroseconds: Int64 = 60_000_000
 
     /// Failed flushes since the last success.
     private(set) var failures = 0
-    private var nextDelay = firstDelayMicroseconds
+    private var backoff = RetryBackoff(firstMicroseconds: firstDelayMicroseconds, maxMicroseconds: maxDelayMicroseconds)
     private var limit = RateLimit(intervalMicroseconds: logIntervalMicroseconds, burst: 1)
 
     /// A flush of `apps` apps' held rejections failed at `now` with `message`: when to try again, and the
     /// line to log (nil: counted only, the rate limit held it back).
     mutating func failed(now: UInt64, apps: Int, message: String) -> (retryAt: UInt64, log: String?) {
         failures += 1
-        let delay = nextDelay
-        nextDelay = min(nextDelay * 2, Self.maxDelayMicroseconds)
-        let retryAt = now &+ delay
+        let delay = backoff.nextRetryDelay()
+        let retryAt = now &+ UInt64(delay)
         guard let heldBack = limit.admit(now: Int64(clamping: now)) else { return (retryAt, nil) }
         let retry = "next attempt in \(delay / 1_000_000) s"
         if failures == 1 {

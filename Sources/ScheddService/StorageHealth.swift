@@ -36,7 +36,7 @@ public struct StorageHealth: Sendable {
     public private(set) var failures = 0
     /// No firing is attempted before this instant (nil: at once).
     public private(set) var retryAt: Instant?
-    private var nextDelay = firstRetryDelayMicroseconds
+    private var backoff = RetryBackoff(firstMicroseconds: firstRetryDelayMicroseconds, maxMicroseconds: maxRetryDelayMicroseconds)
     private var limit = RateLimit(intervalMicroseconds: summaryIntervalMicroseconds, burst: 1)
 
     public var isFailing: Bool { failingSince != nil }
@@ -60,8 +60,7 @@ public struct StorageHealth: Sendable {
         if first { failingSince = now }
         failures += 1
         if backOff {
-            retryAt = now.adding(microseconds: nextDelay)
-            nextDelay = min(nextDelay * 2, Self.maxRetryDelayMicroseconds)
+            retryAt = now.adding(microseconds: backoff.nextRetryDelay())
         }
         let retry = retryAt.map { "; next firing attempt at \($0.rfc3339)" } ?? ""
         guard let heldBack = limit.admit(now: now.microseconds) else { return Report() }
