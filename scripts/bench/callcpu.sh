@@ -20,11 +20,8 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 count="${1:-20000}"
-bench_build
+bench_build schedd-bench
 BENCH_BIN="${SCHEDD_BENCH:-$ROOT/.build-release/release/schedd-bench}"
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
-    (cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path .build-release --product schedd-bench >&2)
-fi
 [ -x "$BENCH_BIN" ] || { echo "no schedd-bench at $BENCH_BIN (the floor needs it; set SCHEDD_BENCH)" >&2; exit 3; }
 bench_setup
 bench_machine

@@ -13,10 +13,14 @@ BUS_ADDR=""
 BUS_PID=""
 DAEMON_PID=""
 
-# Builds the release binary unless SKIP_BUILD=1.
+# bench_build [PRODUCT…]: builds the release daemon, and each PRODUCT named (e.g. schedd-bench) in the same
+# scratch path, unless SKIP_BUILD=1.
 bench_build() {
     if [ "${SKIP_BUILD:-0}" != 1 ]; then
-        (cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path .build-release --product schedd >&2)
+        local product
+        for product in schedd "$@"; do
+            (cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path .build-release --product "$product" >&2)
+        done
     fi
     [ -x "$SCHEDD" ] || { echo "no release schedd at $SCHEDD" >&2; exit 3; }
 }
