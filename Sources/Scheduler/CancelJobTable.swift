@@ -145,7 +145,7 @@ public final class CancelJobTable: StoreTable {
     /// How many schedules a job (`kind`, `name`, `bound`) of `app` made now would cover (none an older
     /// job covers). A count over an index range; with an older job of `app`, one lookup per match.
     public func countCoverable(app: String, kind: CancelJob.Kind, name: String, bound: Int64) throws(StoreError) -> Int {
-        if kind == .run && name.contains(":") { return 0 }
+        if kind == .run && holdsRunSeparator(name) { return 0 }
         let older = try hasJob(ofApp: app)
         return try sql { () throws(SQLiteError) -> Int in
             let n = try lookupApp(app)
@@ -166,7 +166,7 @@ public final class CancelJobTable: StoreTable {
     /// The first `limit` of those (`covered` of them: `countCoverable`), by (next due, key).
     public func firstCoverable(app: String, kind: CancelJob.Kind, name: String, bound: Int64, covered: Int, limit: Int)
         throws(StoreError) -> [StoredSchedule] {
-        if kind == .run && name.contains(":") { return [] }
+        if kind == .run && holdsRunSeparator(name) { return [] }
         let older = try hasJob(ofApp: app)
         let n = try sql { () throws(SQLiteError) in try lookupApp(app) }
         if kind == .event && !older {
@@ -271,7 +271,7 @@ public final class CancelJobTable: StoreTable {
         for job in jobs {
             switch job.kind {
             case .run:
-                if id == job.name || id.hasPrefix(job.name + ":") { return job }
+                if isMember(id: id, ofRun: job.name) { return job }
             case .event:
                 let hit = try sql { () throws(SQLiteError) -> Bool in
                     let st = try db.statement("SELECT 1 FROM schedule_events WHERE app = ?1 AND event = ?2 AND key = ?3")

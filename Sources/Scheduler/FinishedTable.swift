@@ -72,7 +72,7 @@ public final class FinishedTable: StoreTable {
 
     /// Ids of finished schedules of run `run` (the same id range as `ScheduleTable.matching(app:run:)`).
     public func ids(app: String, run: String) throws(StoreError) -> [String] {
-        guard !run.contains(":") else { return [] }
+        guard !holdsRunSeparator(run) else { return [] }
         return try sql { () throws(SQLiteError) -> [String] in
             let st = try db.statement("SELECT id FROM finished WHERE app = ?4 AND (id = ?1 OR (id >= ?2 AND id < ?3))")
             defer { st.reset() }

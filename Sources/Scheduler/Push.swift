@@ -148,9 +148,33 @@ public struct LocalSchedule: Sendable, Hashable {
     }
 }
 
-/// The run id of a schedule id: the text before the first `:`, or the whole id when it has none.
-/// `runId(of: "run_42:step2") == "run_42"`; runs match exactly, so `run_4` never covers `run_44:a`.
+/// The run id of a schedule id: the text before the first `:` (U+003A, found by its byte), or the whole id
+/// when it has none. `runId(of: "run_42:step2") == "run_42"`; runs match exactly, so `run_4` never covers
+/// `run_44:a`.
+///
+/// Invariant: the store matches a run by bytes (ids in ["R:", "R;"), `ScheduleTable.matching(app:run:)`),
+/// so the first `:` is the first colon scalar even when a combining mark follows it: `"r:\u{301}x"` is of
+/// run `r`, the run whose cancellation removes it and whose tombstone refuses it. A search by Character
+/// would see no `:` there. O(length of the run id).
 public func runId(of id: String) -> String {
-    if let colon = id.firstIndex(of: ":") { return String(id[..<colon]) }
-    return id
+    guard let colon = id.utf8.firstIndex(of: UInt8(ascii: ":")) else { return id }
+    return String(id.unicodeScalars[..<colon])
+}
+
+/// Whether `id` is of run `run`: `runId(of: id)` is `run` byte for byte (the store's comparison, not
+/// Swift's canonical equivalence). A `run` holding `:` has no members. O(length of `run`).
+public func isMember(id: String, ofRun run: String) -> Bool {
+    let colon = UInt8(ascii: ":")
+    var rest = id.utf8.makeIterator()
+    for byte in run.utf8 {
+        guard byte != colon, rest.next() == byte else { return false }
+    }
+    let next = rest.next()
+    return next == nil || next == colon
+}
+
+/// Whether `name` holds a `:` scalar: such a name is no run id, so as a run it covers nothing. By bytes,
+/// as `runId(of:)` finds it. O(length).
+public func holdsRunSeparator(_ name: String) -> Bool {
+    name.utf8.contains(UInt8(ascii: ":"))
 }

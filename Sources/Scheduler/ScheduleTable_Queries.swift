@@ -7,7 +7,7 @@ extension ScheduleTable {
     public func matching(app: String, run: String) throws(StoreError) -> [StoredSchedule] {
         // Run R covers the id R and every id starting with "R:" — under SQLite's BINARY collation exactly
         // the ids in ["R:", "R;") since ';' follows ':'. A run id never holds ':', so such a run covers nothing.
-        guard !run.contains(":") else { return [] }
+        guard !holdsRunSeparator(run) else { return [] }
         let n = try sql { () throws(SQLiteError) in try lookupApp(app) }
         return try selectSchedules("WHERE app = ?4 AND (id = ?1 OR (id >= ?2 AND id < ?3)) ORDER BY next_due, key") { st in
             st.bind(1, run)

@@ -67,7 +67,7 @@ public final class SnoozedTable: StoreTable {
 
     /// Ids of `app`'s snoozed notifications of run `run`.
     public func ids(app: String, run: String) throws(StoreError) -> [String] {
-        guard !run.contains(":") else { return [] }
+        guard !holdsRunSeparator(run) else { return [] }
         return try sql { () throws(SQLiteError) -> [String] in
             let st = try db.statement("""
                 SELECT DISTINCT id FROM snoozed WHERE app = ?4 AND (id = ?1 OR (id >= ?2 AND id < ?3)) ORDER BY id

@@ -119,6 +119,32 @@ final class EngineTests: XCTestCase {
         XCTAssertEqual(Set(h.notifier.shown.map(\.id)), ["run_44:a", "run_40", "run_44:b"])
     }
 
+    /// An id whose first `:` carries a combining mark ("r:\u{301}x" is one Character ":\u{301}" after
+    /// "r") is still of run `r`: the run's cancellation removes it (the store matches bytes), so its
+    /// tombstone must refuse it again too. A run id found by Character was "r:\u{301}x", and the
+    /// cancelled schedule came back.
+    func testRunOfAnId_isTheTextBeforeItsFirstColonScalar_evenWithACombiningMarkAfterIt() throws {
+        XCTAssertEqual(runId(of: "r:\u{301}x"), "r")
+        XCTAssertEqual(runId(of: "run_42:step2"), "run_42")
+        XCTAssertEqual(runId(of: "plain"), "plain")
+        XCTAssertTrue(isMember(id: "r:\u{301}x", ofRun: "r"))
+        XCTAssertTrue(isMember(id: "r", ofRun: "r"))
+        XCTAssertFalse(isMember(id: "r4:a", ofRun: "r"))
+        XCTAssertFalse(isMember(id: "r", ofRun: "r4"))
+        XCTAssertFalse(isMember(id: "r:a", ofRun: "r:a"), "a run holding ':' has no members")
+        // Canonically equivalent but different bytes: the store would not match them, nor does the engine.
+        XCTAssertFalse(isMember(id: "e\u{301}:a", ofRun: "\u{e9}"))
+
+        let h = try EngineHarness(now: t0)
+        let id = "r:\u{301}x"
+        try h.push(makeLocal(id, atFixed(t0.adding(seconds: 60))), now: t0)
+        XCTAssertEqual(try h.e.cancel(run: "r", now: t0), [id])
+        XCTAssertEqual(try h.push(makeLocal(id, atFixed(t0.adding(seconds: 90))), now: t0).status, .cancelled,
+                       "the run's tombstone refuses its member, changed or not")
+        try h.e.advance(to: t0.adding(seconds: 90), mode: .timePassing)
+        XCTAssertEqual(h.notifier.shown.map(\.id), [])
+    }
+
     func testTrack_cancelsExactMatches_leavesOthers_tombstonesThem() throws {
         let h = try EngineHarness(now: t0)
         try h.push(makeLocal("a", atFixed(t0.adding(seconds: 60)), cancelOn: ["logout", "paid"]), now: t0)
