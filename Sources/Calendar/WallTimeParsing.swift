@@ -30,76 +30,113 @@ public struct ISODateTime: Sendable, Hashable {
     public var instant: Instant? { offsetSeconds.map { wall.instant(offsetSeconds: $0) } }
 
     /// Parses `text` by the grammar above; `allowOffset: false` rejects a written offset.
+    public init(parsing text: String, allowOffset: Bool = true,
+                allowSpaceSeparator: Bool = false) throws(WallTimeParseError) {
+        var utf8 = text
+        let parsed = utf8.withUTF8 { Self.parse($0, allowOffset: allowOffset, allowSpaceSeparator: allowSpaceSeparator) }
+        switch parsed {
+        case .success(let value): self = value
+        case .failure(let failure): throw WallTimeParseError(kind: failure.kind, text: text)
+        }
+    }
+
+    /// Parses `text` (a `Substring` or other string) by the grammar above.
     public init(parsing text: some StringProtocol, allowOffset: Bool = true,
                 allowSpaceSeparator: Bool = false) throws(WallTimeParseError) {
-        let s = Array(text.utf8)
-        let original = String(text)
-        var i = 0
-        func malformed() -> WallTimeParseError {
-            WallTimeParseError(kind: .malformed(offsetAllowed: allowOffset), text: original)
-        }
-        func digits(_ n: Int) -> Int? {
-            guard s.count - i >= n else { return nil }
-            var v = 0
-            for _ in 0..<n {
-                let d = s[i] &- UInt8(ascii: "0")
-                guard d < 10 else { return nil }
-                v = v * 10 + Int(d)
-                i += 1
-            }
-            return v
-        }
-        func take(_ c: Unicode.Scalar) -> Bool {
-            guard i < s.count, s[i] == UInt8(ascii: c) else { return false }
-            i += 1
-            return true
-        }
-        guard let year = digits(4), take("-"), let month = digits(2), take("-"), let day = digits(2)
-        else { throw malformed() }
-        guard take("T") || (allowSpaceSeparator && take(" ")) else { throw malformed() }
-        guard let hour = digits(2), take(":"), let minute = digits(2) else { throw malformed() }
+        try self.init(parsing: String(text), allowOffset: allowOffset, allowSpaceSeparator: allowSpaceSeparator)
+    }
+
+    /// A failure's kind before the text is attached (`Result` needs an `Error`).
+    private struct KindOnly: Error {
+        let kind: WallTimeParseError.Kind
+        init(_ kind: WallTimeParseError.Kind) { self.kind = kind }
+    }
+
+    /// The grammar over the text's UTF-8 bytes `s`: the value, or why it is not one. O(s.count).
+    private static func parse(_ s: UnsafeBufferPointer<UInt8>, allowOffset: Bool,
+                              allowSpaceSeparator: Bool) -> Result<ISODateTime, KindOnly> {
+        var c = ByteCursor(s)
+        let malformed = KindOnly(.malformed(offsetAllowed: allowOffset))
+        guard let year = c.digits(4), c.take("-"), let month = c.digits(2), c.take("-"), let day = c.digits(2)
+        else { return .failure(malformed) }
+        guard c.take("T") || (allowSpaceSeparator && c.take(" ")) else { return .failure(malformed) }
+        guard let hour = c.digits(2), c.take(":"), let minute = c.digits(2) else { return .failure(malformed) }
         var second = 0
         var microsecond = 0
-        if take(":") {
-            guard let ss = digits(2) else { throw malformed() }
+        if c.take(":") {
+            guard let ss = c.digits(2) else { return .failure(malformed) }
             second = ss
-            if take(".") {
+            if c.take(".") {
                 var count = 0
-                while i < s.count, s[i] &- UInt8(ascii: "0") < 10, count < 9 {
-                    if count < 6 { microsecond = microsecond * 10 + Int(s[i] - UInt8(ascii: "0")) }
+                while count < 9, let d = c.digit() {
+                    if count < 6 { microsecond = microsecond * 10 + d }
                     count += 1
-                    i += 1
                 }
-                guard count > 0 else { throw malformed() }
+                guard count > 0 else { return .failure(malformed) }
                 while count < 6 { microsecond *= 10; count += 1 }
             }
         }
         var offset: Int?
-        if i < s.count {
-            if take("Z") {
+        if !c.atEnd {
+            if c.take("Z") {
                 offset = 0
-            } else if s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") {
-                let sign = s[i] == UInt8(ascii: "-") ? -1 : 1
-                i += 1
-                guard let oh = digits(2), take(":"), let om = digits(2) else { throw malformed() }
-                guard i == s.count else { throw malformed() }
-                guard oh <= 23, om <= 59 else { throw WallTimeParseError(kind: .invalidOffset, text: original) }
+            } else if c.take("+") || c.take("-") {
+                let sign = s[c.i - 1] == UInt8(ascii: "-") ? -1 : 1
+                guard let oh = c.digits(2), c.take(":"), let om = c.digits(2) else { return .failure(malformed) }
+                guard c.atEnd else { return .failure(malformed) }
+                guard oh <= 23, om <= 59 else { return .failure(KindOnly(.invalidOffset)) }
                 offset = sign * (oh * 3600 + om * 60)
             } else {
-                throw malformed()
+                return .failure(malformed)
             }
         }
-        guard i == s.count else { throw malformed() }
-        if offset != nil && !allowOffset { throw WallTimeParseError(kind: .unexpectedOffset, text: original) }
+        guard c.atEnd else { return .failure(malformed) }
+        if offset != nil && !allowOffset { return .failure(KindOnly(.unexpectedOffset)) }
+        guard year >= 1, (1...12).contains(month), day >= 1, day <= daysInMonth(year, month) else {
+            return .failure(KindOnly(.notADate))
+        }
+        guard hour <= 23, minute <= 59, second <= 59 else { return .failure(KindOnly(.notATime)) }
         let wall = CivilDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second,
                                  microsecond: microsecond)
-        guard year >= 1, (1...12).contains(month), day >= 1, day <= daysInMonth(year, month) else {
-            throw WallTimeParseError(kind: .notADate, text: original)
+        return .success(ISODateTime(wall: wall, offsetSeconds: offset))
+    }
+}
+
+/// A read position in ASCII text: the parser's state as a value, so that reading it needs no closure
+/// capturing a variable (and no run-time exclusivity check per character).
+private struct ByteCursor {
+    let s: UnsafeBufferPointer<UInt8>
+    /// The next byte to read; 0...s.count.
+    private(set) var i = 0
+
+    init(_ s: UnsafeBufferPointer<UInt8>) { self.s = s }
+
+    var atEnd: Bool { i == s.count }
+
+    /// Consumes `c` if it is next.
+    mutating func take(_ c: Unicode.Scalar) -> Bool {
+        guard i < s.count, s[i] == UInt8(ascii: c) else { return false }
+        i += 1
+        return true
+    }
+
+    /// Consumes one decimal digit if one is next, and gives its value.
+    mutating func digit() -> Int? {
+        guard i < s.count else { return nil }
+        let d = s[i] &- UInt8(ascii: "0")
+        guard d < 10 else { return nil }
+        i += 1
+        return Int(d)
+    }
+
+    /// Consumes exactly `n` decimal digits and gives their value; nil (with `i` moved) when fewer follow.
+    mutating func digits(_ n: Int) -> Int? {
+        var v = 0
+        for _ in 0..<n {
+            guard let d = digit() else { return nil }
+            v = v * 10 + d
         }
-        guard hour <= 23, minute <= 59, second <= 59 else {
-            throw WallTimeParseError(kind: .notATime, text: original)
-        }
-        self.init(wall: wall, offsetSeconds: offset)
+        return v
     }
 }
 

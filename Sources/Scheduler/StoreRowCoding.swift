@@ -144,10 +144,12 @@ enum StoreRowCoding {
     @inline(__always)
     private static func decodeHex(_ chars: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Bool {
         var bad: UInt8 = 0  // bit 0x10 set by any character that is not a lower-case hex digit
-        for i in 0..<chars.count / 2 {
-            let high = nibble(chars[2 * i]), low = nibble(chars[2 * i + 1])
+        let n = chars.count / 2
+        guard n <= out.count, let from = chars.baseAddress, let to = out.baseAddress else { return n == 0 }
+        for i in 0..<n {  // pointers, not subscripts: 2i + 1 < chars.count and i < out.count by the guard
+            let high = nibble(from[2 &* i]), low = nibble(from[2 &* i &+ 1])
             bad |= high | low
-            out[i] = high << 4 | (low & 0xF)
+            to[i] = high << 4 | (low & 0xF)
         }
         return bad & 0x10 == 0
     }
