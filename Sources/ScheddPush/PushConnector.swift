@@ -31,6 +31,9 @@ public final class PushConnector {
         /// in the replay window) runs in the push's transaction: durable with it, undone with it.
         public let apply: (_ app: String, _ plaintext: [UInt8], _ alongside: () throws(StoreError) -> Void) -> PushApplication
         public let log: (_ level: PushLogLevel, _ text: String) -> Void
+        /// The daemon's storage health, told of the connector's own writes (PushConnector_StorageHooks.swift);
+        /// a write reported there is not logged through `log` as well.
+        public let storage: StorageHooks
         /// The caller of an admitted call to org.schedd.UnifiedPush1, from the caller and the `app`
         /// argument ("" when none was given); throws the refusal. A lookup, no bus round trip.
         public let resolveApp: (_ call: BusMessage, _ declared: String) throws(PushConnectorError) -> PushCaller
@@ -47,6 +50,7 @@ public final class PushConnector {
         public init(serviceName: String, objectPath: String, preferredDistributor: String?, now: @escaping () -> Instant,
                     apply: @escaping (String, [UInt8], () throws(StoreError) -> Void) -> PushApplication,
                     log: @escaping (PushLogLevel, String) -> Void,
+                    storage: StorageHooks,
                     resolveApp: @escaping (BusMessage, String) throws(PushConnectorError) -> PushCaller,
                     refusal: @escaping (BusMessage) -> String?,
                     admit: @escaping (BusMessage, @escaping (BusMessage) -> BusMethodResult) -> BusMethodResult,
@@ -54,6 +58,7 @@ public final class PushConnector {
                     signalDestinations: @escaping (String) -> Set<String>) {
             self.serviceName = serviceName; self.objectPath = objectPath
             self.preferredDistributor = preferredDistributor; self.now = now; self.apply = apply; self.log = log
+            self.storage = storage
             self.resolveApp = resolveApp; self.refusal = refusal; self.admit = admit
             self.subscribe = subscribe; self.signalDestinations = signalDestinations
         }
@@ -132,7 +137,7 @@ public final class PushConnector {
         self.loop = loop
         self.store = store
         self.host = host
-        rejections = RejectionRecorder(store: store, loop: loop, log: host.log)
+        rejections = RejectionRecorder(store: store, loop: loop, log: host.log, storage: host.storage)
         messages = MessageIntake(store: store, host: host, rejections: rejections)
     }
 

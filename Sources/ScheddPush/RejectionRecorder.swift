@@ -13,6 +13,13 @@ import Scheduler
 /// add what is held (`merged`), so what they show is exact at every moment. A kill -9 loses at most one
 /// interval of counts: diagnostics, never a push (a rejected message changes nothing else).
 ///
+/// A write that fails (a full disk) is reported to the daemon's storage health (`storage.failed`), and a
+/// write that succeeds to it too (`storage.succeeded`), like every other write of the daemon: so
+/// `systemctl status schedd` says storage is failing while these writes fail, and the recovery after.
+/// The storage health owns the log line of the failure and of the recovery (its rate limit, one for all
+/// storage failures); this type logs neither. It keeps its own back-off (`RejectionFlushRetry`), which
+/// decides only when the held rejections are tried again.
+///
 /// Loop thread only. O(1) per rejection; a flush is O(apps held) and one transaction.
 final class RejectionRecorder {
     static let intervalMicroseconds: UInt64 = 1_000_000
@@ -20,6 +27,8 @@ final class RejectionRecorder {
     private let store: SQLiteScheduleStore
     private let loop: EventLoop
     private let log: (PushConnector.PushLogLevel, String) -> Void
+    /// The daemon's storage health: told of every write, failed or not.
+    private let storage: PushConnector.StorageHooks
     /// Per app: rejections not written yet, and the last of them.
     private var held: [String: (count: Int64, last: PushRejection)] = [:]
     /// Per app: when its rejections were last written (monotonic µs).
@@ -28,13 +37,16 @@ final class RejectionRecorder {
     private var timer: EventTimer?
     /// When the timer is armed for (monotonic µs); nil when it is not.
     private var armedAt: UInt64?
-    /// The back-off and log limit of failed flushes.
+    /// The back-off of failed flushes.
     private var retry = RejectionFlushRetry()
 
-    init(store: SQLiteScheduleStore, loop: EventLoop, log: @escaping (PushConnector.PushLogLevel, String) -> Void) {
+    /// `log`: where the timer's own failure goes (a storage failure goes to `storage` instead).
+    init(store: SQLiteScheduleStore, loop: EventLoop, log: @escaping (PushConnector.PushLogLevel, String) -> Void,
+         storage: PushConnector.StorageHooks) {
         self.store = store
         self.loop = loop
         self.log = log
+        self.storage = storage
     }
 
     /// Makes the loop timer (the connector's `start`).
@@ -52,7 +64,13 @@ final class RejectionRecorder {
             arm(at: last &+ Self.intervalMicroseconds)
             return
         }
-        try fromStore { () throws(StoreError) in try store.registrations.recordRejection(app: app, rejection, count: count) }
+        do throws(StoreError) {
+            try store.registrations.recordRejection(app: app, rejection, count: count)
+        } catch {
+            storage.failed("recording a rejected push of \(app)", error)
+            throw PushConnectorError(.storage, error.message)
+        }
+        storage.succeeded()
         // Only once written: a failed write keeps what was held (the failing message is not acknowledged,
         // and the distributor delivers it again).
         held[app] = nil
@@ -76,7 +94,7 @@ final class RejectionRecorder {
         guard !held.isEmpty else { return }
         let now = loop.now(.monotonic)
         let writing = held
-        do {
+        do throws(StoreError) {
             try store.transaction { () throws(StoreError) in
                 for (app, pending) in writing {
                     try store.registrations.recordRejection(app: app, pending.last, count: pending.count)
@@ -84,12 +102,14 @@ final class RejectionRecorder {
             }
             held = [:]
             for app in writing.keys { lastWritten[app] = now }
-            if let line = retry.succeeded(apps: writing.count) { log(.info, line) }
+            retry.succeeded()
+            storage.succeeded()
         } catch {
             // Kept, and tried again after a back-off: the counts are not lost to a passing failure, and a
-            // full disk does not make the daemon write and log every second.
-            let (retryAt, line) = retry.failed(now: now, apps: writing.count, message: error.message)
-            if let line { log(.error, line) }
+            // full disk does not make the daemon write every second. The storage health logs it (rate-limited).
+            let retryAt = retry.failed(now: now)
+            storage.failed("recording the held rejected pushes of \(writing.count) app(s) (kept in memory; "
+                           + "next attempt in \((retryAt &- now) / 1_000_000) s)", error)
             arm(at: retryAt)
         }
     }

@@ -212,7 +212,7 @@ final class Daemon {
             }
             try identity.start()
             try pushHost.start(bus: bus, loop: loop, store: store, options: options, clock: clock, service: service,
-                               identity: identity, logger: logger)
+                               identity: identity, storage: storage, logger: logger)
             try bus.requestName(SchedulerNames.service)
             for signal in [SIGTERM, SIGINT] {
                 try loop.addSignal(signal) { [unowned self] in

@@ -7,13 +7,14 @@ import Scheduler
 
 /// The UnifiedPush host part (docs/receiving-pushes.md): owns schedd's UnifiedPush connector — what a
 /// decrypted push becomes (a push of the app through the service), who a registering app is (the
-/// identity part), and where the connector logs.
+/// identity part), where the connector logs, and that its writes report to the storage health.
 final class PushHost {
     private(set) var connector: PushConnector?
 
     /// Starts the connector on `bus`; registrations live in `store`.
     func start(bus: BusConnection, loop: EventLoop, store: SQLiteScheduleStore, options: DaemonOptions,
-               clock: ServiceClock, service: Service, identity: Identity, logger: Logger) throws(BusError) {
+               clock: ServiceClock, service: Service, identity: Identity, storage: StorageMonitor,
+               logger: Logger) throws(BusError) {
         let host = PushConnector.Host(
             serviceName: SchedulerNames.service, objectPath: SchedulerNames.objectPath, preferredDistributor: options.pushDistributor,
             now: { clock.now },
@@ -25,6 +26,13 @@ final class PushHost {
                 case .error: logger.error(text)
                 }
             },
+            // The connector's own writes (its rejection counts) report to the storage health like every
+            // other write; a failure counts without moving the firings' back-off (the recorder has its own).
+            storage: PushConnector.StorageHooks(
+                failed: { what, error in
+                    storage.failed(what, ServiceFailure(.storage, error.message, storeCause: error), backOff: false)
+                },
+                succeeded: { storage.succeeded() }),
             resolveApp: { call, declared throws(PushConnectorError) in try identity.pushCaller(of: call, declared: declared) },
             refusal: { call in identity.refusal(of: call) },
             admit: { call, handler in identity.admit(call, handler) },
