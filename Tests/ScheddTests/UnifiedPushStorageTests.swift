@@ -6,7 +6,8 @@ import XCTest
 /// dd. A Message that cannot be committed is answered with the Storage error (no acknowledgement, so
 /// the distributor delivers it again), nothing of it is stored, and the same message delivered again
 /// once there is room is applied. Rejected messages are counted exactly across a full disk too: what
-/// the daemon held in memory is not lost when a write of it fails.
+/// the daemon held in memory is not lost when a write of it fails, and while those writes fail the
+/// daemon's storage health says so (the log and STATUS=/ERRNO=, as for any other write), then the recovery.
 final class UnifiedPushStorageTests: XCTestCase {
     private static let start = "2026-03-01T10:00:00Z"
     private var mountPoint = ""
@@ -60,10 +61,16 @@ final class UnifiedPushStorageTests: XCTestCase {
     /// write cleared what was held first, and List then showed 1 instead of 4, and 2 instead of 5 after.
     ///
     /// Timing: the disk must be full within RejectionRecorder's one-second interval after g0's write, or
-    /// the timer writes the held rejections while there is still room (then the "cannot record" line
-    /// below is missing). So all but 256 KiB is filled before g0, the rest (a few dozen 4 KiB writes)
-    /// after g3, and only three messages are sent in between: the disk is full ~0.3 s after g0's write
-    /// on the loaded 2-core machine (printed).
+    /// the timer writes the held rejections while there is still room (then the "storage failure:
+    /// recording the held rejected pushes" line below is missing). So all but 256 KiB is filled before
+    /// g0, the rest (a few dozen 4 KiB writes) after g3, and only three messages are sent in between: the
+    /// disk is full ~0.3 s after g0's write on the loaded 2-core machine (printed).
+    ///
+    /// What the user sees: the failed writes reach the storage health, so the service manager hears
+    /// `STATUS=Storage failing since …` and `ERRNO=28` (ENOSPC) while the disk is full — `systemctl status
+    /// schedd` used to say all was well — and `STATUS=Serving …`, `ERRNO=0` and "storage recovered" once a
+    /// write of the rejections succeeds again. The failure's log line is the storage health's ("storage
+    /// failure: recording the held rejected pushes …"), once: the recorder no longer logs it itself.
     func testDiskFull_rejectionsHeldInMemory_surviveAFailedWrite_andAreCountedExactly() throws {
         let h = try XCTUnwrap(h), distributor = try XCTUnwrap(distributor)
         let app = "org.example.Reminders"
@@ -90,10 +97,20 @@ final class UnifiedPushStorageTests: XCTestCase {
         _ = try runProcess("/bin/dd", ["if=/dev/zero", "of=\(rest)", "bs=4k"])
         let filledAfter = secondsSince(written)
         print("disk full \(filledAfter) s after g0's write (RejectionRecorder's interval: 1 s)")
-        XCTAssertTrue(waitUntil(10) { h.daemonStderr.contains("cannot record 1 app(s)' rejected pushes") },
+        XCTAssertTrue(waitUntil(10) {
+                          h.daemonStderr.contains("storage failure: recording the held rejected pushes of 1 app(s)")
+                      },
                       "the timer's write of the held rejections did not fail (disk full \(filledAfter) s after g0's "
                       + "write; it must be within 1 s):\n\(h.daemonStderr)")
         XCTAssertEqual(try rejected().count, 4, "g0 written and g1…g3 held while the disk is full")
+        // systemd hears it: the disk is full (ENOSPC), and the status says storage is failing.
+        let notify = try XCTUnwrap(h.notify)
+        XCTAssertTrue(notify.wait(for: "ERRNO=28", deadlineSeconds: 10), "received: \(notify.received)")
+        XCTAssertTrue(notify.received.contains { $0.hasPrefix("STATUS=Storage failing since") }, "\(notify.received)")
+        // One line for the failure (the storage health's, rate-limited): the recorder does not log it too.
+        let aboutRejections = h.daemonStderr.split(separator: "\n").filter { $0.contains("rejected pushes") }
+        XCTAssertEqual(aboutRejections.count, 1,
+                       "one line about the failed write, the storage health's:\n\(aboutRejections.joined(separator: "\n"))")
 
         // g4, a second after g0's write: written at once with what is held, and that write fails. Not
         // acknowledged (the distributor delivers it again); what was held is still held.
@@ -109,6 +126,14 @@ final class UnifiedPushStorageTests: XCTestCase {
         XCTAssertEqual((again["reply"] as? [String: Any])?["id"] as? String, "g4", "\(again)")
         XCTAssertEqual(try rejected().count, 5, "five messages sent, each counted once")
         XCTAssertEqual(try rejected().last, "g4")
+        // And the recovery: the normal status again, after the failure.
+        XCTAssertTrue(notify.wait(for: "ERRNO=0", deadlineSeconds: 10), "received: \(notify.received)")
+        let failing = try XCTUnwrap(notify.received.firstIndex(of: "ERRNO=28"))
+        XCTAssertTrue(notify.received[failing...].contains("ERRNO=0"), "no recovery after the failure: \(notify.received)")
+        XCTAssertTrue(notify.received[failing...].contains { $0.hasPrefix("STATUS=Serving ") }, "\(notify.received)")
+        XCTAssertTrue(h.daemonStderr.contains("storage recovered after"), h.daemonStderr)
+        let storageLines = h.daemonStderr.split(separator: "\n").filter { $0.contains("storage") }
+        print("storage log while full and after:\n" + storageLines.joined(separator: "\n"))
 
         _ = h.stopDaemon()
         try h.startDaemon(fakeClock: Self.start)
