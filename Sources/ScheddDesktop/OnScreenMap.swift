@@ -11,8 +11,23 @@ import Scheduler
 /// `clear` empties everything (a new server's ids mean nothing for the old one's). Two apps may both
 /// show `run_1:a`: the key is (app, id). Every operation is O(1) except `clear` (O(n)).
 struct OnScreenMap {
-    /// (app, schedule id) of a notification.
-    struct Key: Hashable { var app: String; var id: String }
+    /// (app, schedule id) of a notification, compared byte for byte as the store compares ids: Swift's
+    /// `String` equality is canonical equivalence, under which the two schedules `é` (U+00E9) and `e` +
+    /// U+0301 would share one entry and the second would replace the first on screen.
+    struct Key: Hashable {
+        var app: String
+        var id: String
+
+        static func == (a: Key, b: Key) -> Bool {
+            a.app.utf8.elementsEqual(b.app.utf8) && a.id.utf8.elementsEqual(b.id.utf8)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            for byte in app.utf8 { hasher.combine(byte) }
+            hasher.combine(0xFF as UInt8)  // no UTF-8 byte: ends the app, so ("ab", "c") ≠ ("a", "bc")
+            for byte in id.utf8 { hasher.combine(byte) }
+        }
+    }
 
     private var serverIds: [Key: UInt32] = [:]
     private var shown: [UInt32: DueNotification] = [:]

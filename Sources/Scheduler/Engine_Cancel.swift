@@ -117,7 +117,7 @@ struct Cancellation {
             var pending = try state.store.schedules.schedule(app: app, id: id)
             // Covered by a cancellation job: cancelled by it (its reason and time), as if already done.
             if let s = pending, try CancelJobs(state: state).settleIfCovered(s, changes: &changes) { pending = nil }
-            guard id != sparing else { return [] }
+            guard !isSpared(id, sparing) else { return [] }
             var ids: [String] = []
             if let s = pending {
                 try cancelPending(s, reason: reason, now: now, changes: &changes)
@@ -126,7 +126,9 @@ struct Cancellation {
                 changes.closes.append(id)
                 try state.store.failedDeliveries.remove(app: app, id: id)
             }
-            if try state.store.snoozed.remove(app: app, id: id) > 0, !changes.closes.contains(id) { changes.closes.append(id) }
+            if try state.store.snoozed.remove(app: app, id: id) > 0, !changes.closes.contains(where: { sameName($0, id) }) {
+                changes.closes.append(id)
+            }
             return ids
         }
     }
@@ -143,7 +145,7 @@ struct Cancellation {
             try state.store.tombstones.purge(createdBefore: now.adding(seconds: -Engine.tombstoneRetentionSeconds))
             var ids: [String] = [], unlisted = 0
             if let sparing {
-                for s in try state.store.schedules.matching(app: app, run: run) where s.id != sparing {
+                for s in try state.store.schedules.matching(app: app, run: run) where !isSpared(s.id, sparing) {
                     if try CancelJobs(state: state).settleIfCovered(s, changes: &changes) { continue }
                     try cancelPending(s, reason: reason, now: now, changes: &changes)
                     ids.append(s.id)
@@ -153,15 +155,16 @@ struct Cancellation {
                 (ids, unlisted) = try CancelJobs(state: state).cancelCoverable(app: app, kind: .run, name: run, reason: reason, now: now,
                                                       changes: &changes) { _ throws(StoreError) in }
             }
-            let cancelled = Set(ids)  // O(1) membership: a run of N schedules is cancelled in O(N log N)
-            for id in try state.store.finished.ids(app: app, run: run) where id != sparing && !cancelled.contains(id) {
+            let cancelled = Set(ids.map(StoredName.init))  // O(1) membership: a run of N is cancelled in O(N log N)
+            for id in try state.store.finished.ids(app: app, run: run)
+            where !isSpared(id, sparing) && !cancelled.contains(StoredName(id)) {
                 if try state.store.finished.record(app: app, id: id)?.outcome == .fired {
                     changes.closes.append(id)
                     try state.store.failedDeliveries.remove(app: app, id: id)
                 }
             }
             var closing = Set(changes.closes)
-            for id in try state.store.snoozed.ids(app: app, run: run) where id != sparing {
+            for id in try state.store.snoozed.ids(app: app, run: run) where !isSpared(id, sparing) {
                 _ = try state.store.snoozed.remove(app: app, id: id)
                 if closing.insert(id).inserted { changes.closes.append(id) }
             }
@@ -191,8 +194,12 @@ struct Cancellation {
     /// once. Invariant: called only after the cancel committed, so a failed cancel closes nothing.
     /// O(ids) notifier calls, O(closed · log n) store work.
     func closeShown(_ ids: [String], app: String, reason: String, now: Instant) throws(EngineError) -> [String] {
-        var closed: [String] = [], seen = Set<String>()
-        for id in ids where seen.insert(id).inserted && state.notifier.close(app: app, id: id) { closed.append(id) }
+        // Each id once, by its bytes (the store's identity of an id; `Set<String>` would take `é` and
+        // `e` + U+0301 for one id and leave the second on screen).
+        var closed: [String] = [], seen = Set<StoredName>()
+        for id in ids where seen.insert(StoredName(id)).inserted && state.notifier.close(app: app, id: id) {
+            closed.append(id)
+        }
         guard !closed.isEmpty else { return [] }
         let store = state.store
         _ = try state.transaction { (_: inout ChangeSet) throws(StoreError) in
@@ -209,4 +216,9 @@ struct Cancellation {
 
 extension Engine {
     var cancellation: Cancellation { Cancellation(state: state) }
+}
+
+/// Whether `id` is the schedule a cancel spares (a push's own), by bytes (`sameName`). O(length).
+private func isSpared(_ id: String, _ sparing: String?) -> Bool {
+    sparing.map { sameName(id, $0) } ?? false
 }

@@ -75,8 +75,9 @@ public final class RecordingNotifier: Notifier {
     /// the ids in order, `closedApps` the app of each.
     @discardableResult
     public func close(app: String, id: String) -> Bool {
-        let wasShown = shown.contains { $0.app == app && $0.id == id }
-            && !zip(closed, closedApps).contains { $0 == (id, app) }
+        // By bytes (`sameName`), as the store and the desktop notifier's on-screen map tell ids apart.
+        let wasShown = shown.contains { sameName($0.app, app) && sameName($0.id, id) }
+            && !zip(closed, closedApps).contains { sameName($0.0, id) && sameName($0.1, app) }
         closed.append(id)
         closedApps.append(app)
         return wasShown

@@ -161,6 +161,18 @@ public func runId(of id: String) -> String {
     return String(id.unicodeScalars[..<colon])
 }
 
+/// An id, run or event name as the store keys it: its UTF-8 bytes. Swift's `String` compares and hashes
+/// by canonical equivalence (`"\u{E9}" == "e\u{301}"`), SQLite's BINARY collation by bytes; sets and
+/// comparisons of names in memory use this (or `sameName`) so that both agree on what is one schedule.
+/// O(length) to make, compare and hash.
+public struct StoredName: Hashable, Sendable {
+    public let bytes: [UInt8]
+    public init(_ text: String) { bytes = Array(text.utf8) }
+}
+
+/// Whether `a` and `b` are one name to the store: the same bytes (see `StoredName`). O(length).
+public func sameName(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
+
 /// Whether `id` is of run `run`: `runId(of: id)` is `run` byte for byte (the store's comparison, not
 /// Swift's canonical equivalence). A `run` holding `:` has no members. O(length of `run`).
 public func isMember(id: String, ofRun run: String) -> Bool {

@@ -76,19 +76,20 @@ struct PushIngest {
         }
         if !closes.isEmpty { Snoozes(state: state).refreshDue() }
         // After the commit: close what was on screen; each cancel line (a push's first outcome) says what it closed.
-        let closed = Set(try cancellation.closeShown(closes.flatMap(\.ids), app: app, reason: "push", now: now))
+        let closed = Set(try cancellation.closeShown(closes.flatMap(\.ids), app: app, reason: "push", now: now)
+                            .map(StoredName.init))
         for (push, ids) in closes {
             guard case .success(var outcomes) = results[push] else { continue }
-            outcomes[0].closed = Self.listing(outcomes[0].closed, adding: ids.filter(closed.contains))
+            outcomes[0].closed = Self.listing(outcomes[0].closed, adding: ids.filter { closed.contains(StoredName($0)) })
             results[push] = .success(outcomes)
         }
         return results
     }
 
-    /// `listed` with each of `ids` it does not hold yet appended, in order (nil stays nil).
+    /// `listed` with each of `ids` it does not hold yet (by bytes, `sameName`) appended, in order (nil stays nil).
     private static func listing(_ listed: [String]?, adding ids: [String]) -> [String]? {
         guard var listed else { return nil }
-        for id in ids where !listed.contains(id) { listed.append(id) }
+        for id in ids where !listed.contains(where: { sameName($0, id) }) { listed.append(id) }
         return listed
     }
 

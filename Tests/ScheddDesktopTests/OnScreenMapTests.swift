@@ -22,6 +22,19 @@ final class OnScreenMapTests: XCTestCase {
         XCTAssertEqual(map.onScreen.count, 2)
     }
 
+    /// Ids are bytes (the store's keys): `é` precomposed and `e` + U+0301 are two schedules, each with its
+    /// own notification, though Swift's `String` calls them equal.
+    func testCanonicallyEquivalentIds_areTwoSchedules_eachWithItsOwnServerId() {
+        var map = OnScreenMap()
+        map.shown(note("\u{E9}"), as: 1)
+        map.shown(note("e\u{301}"), as: 2)
+        XCTAssertEqual(map.serverId(app: note("x").app, id: "\u{E9}"), 1)
+        XCTAssertEqual(map.serverId(app: note("x").app, id: "e\u{301}"), 2)
+        XCTAssertEqual(map.onScreen.count, 2, "the second did not replace the first")
+        XCTAssertEqual(map.removeSchedule(app: note("x").app, id: "e\u{301}"), 2)
+        XCTAssertEqual(map.serverId(app: note("x").app, id: "\u{E9}"), 1, "closing one leaves the other")
+    }
+
     func testShownUnderANewServerId_forgetsTheOldOne() {
         var map = OnScreenMap()
         let a = note("a")

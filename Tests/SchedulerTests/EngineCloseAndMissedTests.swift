@@ -46,6 +46,33 @@ final class EngineCloseAndMissedTests: XCTestCase {
         XCTAssertEqual(byID.first?.closed, [])
     }
 
+    /// `é` precomposed and `e` + U+0301 are two ids (the store's bytes): a run cancel closes both
+    /// notifications, not only the first, though Swift's `String` calls the two equal.
+    func testRunCancel_closesEachShownId_byItsBytes() throws {
+        let h = try EngineHarness(now: t0)
+        let ids = ["run_5:\u{E9}", "run_5:e\u{301}"]
+        for id in ids { try h.push(makeLocal(id, atFixed(t0.adding(seconds: 60))), now: t0) }
+        try h.e.advance(to: t0.adding(seconds: 60), mode: .timePassing)
+        XCTAssertEqual(h.notifier.shown.count, 2, "two schedules fired")
+        let outcome = try h.e.push(Push(cancel: .run("run_5")), now: t0.adding(seconds: 120))
+        XCTAssertEqual(outcome.first?.closed?.count, 2, "both closed")
+        XCTAssertEqual(try h.history().filter { $0.event == .closed }.count, 2)
+    }
+
+    /// A push that replaces its run spares only its own schedule, by bytes: `run_6:e` + U+0301 is another
+    /// schedule than the push's `run_6:\u{E9}`, and is cancelled with the rest of the run.
+    func testARunCancelSparingThePushesOwnId_sparesThatIdOnly_byItsBytes() throws {
+        let h = try EngineHarness(now: t0)
+        let own = makeLocal("run_6:\u{E9}", atFixed(t0.adding(seconds: 90)))
+        try h.push(own, now: t0)
+        try h.push(makeLocal("run_6:e\u{301}", atFixed(t0.adding(seconds: 60))), now: t0)
+        // The same push again, now also replacing its run: its own unchanged schedule is spared.
+        let outcomes = try h.e.push(Push(cancel: .run("run_6"), local: own), now: t0)
+        XCTAssertEqual(outcomes.first?.cancelled, ["run_6:e\u{301}"])
+        try h.e.advance(to: t0.adding(seconds: 90), mode: .timePassing)
+        XCTAssertEqual(h.notifier.shown.map { Array($0.id.utf8) }, [Array("run_6:\u{E9}".utf8)])
+    }
+
     func testRepeatingScheduleMissedWhileDown_namesItsLatestMissedOccurrence() throws {
         let h = try EngineHarness(now: t0)
         // Hourly with a 10-minute grace; the clock then jumps 5 h 30 min (down, asleep, or stepped).

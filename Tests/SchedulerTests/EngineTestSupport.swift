@@ -50,7 +50,9 @@ final class ScriptedNotifier: Notifier {
 
     @discardableResult
     func close(app: String, id: String) -> Bool {
-        let onScreen = shown.contains { $0.app == app && $0.id == id } && !closed.contains(id)
+        // By bytes, as the desktop notifier's on-screen map keys ids (OnScreenMap.Key).
+        func same(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
+        let onScreen = shown.contains { same($0.app, app) && same($0.id, id) } && !closed.contains { same($0, id) }
         closed.append(id)
         return onScreen
     }
