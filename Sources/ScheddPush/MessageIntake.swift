@@ -1,3 +1,4 @@
+import SchedCalendar
 import ScheddBus
 import ScheddCrypto
 import Scheduler
@@ -82,7 +83,7 @@ struct MessageIntake {
             return acknowledge(call, id: message.id, version: version)
         case .rejected(let reason):
             // Authentic but not a valid push: remembered too, so its replay is not counted again.
-            try fromStore(remember)
+            try rememberInvalid(app: app, digest: digest, at: now)
             let why = "\(label) is not a valid push: \(reason)"
             warn(call.sender, "rejected a \(why)")
             try reject(record, message, why)
@@ -93,6 +94,17 @@ struct MessageIntake {
         case .overQuota(let reason):
             host.log(.warning, "\(label) not applied (the distributor will deliver it again): \(reason)")
             throw PushConnectorError(.quotaExceeded, reason)
+        }
+    }
+
+    /// Records an authentic but invalid push's `digest` in `app`'s replay window at `now`, in a transaction
+    /// of its own (an applied push's record is in the push's transaction, which the daemon's service
+    /// reports). Reports to the storage health; a failure fails the `Message` call with `.storage`, not
+    /// acknowledged, so the distributor delivers it again.
+    func rememberInvalid(app: String, digest: [UInt8], at now: Instant) throws(PushConnectorError) {
+        try fromStore(writing: "recording an invalid push of \(app) in its replay window", reportingTo: host.storage) {
+            () throws(StoreError) in
+            try store.transaction { () throws(StoreError) in try store.pushReplays.record(app: app, digest: digest, at: now) }
         }
     }
 

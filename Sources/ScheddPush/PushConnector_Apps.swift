@@ -50,46 +50,55 @@ extension PushConnector {
     /// endpoint is known, the distributor refused, or 10 s passed (then `state` says `registering`
     /// and `EndpointChanged` follows).
     func registerApp(_ app: String, description: String, call: BusMessage) throws(PushConnectorError) -> BusMethodResult {
-        guard description.utf8.count <= 100 else {
-            throw PushConnectorError(.invalidArgument, "Register: 'description' must be at most 100 bytes, got \(description.utf8.count)")
-        }
-        var record: PushRegistrationRecord
-        if let existing = try fromStore({ () throws(StoreError) in try store.registrations.record(app: app) }) {
-            record = existing
-            if !description.isEmpty && description != record.description {
-                record.description = description
-                record.updated = host.now()
-                let changed = record
-                try fromStore { () throws(StoreError) in try store.registrations.save(changed) }
-            }
-        } else {
-            let count = try fromStore { () throws(StoreError) in try store.registrations.all().count }
-            guard count < Self.maximumRegistrations else {
-                throw PushConnectorError(.invalidArgument, "Register: schedd keeps at most \(Self.maximumRegistrations) "
-                                         + "push registrations; unregister an app first")
-            }
-            let keys: WebPushKeys
-            let token: String
-            do {
-                keys = try WebPushKeys.generate()
-                token = try ConnectionToken.generate()
-            } catch {
-                throw PushConnectorError(.storage, "cannot make keys for \(app): \(error.message)")
-            }
-            let now = host.now()
-            record = PushRegistrationRecord(app: app, token: token, description: description, distributor: nil,
-                                            endpoint: nil, privateKey: Base64URL.encode(keys.privateKey),
-                                            publicKey: Base64URL.encode(keys.publicKey),
-                                            authSecret: Base64URL.encode(keys.authSecret), created: now, updated: now)
-            let fresh = record
-            try fromStore { () throws(StoreError) in try store.registrations.save(fresh) }
-            host.log(.info, "new push registration for \(app)")
-        }
+        let record = try storeRegistration(app, description: description)
         let deadline = loop.now(.monotonic) &+ Self.endpointWaitMicroseconds
         waiters.add(call.deferReply(), token: record.token, deadline: deadline)
         armWaitTimer()
         register(record)
         return .deferred
+    }
+
+    /// Register's durable part: the app's stored registration, saved first when it is new (fresh token
+    /// and keys) or its description changed. Each save reports to the storage health (a full disk: the
+    /// call fails with `.storage`, and the storage health logs it and sets STATUS=/ERRNO=).
+    func storeRegistration(_ app: String, description: String) throws(PushConnectorError) -> PushRegistrationRecord {
+        guard description.utf8.count <= 100 else {
+            throw PushConnectorError(.invalidArgument, "Register: 'description' must be at most 100 bytes, got \(description.utf8.count)")
+        }
+        if var record = try fromStore({ () throws(StoreError) in try store.registrations.record(app: app) }) {
+            if !description.isEmpty && description != record.description {
+                record.description = description
+                record.updated = host.now()
+                let changed = record
+                try fromStore(writing: "saving the new description of the push registration of \(app)", reportingTo: host.storage) {
+                    () throws(StoreError) in try store.registrations.save(changed)
+                }
+            }
+            return record
+        }
+        let count = try fromStore { () throws(StoreError) in try store.registrations.all().count }
+        guard count < Self.maximumRegistrations else {
+            throw PushConnectorError(.invalidArgument, "Register: schedd keeps at most \(Self.maximumRegistrations) "
+                                     + "push registrations; unregister an app first")
+        }
+        let keys: WebPushKeys
+        let token: String
+        do {
+            keys = try WebPushKeys.generate()
+            token = try ConnectionToken.generate()
+        } catch {
+            throw PushConnectorError(.storage, "cannot make keys for \(app): \(error.message)")
+        }
+        let now = host.now()
+        let fresh = PushRegistrationRecord(app: app, token: token, description: description, distributor: nil,
+                                           endpoint: nil, privateKey: Base64URL.encode(keys.privateKey),
+                                           publicKey: Base64URL.encode(keys.publicKey),
+                                           authSecret: Base64URL.encode(keys.authSecret), created: now, updated: now)
+        try fromStore(writing: "saving the new push registration of \(app)", reportingTo: host.storage) {
+            () throws(StoreError) in try store.registrations.save(fresh)
+        }
+        host.log(.info, "new push registration for \(app)")
+        return fresh
     }
 
     /// `Unregister(s app) → s registration`: tells the distributor (Distributor2.Unregister), forgets
@@ -98,7 +107,9 @@ extension PushConnector {
         guard let record = try fromStore({ () throws(StoreError) in try store.registrations.record(app: app) }) else {
             throw PushConnectorError(.notRegistered, "Unregister: \(app) has no push registration")
         }
-        try fromStore { () throws(StoreError) in _ = try store.registrations.delete(app: app) }
+        try fromStore(writing: "deleting the push registration of \(app)", reportingTo: host.storage) {
+            () throws(StoreError) in _ = try store.registrations.delete(app: app)
+        }
         let json = rejections.merged(record).json(state: state(of: record))
         rejections.forget(app: app)
         states[app] = nil

@@ -115,7 +115,12 @@ extension PushConnector {
             if record.distributor != nil { record.endpoint = nil }
             record.distributor = target
             record.updated = host.now()
-            do { try store.registrations.save(record) } catch {
+            let chosen = record
+            do throws(StoreError) {
+                try host.storage.reporting("saving \(target) as the push distributor of \(record.app)") {
+                    () throws(StoreError) in try store.registrations.save(chosen)
+                }
+            } catch {
                 states[record.app] = .failed("cannot store the registration: \(error.message)")
                 answerWaiters(token: record.token)
                 return

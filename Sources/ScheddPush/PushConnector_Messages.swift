@@ -31,7 +31,10 @@ extension PushConnector {
             try? message.reply { _ throws(BusError) in }
             return .replied
         } catch {
-            warn(peer: message.sender, "ignored \(message.member) from \(message.sender ?? "?"): \(error.message)")
+            // A failed write the storage health was told of is logged there, once (CONTRACT §9): not here too.
+            if !error.reportedToStorageHealth {
+                warn(peer: message.sender, "ignored \(message.member) from \(message.sender ?? "?"): \(error.message)")
+            }
             return .failed(name: error.busName, message: error.message)
         }
     }
@@ -68,7 +71,9 @@ extension PushConnector {
             record.endpoint = endpoint
             record.updated = host.now()
             let updated = record
-            try fromStore { () throws(StoreError) in try store.registrations.save(updated) }
+            try fromStore(writing: "saving the new push endpoint of \(record.app)", reportingTo: host.storage) {
+                () throws(StoreError) in try store.registrations.save(updated)
+            }
             host.log(.info, "new push endpoint for \(record.app) from \(record.distributor ?? "?")")
         }
         states[record.app] = .registered
@@ -89,7 +94,8 @@ extension PushConnector {
         record.endpoint = nil
         record.updated = host.now()
         let cleared = record
-        try fromStore { () throws(StoreError) in try store.registrations.save(cleared) }
+        try fromStore(writing: "clearing the push endpoint of \(record.app) (its distributor unregistered it)",
+                      reportingTo: host.storage) { () throws(StoreError) in try store.registrations.save(cleared) }
         states[record.app] = .registering
         emit("Unregistered", record.app, "the distributor \(record.distributor ?? "?") unregistered the app")
         let now = loop.now(.monotonic)

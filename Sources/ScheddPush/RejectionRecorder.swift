@@ -64,13 +64,9 @@ final class RejectionRecorder {
             arm(at: last &+ Self.intervalMicroseconds)
             return
         }
-        do throws(StoreError) {
+        try fromStore(writing: "recording a rejected push of \(app)", reportingTo: storage) { () throws(StoreError) in
             try store.registrations.recordRejection(app: app, rejection, count: count)
-        } catch {
-            storage.failed("recording a rejected push of \(app)", error)
-            throw PushConnectorError(.storage, error.message)
         }
-        storage.succeeded()
         // Only once written: a failed write keeps what was held (the failing message is not acknowledged,
         // and the distributor delivers it again).
         held[app] = nil

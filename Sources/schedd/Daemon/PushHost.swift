@@ -26,8 +26,10 @@ final class PushHost {
                 case .error: logger.error(text)
                 }
             },
-            // The connector's own writes (its rejection counts) report to the storage health like every
-            // other write; a failure counts without moving the firings' back-off (the recorder has its own).
+            // The connector's own writes (registrations, the replay record of an invalid push, rejection
+            // counts) report to the storage health like every other write; a failure counts without moving
+            // the firings' back-off (each of those writes fails its call, or the recorder backs off itself).
+            // The push itself is not among them: `service.push` reports it.
             storage: PushConnector.StorageHooks(
                 failed: { what, error in
                     storage.failed(what, ServiceFailure(.storage, error.message, storeCause: error), backOff: false)
