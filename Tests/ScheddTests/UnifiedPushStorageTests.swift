@@ -54,6 +54,44 @@ final class UnifiedPushStorageTests: XCTestCase {
                        "a storage failure is not a rejected push")
     }
 
+    /// Register with the disk full: the new registration's save fails, so the call fails with the Storage
+    /// error as it always did — and now the failure reaches the daemon's storage health, so the service
+    /// manager hears `ERRNO=28` (ENOSPC) and `STATUS=Storage failing since …`, and the log has the storage
+    /// health's line naming the write and the app (once; the connector logs no line of its own). Before,
+    /// `systemctl status schedd` said all was well. Once there is room, the same Register succeeds, and
+    /// that write ends the failure period: `ERRNO=0`, `STATUS=Serving …`, "storage recovered".
+    func testDiskFull_registerFails_withTheStorageError_andTheServiceManagerHearsERRNO28_thenTheRecovery() throws {
+        let h = try XCTUnwrap(h), notify = try XCTUnwrap(h.notify)
+        let app = "org.example.Reminders"
+        let fill = mountPoint + "/fill", rest = mountPoint + "/rest"
+        // Full to the last 4 KiB page, as above: the commit needs a page of write-ahead log there is not.
+        _ = try runProcess("/bin/dd", ["if=/dev/zero", "of=\(fill)", "bs=64k"])
+        _ = try runProcess("/bin/dd", ["if=/dev/zero", "of=\(rest)", "bs=4k"])
+        XCTAssertFalse(notify.received.contains("ERRNO=28"), "storage failing before the Register: \(notify.received)")
+
+        let (status, text) = try h.unifiedPush("Register", "ss", [app, "reminders"])
+        print("Register on a full disk: \(text)")
+        XCTAssertNotEqual(status, 0, "Register answered although nothing could be stored: \(text)")
+        // busctl prints the error's message ("Call failed: INSERT INTO push_registrations…: database or disk is
+        // full (SQLite result code 13)"), not its name.
+        XCTAssertTrue(text.contains("database or disk is full"), "not the storage error: \(text)")
+        XCTAssertTrue(notify.wait(for: "ERRNO=28", deadlineSeconds: 10), "received: \(notify.received)")
+        XCTAssertTrue(notify.received.contains { $0.hasPrefix("STATUS=Storage failing since") }, "\(notify.received)")
+        let named = h.daemonStderr.split(separator: "\n").filter { $0.contains("saving the new push registration of \(app)") }
+        XCTAssertEqual(named.count, 1, "one line names the failed write, the storage health's:\n\(h.daemonStderr)")
+        XCTAssertTrue(named.first?.contains("storage failure:") == true, "\(named)")
+
+        try FileManager.default.removeItem(atPath: rest)
+        try FileManager.default.removeItem(atPath: fill)
+        XCTAssertNil(try h.pushRegistrations()[app], "nothing of the failed Register was stored")
+        _ = try h.registerForPushes(app)
+        XCTAssertTrue(notify.wait(for: "ERRNO=0", deadlineSeconds: 10), "received: \(notify.received)")
+        let failing = try XCTUnwrap(notify.received.firstIndex(of: "ERRNO=28"))
+        XCTAssertTrue(notify.received[failing...].contains("ERRNO=0"), "no recovery after the failure: \(notify.received)")
+        XCTAssertTrue(notify.received[failing...].contains { $0.hasPrefix("STATUS=Serving ") }, "\(notify.received)")
+        XCTAssertTrue(h.daemonStderr.contains("storage recovered after"), h.daemonStderr)
+    }
+
     /// RejectionRecorder's failed write: the rejections it holds in memory (those within a second of the
     /// app's last written one) are kept when the write that carries them fails, so the count a user reads
     /// is exact. The write that fails here is a rejection's own, written at once because the timer's
