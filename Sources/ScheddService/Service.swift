@@ -203,15 +203,15 @@ public final class Service {
     /// One push decoded; with `rules` (a sandboxed caller's), also checked against them: a link or
     /// file it may not give is InvalidArgument naming the member (CONTRACT §8 "Nothing of the host").
     static func decodePush(_ text: String, zones: any ZoneResolver, rules: SandboxedPushRules? = nil) throws(ServiceFailure) -> Push {
-        var push: Push
+        let push: Push
         do {
-            push = try PushDecoder.decode(text.utf8, zones: zones)  // the string's own bytes, not a copy
+            // The string's own bytes, not a copy. The digest, which the engine reads once per push, is
+            // computed here: for a batch this runs on the decoder's thread, off the loop.
+            push = try PushDecoder.decode(text.utf8, zones: zones, memoizingDigest: true)
         } catch {
             throw ServiceFailure(.invalidPush, error)
         }
         try checkSandboxed(push, rules)
-        // The engine reads it once per push: for a batch this runs on the decoder's thread, off the loop.
-        push.local?.memoizeDigest()
         return push
     }
 

@@ -76,13 +76,17 @@ public enum PushDecoder {
     }
 
     /// Decodes any collection of bytes (`ArraySlice`, `UnsafeRawBufferPointer` from a fuzzer or a
-    /// D-Bus message); the same rules as `decode(_: [UInt8])`.
-    public static func decode(_ bytes: some Collection<UInt8>, zones: any ZoneResolver) throws(PushError) -> Push {
+    /// D-Bus message); the same rules as `decode(_: [UInt8])`. With `memoizingDigest`, the schedule's
+    /// digest is computed and kept as the value is built (`LocalSchedule.memoizeDigest`): the daemon
+    /// needs it for every push, and setting it afterwards through `push.local?` copied the schedule out and
+    /// back. Without it (the CLI) nothing is hashed.
+    public static func decode(_ bytes: some Collection<UInt8>, zones: any ZoneResolver,
+                              memoizingDigest: Bool = false) throws(PushError) -> Push {
         guard bytes.count <= maxPushBytes else { throw tooLarge }
         // The push is returned straight out of the closure (a `Result` would hold a copy of it).
         do {
             let decode = { (buffer: UnsafeBufferPointer<UInt8>) throws(PushError) -> Push in
-                try PushDecoder.decode(buffer: buffer, zones: zones)
+                try PushDecoder.decode(buffer: buffer, zones: zones, memoizingDigest: memoizingDigest)
             }
             if let push = try bytes.withContiguousStorageIfAvailable(decode) { return push }
             return try Array(bytes).withUnsafeBufferPointer(decode)
@@ -96,7 +100,8 @@ public enum PushDecoder {
     /// The decoder proper, over the push's bytes as a `JSONTape` (no `JSONValue` tree: member names are
     /// compared as bytes, strings become `String`s only when kept, and `data` and the fingerprint are written
     /// from the raw bytes).
-    private static func decode(buffer: UnsafeBufferPointer<UInt8>, zones: any ZoneResolver) throws(PushError) -> Push {
+    private static func decode(buffer: UnsafeBufferPointer<UInt8>, zones: any ZoneResolver,
+                               memoizingDigest: Bool) throws(PushError) -> Push {
         let tape: JSONTape
         do throws(JSONError) {
             tape = try JSONTape(parsing: buffer, maxDepth: maxDepth)
@@ -134,7 +139,7 @@ public enum PushDecoder {
         let extras = try decodeExtras(bk, unknown: &unknown)
         var local: LocalSchedule?
         if let node = try bk.object(BKMember.local) {
-            local = try decodeLocal(tape, node, zones: zones, unknown: &unknown)
+            local = try decodeLocal(tape, node, zones: zones, memoizingDigest: memoizingDigest, unknown: &unknown)
         }
         return Push(cancel: cancel, local: local, messageId: messageId, extras: extras, unknownMembers: unknown)
     }

@@ -18,7 +18,7 @@ extension PushDecoder {
     enum ActionMember { static let id = 0, title = 1 }
 
     /// `bk.local`, rule by rule in the order of CONTRACT §1's table.
-    static func decodeLocal(_ tape: JSONTape, _ node: Int, zones: any ZoneResolver,
+    static func decodeLocal(_ tape: JSONTape, _ node: Int, zones: any ZoneResolver, memoizingDigest: Bool = false,
                             unknown: inout [String]) throws(PushError) -> LocalSchedule {
         let local = try PushObject(tape, node, path: "bk.local", known: localNames, unknown: &unknown)
 
@@ -138,6 +138,7 @@ extension PushDecoder {
         schedule.alarm = alarm
         schedule.wake = wake || alarm
         schedule.parsedCalendar = ParsedCalendar(parsedCalendar)
+        if memoizingDigest { schedule.memoizeDigest() }
         return schedule
     }
 

@@ -210,6 +210,10 @@ final class PushDecoderGoodPayloadTests: XCTestCase {
         XCTAssertNil(s.memoizedDigest.hex)
         XCTAssertNotEqual(s.digest, digest)
         XCTAssertEqual(s.digest, StoreCoding.digest(ofFingerprint: s.fingerprint))
+        // The daemon asks the decoder to memoize as it builds the value.
+        let memoized = try XCTUnwrap(PushDecoder.decode(Array(#"{"bk":{"local":{"id":"m","at":"2026-03-01T10:00","title":"T"}}}"#.utf8),
+                                                        zones: ZoneDatabase.shared, memoizingDigest: true).local)
+        XCTAssertEqual(memoized.memoizedDigest.hex, digest)
     }
 
     func testFingerprintIsItselfAValidLocalThatDecodesToTheSameSchedule() throws {
