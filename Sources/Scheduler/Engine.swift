@@ -77,7 +77,11 @@ public final class Engine {
     /// The folding rule (CONTRACT §11 "No flood"; Folding.swift): more than this many late notifications of
     /// one app due at once become one summary. `schedd run --fold-threshold N`; 0 turns folding off.
     public let foldThreshold: Int
-    /// Why late notifications are being delivered now: the summary's wording (Folding.swift).
+    /// Why the next catch-up's late notifications are late: the summary's wording (Folding.swift). The
+    /// daemon's parts set it when they learn of a resume or a clock step, before they deliver; it starts as
+    /// `.start` (the catch-up of a start). An `advance` that finishes (not sliced further) has delivered
+    /// that catch-up, so it sets the cause back to `.delayed`: a later late batch (a storage failure's
+    /// recovery) is not worded as a sleep, a start or a jump that it was not.
     public var lateCause = LateCause.start
     /// What the machine can do for `wake: true` schedules, as the daemon found out (Wake.swift): each
     /// push outcome of a wake schedule carries it.

@@ -50,7 +50,9 @@ extension Engine {
     @discardableResult
     public func advance(to now: Instant, mode: AdvanceMode, maxBatches: Int = .max) throws(EngineError)
         -> [DueNotification] {
-        try firing.advance(to: now, mode: mode, maxBatches: maxBatches)
+        let delivered = try firing.advance(to: now, mode: mode, maxBatches: maxBatches)
+        if !isAdvancing { lateCause = .delayed }  // this catch-up is done; its cause explains no later one
+        return delivered
     }
 }
 

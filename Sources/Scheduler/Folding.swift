@@ -8,6 +8,11 @@ public enum LateCause: String, Sendable, Hashable {
     case start
     /// The wall clock jumped (NTP, `date -s`, `clock set`).
     case clockJump = "clock-jump"
+    /// None of those: schedd ran and the clocks ran on, but the deliveries were held up (a storage failure
+    /// backed off until the disk had room, a stopped or overloaded daemon). What `Engine.lateCause` falls
+    /// back to once the catch-up of a start, resume or jump is done, so a later catch-up is not worded as
+    /// one of them.
+    case delayed
 
     /// "4 reminders while this computer was asleep".
     public func summaryTitle(count: Int) -> String {
@@ -15,6 +20,7 @@ public enum LateCause: String, Sendable, Hashable {
         case .resume: "\(count) reminders while this computer was asleep"
         case .start: "\(count) reminders while schedd was not running"
         case .clockJump: "\(count) reminders the clock skipped past"
+        case .delayed: "\(count) reminders delivered late"
         }
     }
 }

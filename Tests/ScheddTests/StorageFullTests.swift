@@ -43,6 +43,46 @@ final class StorageFullTests: XCTestCase {
         h.daemonStderr.split(separator: "\n").map(String.init).filter { $0.contains("storage") }
     }
 
+    /// Fills the tmpfs to the last byte with dd; returns the fill file's path.
+    private func fillTheDisk(file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let fill = mountPoint + "/fill"
+        _ = try runProcess("/bin/dd", ["if=/dev/zero", "of=\(fill)", "bs=64k"])
+        // Full: what dd wrote plus the database fill the 2 MiB (the database and its write-ahead log take about
+        // half of it after the schema's ten steps), and less than one 64 KiB block is left.
+        XCTAssertGreaterThan((try? FileManager.default.attributesOfItem(atPath: fill)[.size] as? Int) ?? 0, 256 << 10,
+                             file: file, line: line)
+        let avail = try runProcess("/bin/df", ["--output=avail", "-B1", mountPoint])
+        let left = Int(avail.stdout.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "") ?? -1
+        XCTAssertTrue((0..<(64 << 10)).contains(left), "the tmpfs is not full: \(avail.stdout)", file: file, line: line)
+        return fill
+    }
+
+    /// Four reminders of one app fall due while the disk is full; once it has room the back-off's retry
+    /// delivers them late, folded into one summary (CONTRACT §11 "No flood"). Its words must not claim a
+    /// cause that did not happen: schedd ran and the clock did not jump. The retry is a due-timer wake,
+    /// which used to mark every late batch it found as a clock jump ("4 reminders the clock skipped past").
+    func testDiskFull_theCatchUpAfterTheRecovery_isWordedAsDeliveredLate_notAsAClockJump() throws {
+        let h = try XCTUnwrap(h)
+        let due = Date().addingTimeInterval(3)
+        let formatter = ISO8601DateFormatter()
+        for i in 1...4 {
+            let at = formatter.string(from: due.addingTimeInterval(Double(i) / 10))
+            XCTAssertEqual(try h.push(localPush(id: "late:\(i)", at: at, title: "Late \(i)", extra: "\"graceSeconds\":600")).count, 1)
+        }
+        let fill = try fillTheDisk()
+        while Date() < due.addingTimeInterval(1) { usleep(100_000) }
+        XCTAssertTrue(h.notify!.wait(for: "ERRNO=28", deadlineSeconds: 20), "received: \(h.notify!.received)")
+        XCTAssertTrue(h.shown.isEmpty, "shown while the disk was full: \(h.shown)")
+
+        try FileManager.default.removeItem(atPath: fill)
+        XCTAssertTrue(waitUntil(60) { h.shown.contains { $0["id"] as? String == "schedd:folded" } },
+                      "no summary after the disk had room again; log:\n\(h.daemonStderr)")
+        XCTAssertEqual(h.shown.map { $0["title"] as? String }, ["4 reminders delivered late"])
+        let fired = try h.history().filter { $0["event"] as? String == "fired" }
+        XCTAssertEqual(fired.count, 4)
+        XCTAssertTrue(fired.allSatisfy { $0["folded"] as? Bool == true && ($0["late"] as? Double ?? 0) > 0 }, "\(fired)")
+    }
+
     func testDiskFull_pushFailsCleanly_firingBacksOff_andRecoversByItself() throws {
         let h = try XCTUnwrap(h)
         let pid = try XCTUnwrap(h.daemon?.processIdentifier)
@@ -51,15 +91,7 @@ final class StorageFullTests: XCTestCase {
         let dueText = ISO8601DateFormatter().string(from: due)
         XCTAssertEqual(try h.push(localPush(id: "due:1", at: dueText, extra: "\"graceSeconds\":600")).count, 1)
 
-        // Fill the tmpfs to the last byte.
-        let fill = mountPoint + "/fill"
-        _ = try runProcess("/bin/dd", ["if=/dev/zero", "of=\(fill)", "bs=64k"])
-        // Full: what dd wrote plus the database fill the 2 MiB (the database and its write-ahead log take about
-        // half of it after the schema's ten steps), and less than one 64 KiB block is left.
-        XCTAssertGreaterThan((try? FileManager.default.attributesOfItem(atPath: fill)[.size] as? Int) ?? 0, 256 << 10)
-        let avail = try runProcess("/bin/df", ["--output=avail", "-B1", mountPoint])
-        let left = Int(avail.stdout.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "") ?? -1
-        XCTAssertTrue((0..<(64 << 10)).contains(left), "the tmpfs is not full: \(avail.stdout)")
+        let fill = try fillTheDisk()
 
         // A push now fails with the Storage error (exit 3) and nothing of it is stored.
         let body = String(repeating: "b", count: 8000), data = "{\"d\":\"\(String(repeating: "x", count: 16000))\"}"

@@ -127,8 +127,11 @@ final class Daemon {
             if let notify = report.notify { ServiceManager.notify(notify) }
         })
         let eventLoop = loop, fatal = { reason in Daemon.fatal(reason, logger: logger, loop: eventLoop) }
-        // Before a due-timer wake or a wall-clock step is delivered: the sleep part tells a resume from a jump.
+        // Before a wall-clock step is delivered: the sleep part tells a resume from a jump. Before a due-timer
+        // wake: a resume, or else a plain wake — what it finds late was held up (a storage back-off's retry),
+        // not skipped by the clock.
         let checkClocks = { if !lateSleepWatch.value.checkClocks() { engine().lateCause = .clockJump } }
+        let checkClocksAtTimer = { if !lateSleepWatch.value.checkClocks() { engine().lateCause = .delayed } }
         // Every part's loop work is a defer source below the bus (LoopPriority gives the order).
         let work = LoopSources(loop: loop)
         let fairQueue = FairQueue(loop: work, log: logger)
@@ -140,7 +143,7 @@ final class Daemon {
         wakeLine = wake.line
         let announcer = announcer
         let delivering = Delivery(engine: engine, clock: clock, storage: storage, log: logger, loop: work,
-                                  dueTimer: clock.fake == nil ? { expired in work.timer { checkClocks(); expired() } } : nil,
+                                  dueTimer: clock.fake == nil ? { expired in work.timer { checkClocksAtTimer(); expired() } } : nil,
                                   events: Delivery.Events(settled: { slicing.kick(); wake.arming.rearm() },
                                                           maintained: { lateWatches.value.syncTzdata() },
                                                           failedLate: { announcer.logFailure($0, $1) }, fatal: fatal))
