@@ -163,10 +163,10 @@ struct Cancellation {
                     try state.store.failedDeliveries.remove(app: app, id: id)
                 }
             }
-            var closing = Set(changes.closes)
+            var closing = Set(changes.closes.map(StoredName.init))
             for id in try state.store.snoozed.ids(app: app, run: run) where !isSpared(id, sparing) {
                 _ = try state.store.snoozed.remove(app: app, id: id)
-                if closing.insert(id).inserted { changes.closes.append(id) }
+                if closing.insert(StoredName(id)).inserted { changes.closes.append(id) }
             }
             return (ids, unlisted)
         }
