@@ -127,11 +127,10 @@ final class Daemon {
             if let notify = report.notify { ServiceManager.notify(notify) }
         })
         let eventLoop = loop, fatal = { reason in Daemon.fatal(reason, logger: logger, loop: eventLoop) }
-        // Before a wall-clock step is delivered: the sleep part tells a resume from a jump. Before a due-timer
-        // wake: a resume, or else a plain wake — what it finds late was held up (a storage back-off's retry),
-        // not skipped by the clock.
-        let checkClocks = { if !lateSleepWatch.value.checkClocks() { engine().lateCause = .clockJump } }
-        let checkClocksAtTimer = { if !lateSleepWatch.value.checkClocks() { engine().lateCause = .delayed } }
+        // Before a wall-clock step or a due-timer wake is delivered: the sleep part tells the engine why what
+        // it finds late is late — a resume, a clock step, or neither (a storage back-off's retry).
+        let checkClocks = { lateSleepWatch.value.tellLateCause(clockChanged: true) }
+        let checkClocksAtTimer = { lateSleepWatch.value.tellLateCause(clockChanged: false) }
         // Every part's loop work is a defer source below the bus (LoopPriority gives the order).
         let work = LoopSources(loop: loop)
         let fairQueue = FairQueue(loop: work, log: logger)

@@ -37,6 +37,9 @@ final class SleepWatch {
     private var inhibitRequested = false
     /// CLOCK_BOOTTIME − CLOCK_MONOTONIC when last looked at (µs): its growth is time suspended.
     private var suspendedOffset = SystemTime.boottimeMicroseconds - SystemTime.monotonicMicroseconds
+    /// Whether the wall clock stepped between two looks (`causeOfLateness`).
+    private var wallSteps = WallClockSteps(realtime: SystemTime.realtimeMicroseconds,
+                                           boottime: SystemTime.boottimeMicroseconds)
     /// A suspended gap shorter than this is not a sleep (1 s; the clocks are read a few µs apart).
     static let minimumGapMicroseconds: Int64 = 1_000_000
     static let logindName = "org.freedesktop.login1"
@@ -45,7 +48,7 @@ final class SleepWatch {
 
     /// `beforeSleep` runs on PrepareForSleep(true), before the inhibitor is released (the daemon's
     /// `Daemon.settleBeforeSleep`); `afterResume` on PrepareForSleep(false), once the resume is recorded
-    /// (the daemon's `Delivery.wallClockChanged`). The due timer and the clock-step watch call `checkClocks`.
+    /// (the daemon's `Delivery.wallClockChanged`). The due timer and the clock-step watch call `tellLateCause`.
     init(state: SleepState, clock: ServiceClock, engine: @escaping () -> Engine, logger: Logger,
          beforeSleep: @escaping () -> Void, afterResume: @escaping () -> Void) {
         self.state = state; self.clock = clock; self.engine = engine; self.logger = logger
@@ -193,10 +196,9 @@ final class SleepWatch {
         logger.warning("lost the system bus: sleep and resume are told by the clocks from now on")
     }
 
-    /// Called when the loop wakes for the due timer or a wall-clock change: a grown suspended gap is a
+    /// On every wake for the due timer or a wall-clock change (`tellLateCause`): a grown suspended gap is a
     /// resume (recorded, and the late notifications' cause is `.resume`). Returns whether it was one.
-    @discardableResult
-    func checkClocks() -> Bool {
+    private func checkClocks() -> Bool {
         let offset = SystemTime.boottimeMicroseconds - SystemTime.monotonicMicroseconds
         let gap = offset - suspendedOffset
         suspendedOffset = offset
@@ -209,6 +211,17 @@ final class SleepWatch {
             logger.info("the machine resumed after \(gap / 1_000_000) s asleep (CLOCK_BOOTTIME): delivering what fell due")
         }
         return true
+    }
+
+    /// Why what a wake finds late is late, told the engine (`Engine.lateCause`) before it delivers: a resume
+    /// (`checkClocks`), else a wall-clock step — the kernel's word (`clockChanged`, the clock-step watch) or
+    /// the clocks' (`WallClockSteps`: the due timer may wake for a step first) — else neither, `.delayed`
+    /// (a storage back-off's retry, a stopped daemon). Both looks run on every wake, so each keeps its
+    /// reference current.
+    func tellLateCause(clockChanged: Bool) {
+        let stepped = wallSteps.stepped(realtime: SystemTime.realtimeMicroseconds, boottime: SystemTime.boottimeMicroseconds)
+        if checkClocks() { return }
+        engine().lateCause = clockChanged || stepped ? .clockJump : .delayed
     }
 
     private func resynchronizeClocks() {
