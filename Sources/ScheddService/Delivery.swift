@@ -110,6 +110,7 @@ public final class Delivery {
     /// Delivers what is due at `now` (in `mode`) unless a storage failure is being backed off.
     public func deliverDue(now: Instant, mode: AdvanceMode) {
         guard storage.mayFire(at: now) else { return }
+        events.delivering()
         do throws(EngineError) {
             try startSlicedDelivery(mode: mode)
             storage.succeeded()

@@ -23,10 +23,17 @@ extension Delivery {
         /// service manager restarts it. Never returns to a state where due notifications silently wait.
         public let fatal: (String) -> Void
 
+        /// Before each delivery of what is due at the clock's now (`deliverDue`: the due timer's, a settle's,
+        /// a clock step's), so that late notifications are worded by their cause: the daemon's
+        /// `SleepWatch.tellLateCause`, which reads the clocks for a resume or a step (on the real clock; a
+        /// fake clock's methods say it themselves).
+        public let delivering: () -> Void
+
         public init(settled: @escaping () -> Void = {}, maintained: @escaping () -> Void = {},
                     failedLate: @escaping (DueNotification, String) -> Void = { _, _ in },
-                    fatal: @escaping (String) -> Void = { _ in }) {
+                    fatal: @escaping (String) -> Void = { _ in }, delivering: @escaping () -> Void = {}) {
             self.settled = settled; self.maintained = maintained; self.failedLate = failedLate; self.fatal = fatal
+            self.delivering = delivering
         }
     }
 }

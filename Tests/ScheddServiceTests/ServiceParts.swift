@@ -61,7 +61,8 @@ struct ServiceParts {
     /// `WakeArming` after every settle, as the daemon does.
     init(databasePath: String, start: Instant, fake: Bool = true, syncDevice: SyncPipeline.Device? = nil,
          looped: Set<LoopPriority> = [], batchDecoder: PushBatchDecoder? = nil,
-         wake: (capability: WakeCapability, source: (any WakeTimerSource)?)? = nil) throws {
+         wake: (capability: WakeCapability, source: (any WakeTimerSource)?)? = nil,
+         delivering: @escaping () -> Void = {}) throws {
         let loop = HandLoop(looped)
         let store = try SQLiteScheduleStore(path: databasePath)
         let engine = try Engine(store: store, notifier: RecordingNotifier(),
@@ -82,7 +83,7 @@ struct ServiceParts {
         if let wake { engine.wakeCapability = wake.capability }
         let arming = wake.map { WakeArming(source: $0.source, engine: { engine }, state: sleep, log: recorder) }
         let delivery = Delivery(engine: { engine }, clock: clock, storage: storage, log: recorder, loop: loop,
-                                events: Delivery.Events(settled: { slicing.kick(); arming?.rearm() }))
+                                events: Delivery.Events(settled: { slicing.kick(); arming?.rearm() }, delivering: delivering))
         lateDelivery.bind(delivery)
         let group = GroupCommit(engine: { engine }, clock: clock, storage: storage, announcer: recorder, log: recorder,
                                 durability: durability, loop: loop, afterCommit: { delivery.settle() })

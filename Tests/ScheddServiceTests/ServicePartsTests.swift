@@ -72,6 +72,25 @@ final class ServicePartsTests: XCTestCase {
         XCTAssertEqual(count().first.flatMap { try? $0.get() }, .count(1), "and the count sees it")
     }
 
+    /// The daemon reads the clocks for a resume or a step before each delivery of what is due (its
+    /// `SleepWatch.tellLateCause`), so the catch-up is worded by its cause: the delivery tells it first,
+    /// while everything is still due, and only when something is.
+    func testDelivery_tellsItsEventsBeforeEachDeliveryOfWhatIsDue_andOnlyThen() throws {
+        final class Seen { var pendingAtCall: [Int] = []; var engine: Engine? }
+        let seen = Seen()
+        let p = try ServiceParts(databasePath: directory + "/s.db", start: start,
+                                 delivering: { seen.pendingAtCall.append(seen.engine?.pendingCount ?? -1) })
+        seen.engine = p.engine
+        for i in 1...4 { XCTAssertEqual(serve(p, push("run_3:\(i)"))().count, 1) }
+        XCTAssertEqual(seen.pendingAtCall, [], "nothing due yet: no delivery")
+        p.clock.fake?.set(start.adding(seconds: 7200))  // past 06:00, without the clock's own delivery
+        p.delivery.settle()
+        XCTAssertEqual(seen.pendingAtCall, [4], "told once, before the four were delivered")
+        XCTAssertEqual(p.engine.pendingCount, 0)
+        p.delivery.settle()
+        XCTAssertEqual(seen.pendingAtCall, [4], "nothing due: not told again")
+    }
+
     func testDelivery_answersAClockMoveAfterItsLastSlice() throws {
         let p = try parts(looped: [.delivery])
         // More due entries than one slice decides (Engine.firingBatchSize per slice).

@@ -127,10 +127,11 @@ final class Daemon {
             if let notify = report.notify { ServiceManager.notify(notify) }
         })
         let eventLoop = loop, fatal = { reason in Daemon.fatal(reason, logger: logger, loop: eventLoop) }
-        // Before a wall-clock step or a due-timer wake is delivered: the sleep part tells the engine why what
-        // it finds late is late — a resume, a clock step, or neither (a storage back-off's retry).
+        // Before a wall-clock step is delivered, and before every delivery on the real clock (a due-timer
+        // wake, a settle after a commit): the sleep part tells the engine a resume or a clock step it reads
+        // from the clocks, so that what is found late is worded by its cause (else it stays as it was).
         let checkClocks = { lateSleepWatch.value.tellLateCause(clockChanged: true) }
-        let checkClocksAtTimer = { lateSleepWatch.value.tellLateCause(clockChanged: false) }
+        let checkClocksBeforeDelivery = clock.fake == nil ? { lateSleepWatch.value.tellLateCause(clockChanged: false) } : {}
         // Every part's loop work is a defer source below the bus (LoopPriority gives the order).
         let work = LoopSources(loop: loop)
         let fairQueue = FairQueue(loop: work, log: logger)
@@ -142,10 +143,11 @@ final class Daemon {
         wakeLine = wake.line
         let announcer = announcer
         let delivering = Delivery(engine: engine, clock: clock, storage: storage, log: logger, loop: work,
-                                  dueTimer: clock.fake == nil ? { expired in work.timer { checkClocksAtTimer(); expired() } } : nil,
+                                  dueTimer: clock.fake == nil ? work.timer : nil,
                                   events: Delivery.Events(settled: { slicing.kick(); wake.arming.rearm() },
                                                           maintained: { lateWatches.value.syncTzdata() },
-                                                          failedLate: { announcer.logFailure($0, $1) }, fatal: fatal))
+                                                          failedLate: { announcer.logFailure($0, $1) }, fatal: fatal,
+                                                          delivering: checkClocksBeforeDelivery))
         delivery = delivering
         lateDelivery.bind(delivering)
         let announcements = Announcements(bus: bus, logger: logger, subscriptions: subscriptions)

@@ -213,15 +213,16 @@ final class SleepWatch {
         return true
     }
 
-    /// Why what a wake finds late is late, told the engine (`Engine.lateCause`) before it delivers: a resume
-    /// (`checkClocks`), else a wall-clock step — the kernel's word (`clockChanged`, the clock-step watch) or
-    /// the clocks' (`WallClockSteps`: the due timer may wake for a step first) — else neither, `.delayed`
-    /// (a storage back-off's retry, a stopped daemon). Both looks run on every wake, so each keeps its
-    /// reference current.
+    /// Tells the engine (`Engine.lateCause`) what the clocks say before a delivery: a resume (`checkClocks`),
+    /// else a wall-clock step — the kernel's word (`clockChanged`, the clock-step watch) or the clocks'
+    /// (`WallClockSteps`: a due-timer wake or a settle may come before the step's own watch). Otherwise it
+    /// leaves the cause as it is: `.delayed` once the last catch-up is done (a storage back-off's retry, a
+    /// stopped daemon), or what the start or logind's resume set and no delivery has consumed yet. Both
+    /// looks run each time, so each keeps its reference current. Three clock reads.
     func tellLateCause(clockChanged: Bool) {
         let stepped = wallSteps.stepped(realtime: SystemTime.realtimeMicroseconds, boottime: SystemTime.boottimeMicroseconds)
         if checkClocks() { return }
-        engine().lateCause = clockChanged || stepped ? .clockJump : .delayed
+        if clockChanged || stepped { engine().lateCause = .clockJump }
     }
 
     private func resynchronizeClocks() {
