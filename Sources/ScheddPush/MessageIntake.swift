@@ -89,11 +89,19 @@ struct MessageIntake {
             try reject(record, message, why)
             return acknowledge(call, id: message.id, version: version)
         case .failed(let reason):
-            host.log(.error, "\(label) not applied (the distributor will deliver it again): \(reason)")
-            throw PushConnectorError(.storage, reason)
+            // The storage failure itself is the storage health's to log (the service reported it, once and
+            // rate-limited); which message it held back is this line, throttled per peer like every line a
+            // distributor's traffic causes: a distributor that redelivers a backlog into a full disk every
+            // few seconds must not write a line per message each time. Not logged again by the caller.
+            warn(call.sender, "\(label) not applied (the distributor will deliver it again): \(reason)")
+            var failure = PushConnectorError(.storage, reason)
+            failure.alreadyLogged = true
+            throw failure
         case .overQuota(let reason):
-            host.log(.warning, "\(label) not applied (the distributor will deliver it again): \(reason)")
-            throw PushConnectorError(.quotaExceeded, reason)
+            warn(call.sender, "\(label) not applied (the distributor will deliver it again): \(reason)")
+            var failure = PushConnectorError(.quotaExceeded, reason)
+            failure.alreadyLogged = true
+            throw failure
         }
     }
 

@@ -9,11 +9,12 @@ public struct PushConnectorError: Error, Equatable, Sendable, CustomStringConver
 
     public let kind: Kind
     public let message: String
-    /// True when the failure is a store write's that the daemon's storage health was told of (and logs):
-    /// whoever catches it must not log it again (`fromStore(writing:reportingTo:_:)`).
-    var reportedToStorageHealth = false
+    /// True when the failure was already logged where it happened: a store write's that the daemon's
+    /// storage health was told of (`fromStore(writing:reportingTo:_:)`), or a message's that `MessageIntake`
+    /// logged with the message's label. Whoever catches it must not log it again.
+    var alreadyLogged = false
     public init(_ kind: Kind, _ message: String) { self.kind = kind; self.message = message }
-    /// Equal when the kind and message are (what a caller sees); whether it was reported is not compared.
+    /// Equal when the kind and message are (what a caller sees); whether it was logged is not compared.
     public static func == (a: PushConnectorError, b: PushConnectorError) -> Bool { a.kind == b.kind && a.message == b.message }
     public var description: String { message }
     /// The D-Bus error name.
@@ -28,14 +29,14 @@ func fromStore<T>(_ body: () throws(StoreError) -> T) throws(PushConnectorError)
 
 /// Runs a store write as `fromStore` does, reporting it to the daemon's storage health first
 /// (`StorageHooks.reporting`): the caller gets the same `.storage` error as from `fromStore` (the same
-/// D-Bus error name and message), marked `reportedToStorageHealth`, and the storage health logs the
+/// D-Bus error name and message), marked `alreadyLogged`, and the storage health logs the
 /// failure (so the caller does not log it again) and sets STATUS=/ERRNO=.
 /// `what` names the write and the app it is for.
 func fromStore<T>(writing what: @autoclosure () -> String, reportingTo storage: PushConnector.StorageHooks,
                   _ body: () throws(StoreError) -> T) throws(PushConnectorError) -> T {
     do { return try storage.reporting(what(), body) } catch {
         var failure = PushConnectorError(.storage, error.message)
-        failure.reportedToStorageHealth = true
+        failure.alreadyLogged = true
         throw failure
     }
 }

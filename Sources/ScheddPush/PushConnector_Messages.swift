@@ -31,8 +31,8 @@ extension PushConnector {
             try? message.reply { _ throws(BusError) in }
             return .replied
         } catch {
-            // A failed write the storage health was told of is logged there, once (CONTRACT §9): not here too.
-            if !error.reportedToStorageHealth {
+            // A failure logged where it happened (the storage health, MessageIntake) is not logged here too.
+            if !error.alreadyLogged {
                 warn(peer: message.sender, "ignored \(message.member) from \(message.sender ?? "?"): \(error.message)")
             }
             return .failed(name: error.busName, message: error.message)

@@ -44,6 +44,16 @@ final class UnifiedPushStorageTests: XCTestCase {
         XCTAssertNil(refused["reply"] as? [String: Any], "acknowledged although not durable: \(refused)")
         XCTAssertTrue((refused["error"] as? String)?.hasPrefix("org.schedd.UnifiedPush1.Error.Storage") == true, "\(refused)")
         XCTAssertTrue(h.daemonStderr.contains("not applied (the distributor will deliver it again)"), h.daemonStderr)
+        // The distributor delivers it again, twice, while the disk is still full: refused each time, and the
+        // log does not grow by a line per delivery (the message's line is throttled per peer; the storage
+        // failure is the storage health's, rate-limited; no second "ignored Message" line for the same).
+        for _ in 0..<2 {
+            let again = try distributor.send(push, to: registration, id: "m1")
+            XCTAssertNil(again["reply"] as? [String: Any], "acknowledged although not durable: \(again)")
+        }
+        let lines = h.daemonStderr.split(separator: "\n")
+        XCTAssertEqual(lines.filter { $0.contains("not applied") }.count, 1, h.daemonStderr)
+        XCTAssertEqual(lines.filter { $0.contains("ignored Message") }.count, 0, h.daemonStderr)
 
         try FileManager.default.removeItem(atPath: fill)
         XCTAssertEqual(try h.list(app: "org.example.Reminders").count, 0, "nothing of the refused message was stored")
