@@ -94,7 +94,8 @@ let package = Package(
         .testTarget(name: "ScheddBusTests", dependencies: ["ScheddBus", "TestPrerequisites"], path: "Tests/ScheddBusTests"),
         // libcrypto's shim against published vectors (FIPS 180-2, RFC 5869, RFC 8188, RFC 8291).
         .testTarget(name: "ScheddCryptoTests", dependencies: ["ScheddCrypto"], path: "Tests/ScheddCryptoTests"),
-        .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush", "ScheddCrypto", "ScheddBus", "Scheduler", "SchedCalendar"], path: "Tests/ScheddPushTests"),
+        .testTarget(name: "ScheddPushTests", dependencies: ["ScheddPush", "ScheddCrypto", "ScheddBus", "Scheduler", "SchedCalendar",
+                                                     "TestPrerequisites"], path: "Tests/ScheddPushTests"),
         // ScheddClient and ScheddTestKit against the real daemon (and the README's Swift example).
         .testTarget(name: "ScheddKitTests", dependencies: ["ScheddClient", "ScheddTestKit", "schedd"],
                     path: "Tests/ScheddKitTests"),

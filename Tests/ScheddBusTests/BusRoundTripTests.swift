@@ -3,42 +3,23 @@ import ScheddBus
 import TestPrerequisites
 import XCTest
 
-/// ScheddBus's sd-bus shim against a real, private dbus-daemon (Tests/Support/bus/test-bus.conf, run
+/// ScheddBus's sd-bus shim against a real, private dbus-daemon (`PrivateTestBus`: Tests/Support/bus/test-bus.conf,
 /// `--nofork` under Tests/Support/tether.sh, so it ends with the test process): a signal's arguments
 /// arrive as they were appended, a peer's unique name is its sender, and the bus driver's errors come
 /// back typed (`BusError.name`, `isNoOwner`).
 final class BusRoundTripTests: XCTestCase {
-    private var bus: Process?
-    private var lifeline: Pipe?
+    private var bus: PrivateTestBus?
     private var address = ""
 
     override func setUpWithError() throws {
-        try requirePrerequisite(FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"), "dbus-daemon is not installed")
-        let support = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Support")
-        let process = Process(), life = Pipe(), out = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [support.appendingPathComponent("tether.sh").path, "/usr/bin/dbus-daemon",
-                             "--config-file=" + support.appendingPathComponent("bus/test-bus.conf").path,
-                             "--nofork", "--nopidfile", "--print-address=1"]
-        process.standardInput = life
-        process.standardOutput = out
-        try process.run()
-        bus = process
-        lifeline = life
-        var text = Data()
-        while !text.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }  // end of file: the bus did not start
-            text += chunk
-        }
-        address = String(decoding: text, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+        let bus = try PrivateTestBus()
+        self.bus = bus
+        address = bus.address
         XCTAssertTrue(address.hasPrefix("unix:"), "dbus-daemon printed no address: \(address)")
     }
 
     override func tearDown() {
-        try? lifeline?.fileHandleForWriting.close()  // the tether stops the bus
-        bus?.waitUntilExit()
+        bus?.stop()
     }
 
     private static func name(_ name: String) -> (BusMessage) throws(BusError) -> Void {

@@ -2,6 +2,7 @@ import Foundation
 import SchedCalendar
 import ScheddBus
 import ScheddCrypto
+import TestPrerequisites
 @testable import Scheduler
 @testable import ScheddPush
 import XCTest
@@ -12,9 +13,9 @@ import XCTest
 /// failed, naming the app, with SQLite's error, and the call still fails with the `.storage` error it
 /// always did; a successful write reports success; a read reports nothing.
 ///
-/// The same fixture as RejectionRecorderStorageTests: a real SQLite store made to refuse writes with
-/// `PRAGMA query_only` (SQLITE_READONLY), a real event loop that is never run. A `PushConnector` needs a
-/// bus connection, so a private dbus-daemon (Tests/Support/bus/test-bus.conf) runs for each test; the
+/// The same fixture as RejectionRecorderStorageTests (`StorageReportRecorder`): a real SQLite store made to
+/// refuse writes with `PRAGMA query_only` (SQLITE_READONLY), a real event loop that is never run. A
+/// `PushConnector` needs a bus connection, so a private dbus-daemon (`PrivateTestBus`) runs for each test; the
 /// connector is never started (nothing served), and the methods under test are the ones its D-Bus
 /// handlers call: `storeRegistration` (Register's store part), `unregisterApp`, `newEndpoint`, and
 /// `MessageIntake.rememberInvalid` (Message, a body that decrypts but is not a valid push).
@@ -25,12 +26,11 @@ final class ConnectorStorageReportTests: XCTestCase {
     private let t0 = Instant(seconds: 1_772_359_200)  // 2026-03-01T10:00:00Z
     private var directory = ""
     private var store: SQLiteScheduleStore?
-    private var busDaemon: Process?
-    private var busAddress = ""
-    /// What reached the hooks, in order: "failed: <what>" or "succeeded".
-    private var reports: [String] = []
-    /// The SQLite code of each failure reported.
-    private var codes: [SQLiteResultCode?] = []
+    private var bus: PrivateTestBus?
+    /// What reached the hooks.
+    private let storage = StorageReportRecorder()
+    private var reports: [String] { storage.reports }
+    private var codes: [SQLiteResultCode?] { storage.codes }
     /// What the connector logged through the host's `log`.
     private var logged: [String] = []
 
@@ -42,35 +42,11 @@ final class ConnectorStorageReportTests: XCTestCase {
 
     override func tearDown() {
         store?.close()
-        if let busDaemon, busDaemon.isRunning {
-            busDaemon.terminate()
-            busDaemon.waitUntilExit()
-        }
+        bus?.stop()
         try? FileManager.default.removeItem(atPath: directory)
     }
 
     // MARK: - Fixture
-
-    /// Starts a private dbus-daemon (this test's child, ended in tearDown) and returns its address.
-    private func startBus() throws -> String {
-        let config = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../Support/bus/test-bus.conf").standardizedFileURL.path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        process.arguments = ["--config-file=\(config)", "--nofork", "--nopidfile", "--print-address=1"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        busDaemon = process
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw XCTSkip("dbus-daemon did not print its address") }
-            line.append(chunk)
-        }
-        return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
 
     private func makeHost() -> PushConnector.Host {
         PushConnector.Host(
@@ -78,9 +54,7 @@ final class ConnectorStorageReportTests: XCTestCase {
             now: { [t0] in t0 },
             apply: { _, _, _ in .rejected("not used here") },
             log: { [unowned self] _, line in logged.append(line) },
-            storage: PushConnector.StorageHooks(
-                failed: { [unowned self] what, error in reports.append("failed: \(what)"); codes.append(error.sqliteCode) },
-                succeeded: { [unowned self] in reports.append("succeeded") }),
+            storage: storage.hooks,
             resolveApp: { _, declared throws(PushConnectorError) in PushConnector.PushCaller(app: declared, seesEveryApp: false) },
             refusal: { _ in nil },
             admit: { call, handler in handler(call) },
@@ -89,14 +63,11 @@ final class ConnectorStorageReportTests: XCTestCase {
     }
 
     private func makeConnector(_ store: SQLiteScheduleStore) throws -> PushConnector {
-        if busAddress.isEmpty { busAddress = try startBus() }
-        let bus = try BusConnection.open(.address(busAddress), description: "connector-storage-test")
-        return PushConnector(bus: bus, loop: try EventLoop(), store: store, host: makeHost())
+        if bus == nil { bus = try PrivateTestBus() }
+        let connection = try BusConnection.open(.address(bus!.address), description: "connector-storage-test")
+        return PushConnector(bus: connection, loop: try EventLoop(), store: store, host: makeHost())
     }
 
-    private func refuseWrites(_ store: SQLiteScheduleStore, _ on: Bool) throws {
-        try store.db.execute("PRAGMA query_only = \(on ? 1 : 0)")
-    }
 
     private func saveRegistration(_ store: SQLiteScheduleStore, distributor: String? = nil) throws {
         try store.registrations.save(PushRegistrationRecord(
@@ -120,14 +91,14 @@ final class ConnectorStorageReportTests: XCTestCase {
     func testRegister_newRegistrationSaveFails_reportsItNamingTheApp_andFailsAsBefore_thenItsRetryReportsSuccess() throws {
         let store = try XCTUnwrap(store)
         let connector = try makeConnector(store)
-        try refuseWrites(store, true)
+        try store.refuseWrites(true)
         assertFailsWithStorageError(try connector.storeRegistration(app, description: "Reminders"), "Register on a refused write")
         XCTAssertEqual(reports, ["failed: saving the new push registration of \(app)"])
         XCTAssertEqual(codes.last??.primary, .readOnly, "the store's error reaches the hook with its SQLite code")
         XCTAssertEqual(logged, [], "the storage health logs the failure; the connector does not")
         XCTAssertNil(try store.registrations.record(app: app), "nothing stored")
 
-        try refuseWrites(store, false)
+        try store.refuseWrites(false)
         let record = try connector.storeRegistration(app, description: "Reminders")  // the app calls Register again
         XCTAssertEqual(reports, ["failed: saving the new push registration of \(app)", "succeeded"])
         XCTAssertEqual(try store.registrations.record(app: app)?.token, record.token)
@@ -138,7 +109,7 @@ final class ConnectorStorageReportTests: XCTestCase {
         let store = try XCTUnwrap(store)
         try saveRegistration(store)
         let connector = try makeConnector(store)
-        try refuseWrites(store, true)
+        try store.refuseWrites(true)
         _ = try connector.storeRegistration(app, description: "Reminders")
         _ = try connector.storeRegistration(app, description: "")
         XCTAssertEqual(reports, [], "a Register that only reads reports nothing (a read says nothing of the disk)")
@@ -148,7 +119,7 @@ final class ConnectorStorageReportTests: XCTestCase {
         XCTAssertEqual(reports, ["failed: saving the new description of the push registration of \(app)"])
         XCTAssertEqual(codes.last??.primary, .readOnly)
 
-        try refuseWrites(store, false)
+        try store.refuseWrites(false)
         _ = try connector.storeRegistration(app, description: "Reminders and alarms")
         XCTAssertEqual(reports.last, "succeeded")
         XCTAssertEqual(try store.registrations.record(app: app)?.description, "Reminders and alarms")
@@ -161,13 +132,13 @@ final class ConnectorStorageReportTests: XCTestCase {
         let store = try XCTUnwrap(store)
         try saveRegistration(store)
         let connector = try makeConnector(store)
-        try refuseWrites(store, true)
+        try store.refuseWrites(true)
         assertFailsWithStorageError(try connector.unregisterApp(app), "Unregister on a refused write")
         XCTAssertEqual(reports, ["failed: deleting the push registration of \(app)"])
         XCTAssertEqual(codes.last??.primary, .readOnly)
         XCTAssertEqual(logged, [], "neither the failure nor an 'unregistered' line")
 
-        try refuseWrites(store, false)
+        try store.refuseWrites(false)
         XCTAssertNotNil(try store.registrations.record(app: app), "still registered after the failed delete")
         _ = try connector.unregisterApp(app)
         XCTAssertEqual(reports, ["failed: deleting the push registration of \(app)", "succeeded"])
@@ -183,12 +154,12 @@ final class ConnectorStorageReportTests: XCTestCase {
         let connector = try makeConnector(store)
         connector.distributors.listed(distributor)
         connector.distributors.learned(owner: distributorOwner, of: distributor)
-        try refuseWrites(store, true)
+        try store.refuseWrites(true)
         assertFailsWithStorageError(try connector.newEndpoint(token: "token-1", endpoint: "https://push.example/1",
                                                               sender: distributorOwner), "NewEndpoint on a refused write")
         XCTAssertEqual(reports, ["failed: saving the new push endpoint of \(app)"])
 
-        try refuseWrites(store, false)
+        try store.refuseWrites(false)
         try connector.newEndpoint(token: "token-1", endpoint: "https://push.example/1", sender: distributorOwner)
         XCTAssertEqual(reports.last, "succeeded")
         XCTAssertEqual(try store.registrations.record(app: app)?.endpoint, "https://push.example/1")
@@ -204,14 +175,14 @@ final class ConnectorStorageReportTests: XCTestCase {
                                    rejections: RejectionRecorder(store: store, loop: try EventLoop(), log: host.log,
                                                                  storage: host.storage))
         let digest = SHA256.digest(Array("an encrypted body".utf8))
-        try refuseWrites(store, true)
+        try store.refuseWrites(true)
         assertFailsWithStorageError(try intake.rememberInvalid(app: app, digest: digest, at: t0),
                                     "the replay record on a refused write")
         XCTAssertEqual(reports, ["failed: recording an invalid push of \(app) in its replay window"])
         XCTAssertEqual(codes.last??.primary, .readOnly)
         XCTAssertEqual(logged, [])
 
-        try refuseWrites(store, false)
+        try store.refuseWrites(false)
         XCTAssertFalse(try store.pushReplays.contains(app: app, digest: digest), "the failed record wrote nothing")
         try intake.rememberInvalid(app: app, digest: digest, at: t0)
         XCTAssertEqual(reports.last, "succeeded")

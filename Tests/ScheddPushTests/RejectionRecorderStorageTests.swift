@@ -15,10 +15,10 @@ final class RejectionRecorderStorageTests: XCTestCase {
     private let t0 = Instant(seconds: 1_772_359_200)  // 2026-03-01T10:00:00Z
     private var directory = ""
     private var store: SQLiteScheduleStore?
-    /// What reached the hooks, in order: "failed: <what>" or "succeeded".
-    private var reports: [String] = []
-    /// The SQLite code of each failure reported.
-    private var codes: [SQLiteResultCode?] = []
+    /// What reached the hooks.
+    private let storage = StorageReportRecorder()
+    private var reports: [String] { storage.reports }
+    private var codes: [SQLiteResultCode?] { storage.codes }
     /// What the recorder logged through the connector's `log`.
     private var logged: [String] = []
 
@@ -38,16 +38,10 @@ final class RejectionRecorderStorageTests: XCTestCase {
     }
 
     private func makeRecorder(_ store: SQLiteScheduleStore) throws -> RejectionRecorder {
-        let hooks = PushConnector.StorageHooks(
-            failed: { [unowned self] what, error in reports.append("failed: \(what)"); codes.append(error.sqliteCode) },
-            succeeded: { [unowned self] in reports.append("succeeded") })
-        return RejectionRecorder(store: store, loop: try EventLoop(), log: { [unowned self] _, line in logged.append(line) },
-                                 storage: hooks)
+        RejectionRecorder(store: store, loop: try EventLoop(), log: { [unowned self] _, line in logged.append(line) },
+                          storage: storage.hooks)
     }
 
-    private func refuseWrites(_ store: SQLiteScheduleStore, _ on: Bool) throws {
-        try store.db.execute("PRAGMA query_only = \(on ? 1 : 0)")
-    }
 
     private func rejection(_ n: Int) -> PushRejection {
         PushRejection(at: t0.adding(microseconds: Int64(n) * 100_000), messageID: "g\(n)", reason: "does not decrypt")
@@ -64,7 +58,7 @@ final class RejectionRecorderStorageTests: XCTestCase {
         try recorder.record(app: app, rejection(2))
         XCTAssertEqual(reports, ["succeeded"], "a held rejection writes nothing")
 
-        try refuseWrites(store, true)
+        try store.refuseWrites(true)
         recorder.flush()
         XCTAssertEqual(reports.count, 2, "\(reports)")
         XCTAssertEqual(reports.last, "failed: recording the held rejected pushes of 1 app(s) (kept in memory; next attempt in 1 s)")
@@ -76,7 +70,7 @@ final class RejectionRecorderStorageTests: XCTestCase {
         recorder.flush()  // the back-off's next attempt, still refused: reported again, 2 s this time
         XCTAssertEqual(reports.last, "failed: recording the held rejected pushes of 1 app(s) (kept in memory; next attempt in 2 s)")
 
-        try refuseWrites(store, false)
+        try store.refuseWrites(false)
         recorder.flush()
         XCTAssertEqual(reports.count, 4, "\(reports)")
         XCTAssertEqual(reports.last, "succeeded", "a successful flush ends the failure period")
@@ -87,7 +81,7 @@ final class RejectionRecorderStorageTests: XCTestCase {
     func testFailedImmediateWrite_reportsWhatFailed_andThrowsTheStorageError_thenItsRetryReportsSuccess() throws {
         let store = try XCTUnwrap(store)
         let recorder = try makeRecorder(store)
-        try refuseWrites(store, true)
+        try store.refuseWrites(true)
         XCTAssertThrowsError(try recorder.record(app: app, rejection(0))) { error in
             XCTAssertEqual((error as? PushConnectorError)?.kind, .storage, "\(error)")
         }
@@ -95,7 +89,7 @@ final class RejectionRecorderStorageTests: XCTestCase {
         XCTAssertEqual(codes.last??.primary, .readOnly)
         XCTAssertEqual(logged, [])
 
-        try refuseWrites(store, false)
+        try store.refuseWrites(false)
         try recorder.record(app: app, rejection(0))  // the distributor delivers it again
         XCTAssertEqual(reports, ["failed: recording a rejected push of \(app)", "succeeded"])
         XCTAssertEqual(try rejectedCount(store), 1)
