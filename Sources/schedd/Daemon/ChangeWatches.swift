@@ -19,11 +19,11 @@ final class ChangeWatches {
     private var tzdataWatch: TzdataWatch?
     /// `Engine.zonesInUseGeneration` at the last successful tzdata sync (nil: never synced).
     private var syncedGeneration: Int?
-    /// Before a wall-clock step is delivered: the sleep part tells a resume from a jump (SleepWatch.checkClocks).
+    /// Before a wall-clock step is delivered: the sleep part tells a resume from a jump (`SleepWatch.tellLateCause`).
     private let beforeWallClockChange: () -> Void
 
     /// `beforeWallClockChange`: runs on each wall-clock step, before the delivery hears of it (the daemon's
-    /// resume-or-jump check, `SleepWatch.checkClocks`).
+    /// resume-or-jump check, `SleepWatch.tellLateCause(clockChanged: true)`).
     init(engine: @escaping () -> Engine, clock: ServiceClock, delivery: Delivery, storage: StorageMonitor, logger: Logger,
          beforeWallClockChange: @escaping () -> Void) {
         self.engine = engine; self.clock = clock; self.delivery = delivery; self.storage = storage; self.logger = logger

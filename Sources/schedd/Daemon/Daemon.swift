@@ -130,8 +130,8 @@ final class Daemon {
         // Before a wall-clock step is delivered, and before every delivery on the real clock (a due-timer
         // wake, a settle after a commit): the sleep part tells the engine a resume or a clock step it reads
         // from the clocks, so that what is found late is worded by its cause (else it stays as it was).
-        let checkClocks = { lateSleepWatch.value.tellLateCause(clockChanged: true) }
-        let checkClocksBeforeDelivery = clock.fake == nil ? { lateSleepWatch.value.tellLateCause(clockChanged: false) } : {}
+        let tellClockStep = { lateSleepWatch.value.tellLateCause(clockChanged: true) }
+        let tellClocksBeforeDelivery = clock.fake == nil ? { lateSleepWatch.value.tellLateCause(clockChanged: false) } : {}
         // Every part's loop work is a defer source below the bus (LoopPriority gives the order).
         let work = LoopSources(loop: loop)
         let fairQueue = FairQueue(loop: work, log: logger)
@@ -147,7 +147,7 @@ final class Daemon {
                                   events: Delivery.Events(settled: { slicing.kick(); wake.arming.rearm() },
                                                           maintained: { lateWatches.value.syncTzdata() },
                                                           failedLate: { announcer.logFailure($0, $1) }, fatal: fatal,
-                                                          delivering: checkClocksBeforeDelivery))
+                                                          delivering: tellClocksBeforeDelivery))
         delivery = delivering
         lateDelivery.bind(delivering)
         let announcements = Announcements(bus: bus, logger: logger, subscriptions: subscriptions)
@@ -170,7 +170,7 @@ final class Daemon {
                                 afterResume: { delivering.wallClockChanged() })
         lateSleepWatch.bind(sleepWatch)
         watches = ChangeWatches(engine: engine, clock: clock, delivery: delivery, storage: storage, logger: logger,
-                                beforeWallClockChange: checkClocks)
+                                beforeWallClockChange: tellClockStep)
         lateWatches.bind(watches)
         if clock.fake != nil { sleepState.source = "fake clock (clock sleep), and logind or the clocks" }
     }

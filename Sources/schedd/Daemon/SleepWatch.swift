@@ -37,7 +37,7 @@ final class SleepWatch {
     private var inhibitRequested = false
     /// CLOCK_BOOTTIME − CLOCK_MONOTONIC when last looked at (µs): its growth is time suspended.
     private var suspendedOffset = SystemTime.boottimeMicroseconds - SystemTime.monotonicMicroseconds
-    /// Whether the wall clock stepped between two looks (`causeOfLateness`).
+    /// Whether the wall clock stepped between two looks (`tellLateCause`).
     private var wallSteps = WallClockSteps(realtime: SystemTime.realtimeMicroseconds,
                                            boottime: SystemTime.boottimeMicroseconds)
     /// A suspended gap shorter than this is not a sleep (1 s; the clocks are read a few µs apart).
@@ -48,7 +48,8 @@ final class SleepWatch {
 
     /// `beforeSleep` runs on PrepareForSleep(true), before the inhibitor is released (the daemon's
     /// `Daemon.settleBeforeSleep`); `afterResume` on PrepareForSleep(false), once the resume is recorded
-    /// (the daemon's `Delivery.wallClockChanged`). The due timer and the clock-step watch call `tellLateCause`.
+    /// (the daemon's `Delivery.wallClockChanged`). The clock-step watch and the delivery (before each
+    /// delivery of what is due, on the real clock) call `tellLateCause`.
     init(state: SleepState, clock: ServiceClock, engine: @escaping () -> Engine, logger: Logger,
          beforeSleep: @escaping () -> Void, afterResume: @escaping () -> Void) {
         self.state = state; self.clock = clock; self.engine = engine; self.logger = logger
@@ -196,7 +197,7 @@ final class SleepWatch {
         logger.warning("lost the system bus: sleep and resume are told by the clocks from now on")
     }
 
-    /// On every wake for the due timer or a wall-clock change (`tellLateCause`): a grown suspended gap is a
+    /// On every look at the clocks (`tellLateCause`): a grown suspended gap is a
     /// resume (recorded, and the late notifications' cause is `.resume`). Returns whether it was one.
     private func checkClocks() -> Bool {
         let offset = SystemTime.boottimeMicroseconds - SystemTime.monotonicMicroseconds
