@@ -5,9 +5,10 @@
 /// counts as a step only beyond `toleranceMicroseconds` plus 0.1 % of the boot time elapsed since the last
 /// look (twice the slew bound).
 ///
-/// Why: the daemon's due timer may wake for a wall-clock step before the step's own watch does (both
-/// become ready at once). A timer wake that finds late notifications is worded as a clock jump only when
-/// the clock jumped, not after a storage back-off or a stopped daemon.
+/// Why: the daemon may deliver after a wall-clock step before the step's own watch tells it (a due-timer
+/// wake and the watch become ready at once; a settle after a commit may come first). A delivery that finds
+/// late notifications is worded as a clock jump only when the clock jumped, not after a storage back-off
+/// or a stopped daemon (`SleepWatch.tellLateCause`).
 ///
 /// A pure value: the readings are passed in (µs). O(1) per look.
 public struct WallClockSteps: Sendable {
