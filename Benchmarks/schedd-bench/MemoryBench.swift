@@ -28,7 +28,7 @@ func memoryBenchmark(_ args: [String]) {
     print("memory: \(n) pending timers in the TimerWheel (keys = rowids, dues over a year)")
     print("  resident growth  \(after - before) bytes = \(format(resident)) bytes/timer")
     print("  allocated        \(wheel.allocatedBytes) bytes = \(format(allocated)) bytes/timer "
-          + "(24-byte slot entry + 4-byte handle position + 16-byte key-table buckets at load "
+          + "(24-byte slot entry + 1 bit per handle + 16-byte key-table buckets at load "
           + "\(format(Double(n) / Double(wheel.tableBuckets))); slot-array slack is mostly not resident)")
     // Churn: cancel half and insert as many new keys; the free list must absorb it.
     for key in stride(from: 0, to: n, by: 2) { wheel.cancel(key: Int64(key)) }

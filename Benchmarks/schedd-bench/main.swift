@@ -4,6 +4,7 @@
 let benchmarks: [(name: String, summary: String, run: ([String]) -> Void)] = [
     ("calendar", "next elapses: SchedCalendar vs Foundation Calendar.nextDate", calendarBenchmark),
     ("wheel", "timer wheel vs binary heap at 10k/100k/1M timers", wheelBenchmark),
+    ("wheelprofile", "the wheel benchmark's phases once, for callgrind (instructions, cache misses)", wheelProfileBenchmark),
     ("store", "durable batched ingest vs raw sqlite3 inserts", storeBenchmark),
     ("memory", "engine memory per pending schedule", memoryBenchmark),
     ("pushpath", "the engine side of one Push call: decode, group commit, push, reply JSON", pushPathBenchmark),

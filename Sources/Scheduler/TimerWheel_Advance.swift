@@ -42,11 +42,12 @@ extension TimerWheel {
         }
         if target > elapsed { elapsed = target }
         if changed { recomputeNext() }
+        sweepIfNeeded()
     }
 
-    /// Takes out the earliest list (or the overdue list): expires its entries due at or before
-    /// `t` in (due, key) order, and re-places the others relative to `elapsed` (the slot's start).
-    /// Returns whether anything expired.
+    /// Takes out the earliest list (or the overdue list): drops its cancelled entries, expires
+    /// its entries due at or before `t` in (due, key) order, and re-places the others relative to
+    /// `elapsed` (the slot's start). Returns whether anything expired.
     ///
     /// Why this is in order: the list is the earliest occupied one (invariant 1), everything before
     /// its range has already expired and everything in its range is in it, so its due entries are
@@ -55,11 +56,16 @@ extension TimerWheel {
     @discardableResult
     mutating func processList(_ list: Int, through t: Int64, flagged: Int64,
                               _ body: (Int64, Instant) -> Void) -> Bool {
+        // Every cancelled entry of the list is dropped below (read before the list is taken, so no
+        // reference to it is held across the write).
+        let anyCancelled = cancelledIn[list] > 0
+        if anyCancelled { cancelledIn[list] = 0 }
         var taken = takeList(list)
         defer { returnSpare(&taken) }
         // Common case (wake-ups): a single entry.
         if taken.count == 1 {
             let entry = taken[0]
+            if anyCancelled { dropCancelled(entry); return false }
             if entry.due > t { place(entry); return false }
             expire(entry, flagged: flagged, body)
             return true
@@ -68,7 +74,9 @@ extension TimerWheel {
         swap(&buffer, &dueBuffer)
         defer { buffer.removeAll(keepingCapacity: true); swap(&buffer, &dueBuffer) }
         for entry in taken {
-            if entry.due <= t {
+            if anyCancelled && isCancelled(entry.handle) {
+                dropCancelled(entry)
+            } else if entry.due <= t {
                 buffer.append(entry)
             } else {
                 assert(list == Self.overdueList || listIndex(ofTick: Self.tick(entry.due)) / Self.slotsPerLevel
@@ -87,7 +95,7 @@ extension TimerWheel {
     /// (invariant 7) unless it is flagged overdue (due ≤ `flagged`), which is removed here.
     @inline(__always) mutating func expire(_ entry: Slot, flagged: Int64, _ body: (Int64, Instant) -> Void) {
         if entry.due <= flagged, let p = tablePosition(ofOverdue: entry.handle, key: entry.key) { tableRemove(at: p) }
-        releaseHandle(entry.handle)
+        releaseHandle(entry.handle, key: entry.key)
         live -= 1
         body(entry.key, Instant(microseconds: entry.due))
     }
@@ -108,9 +116,11 @@ extension TimerWheel {
         }
     }
 
-    /// Re-bases every entry relative to an earlier tick (a clock step back). O(n + slots): the
-    /// level of an entry depends on `elapsed`, and moving `elapsed` back invalidates all of them.
+    /// Re-bases every entry relative to an earlier tick (a clock step back), dropping the
+    /// cancelled ones. O(n + slots): the level of an entry depends on `elapsed`, and moving
+    /// `elapsed` back invalidates all of them.
     mutating func rebase(to tick: UInt64) {
+        sweepCancelled()
         var buffer: [Slot] = []
         buffer.reserveCapacity(live)
         for list in 0..<slots.count {

@@ -9,7 +9,7 @@ extension TimerWheel {
         if elapsed != Self.tick(now.microseconds) {
             problems.append("elapsed=\(elapsed) but tick(now)=\(Self.tick(now.microseconds)); now=\(now.microseconds)")
         }
-        var seen = 0
+        var pending = 0, cancelledSeen = 0
         var minimum: Int64?
         var handles = Set<UInt32>()
         for list in 0..<slots.count {
@@ -19,39 +19,63 @@ extension TimerWheel {
                     problems.append("occupied bit of list \(list) is \(bit) but it holds \(slots[list].count)")
                 }
             }
-            for (index, entry) in slots[list].enumerated() {
-                seen += 1
+            let cancelledHere = slots[list].filter { Int($0.handle) < handleCount && isCancelled($0.handle) }.count
+            if cancelledHere != Int(cancelledIn[list]) {
+                problems.append("list \(list) holds \(cancelledHere) cancelled entries, cancelledIn says \(cancelledIn[list])")
+            }
+            for entry in slots[list] {
                 let expected = listIndex(ofTick: Self.tick(entry.due))
                 if expected != list {
-                    problems.append("key=\(entry.key) due=\(entry.due) is in list \(list), expected \(expected); elapsed=\(elapsed)")
+                    problems.append("handle \(entry.handle) due=\(entry.due) is in list \(list), expected \(expected); elapsed=\(elapsed)")
                 }
-                if Int(entry.handle) >= position.count || position[Int(entry.handle)] != UInt32(index) {
-                    problems.append("handle \(entry.handle) of key \(entry.key) is at \(index), position says otherwise")
+                guard Int(entry.handle) < handleCount else {
+                    problems.append("handle \(entry.handle) is beyond the \(handleCount) handles"); continue
                 }
                 if !handles.insert(entry.handle).inserted { problems.append("handle \(entry.handle) used twice") }
-                if let p = tablePosition(of: entry.key) {
+                if wideKeys[entry.handle] != (Self.isWide(entry.key) ? entry.key : nil) {
+                    problems.append("handle \(entry.handle) of key \(entry.key) has wide key \(String(describing: wideKeys[entry.handle]))")
+                }
+                if isCancelled(entry.handle) {
+                    cancelledSeen += 1
+                    continue
+                }
+                pending += 1
+                let key = entry.key
+                if let p = tablePosition(of: key) {
                     let b = table[p]
                     if b.due != entry.due || b.handle != entry.handle {
-                        problems.append("key \(entry.key): bucket has due=\(b.due) handle=\(b.handle), slot has \(entry.due)/\(entry.handle)")
+                        problems.append("key \(key): bucket has due=\(b.due) handle=\(b.handle), slot has \(entry.due)/\(entry.handle)")
                     }
                     if b.isOverdue != (entry.due <= now.microseconds) {
-                        problems.append("key \(entry.key) due=\(entry.due): overdue flag \(b.isOverdue) at now=\(now.microseconds)")
+                        problems.append("key \(key) due=\(entry.due): overdue flag \(b.isOverdue) at now=\(now.microseconds)")
                     }
                 } else {
-                    problems.append("pending key \(entry.key) is not in the key table")
+                    problems.append("pending key \(key) is not in the key table")
                 }
                 minimum = min(minimum ?? entry.due, entry.due)
             }
         }
-        if seen != live { problems.append("slots hold \(seen) entries, count is \(live)") }
-        var free = 0
-        var h = freeHead
-        while h != Self.noHandle && free <= position.count {
-            if handles.contains(h) { problems.append("handle \(h) is both free and in use") }
-            free += 1
-            h = position[Int(h)]
+        if pending != live { problems.append("slots hold \(pending) pending entries, count is \(live)") }
+        let flagged = cancelled.reduce(0) { $0 + $1.nonzeroBitCount }
+        if cancelledSeen != cancelledCount || flagged != cancelledCount {
+            problems.append("\(cancelledSeen) cancelled entries placed, \(flagged) flagged, cancelledCount=\(cancelledCount)")
         }
-        if free + seen != position.count { problems.append("\(free) free + \(seen) used handles, \(position.count) exist") }
+        if cancelledCount > live / 2 + Self.sweepSlack {
+            problems.append("\(cancelledCount) cancelled entries kept for \(live) pending: a sweep is due")
+        }
+        if cancelled.count * 64 < handleCount { problems.append("the cancelled bitmap covers fewer than \(handleCount) handles") }
+        if wideKeys.count > handles.count || wideKeys.keys.contains(where: { !handles.contains($0) }) {
+            problems.append("wideKeys holds handles not in use: \(wideKeys.keys.filter { !handles.contains($0) })")
+        }
+        var free = Set<UInt32>()
+        for h in freeHandles {
+            if !free.insert(h).inserted { problems.append("handle \(h) is free twice") }
+            if handles.contains(h) { problems.append("handle \(h) is both free and in use") }
+            if Int(h) < handleCount, isCancelled(h) { problems.append("free handle \(h) is flagged cancelled") }
+        }
+        if free.count + handles.count != handleCount {
+            problems.append("\(free.count) free + \(handles.count) used handles, \(handleCount) exist")
+        }
         let used = table.reduce(0) { $0 + ($1.isEmpty ? 0 : 1) }
         let liveBuckets = table.reduce(0) { $0 + (!$1.isEmpty && isLive($1) ? 1 : 0) }
         if used != tableUsed { problems.append("key table has \(used) non-empty buckets, tableUsed=\(tableUsed)") }

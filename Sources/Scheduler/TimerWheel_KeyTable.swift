@@ -2,9 +2,10 @@
 // hashing of groups of four keys, with *lazy* removal of expired keys.
 //
 // A bucket is 16 bytes: the due, the key's fingerprint (which also gives its home bucket, so growing
-// and deleting never look anywhere else) and the handle. The
-// key itself is confirmed in the timer's slot entry, only on a fingerprint match (almost always
-// the right timer); cancel has to touch that entry anyway to swap-remove it.
+// and deleting never look anywhere else) and the handle. For a key in 0..<2^32 the fingerprint is a
+// bijection of the key, so a matching fingerprint is the key: finding a key reads its probe run and
+// nothing else (one cache miss at 1M timers). A wider key (negative, or 2^32 and up) sets its
+// bucket's `wide` flag and is confirmed in `wideKeys`.
 // Expiry does not touch the table (at 1M timers that would be one cache miss per expired timer,
 // in random key order): a bucket whose due is ≤ `now` and that is not flagged `overdue` belongs
 // to a timer that has already expired (invariant 7) and counts as absent ("stale"). Stale buckets
@@ -19,27 +20,41 @@ extension TimerWheel {
         var due: Int64
         /// `fingerprint(key)`: it also names the home bucket.
         var fingerprint: UInt32
-        /// The handle in the low 31 bits, `overdueFlag` above them; `emptyBucket` when empty.
-        /// (Handles stay below Int32.max, so a used tag is never `emptyBucket`.)
+        /// The handle in the low 30 bits, then `wideKeyFlag`, then `overdueFlag`; `emptyBucket` when
+        /// empty. (Handles stay below `handleLimit`, 2^30 − 1, so a used tag is never `emptyBucket`.)
         var tag: UInt32
 
         static let empty = Bucket(due: 0, fingerprint: 0, tag: TimerWheel.emptyBucket)
         var isEmpty: Bool { tag == TimerWheel.emptyBucket }
-        var handle: UInt32 { tag & ~TimerWheel.overdueFlag }
+        var handle: UInt32 { tag & TimerWheel.handleMask }
         var isOverdue: Bool { tag & TimerWheel.overdueFlag != 0 && !isEmpty }
+        var isWide: Bool { tag & TimerWheel.wideKeyFlag != 0 }
     }
 
     static let emptyBucket = UInt32.max
     static let overdueFlag: UInt32 = 1 << 31
+    static let wideKeyFlag: UInt32 = 1 << 30
+    static let handleMask: UInt32 = wideKeyFlag - 1
 
-    /// The fingerprint of `key`: the top 30 bits of `(key >> 2) × 2^64/φ` (Fibonacci hashing of the key's
-    /// group of four), then the key's low 2 bits. Four consecutive keys (rowids) thus get four adjacent
-    /// buckets — one 64-byte cache line — while groups are spread well: inserting rowids in order, as a
-    /// restore or a bulk push does, touches a new line only every fourth key. Probe runs stay short
-    /// because groups, not keys, collide (a collision run grows by at most four per group).
+    /// Whether `key` is outside 0..<2^32, where its fingerprint does not name it alone.
+    @inline(__always) static func isWide(_ key: Int64) -> Bool { UInt64(bitPattern: key) >> 32 != 0 }
+
+    /// `wideKeyFlag` for a wide key, else 0.
+    @inline(__always) static func wideFlag(_ key: Int64) -> UInt32 { isWide(key) ? wideKeyFlag : 0 }
+
+    /// The fingerprint of `key`: its group of four, `key >> 2`, hashed to 30 bits by Fibonacci hashing
+    /// modulo 2^30 (`× 2^30/φ`, rounded to the odd 0x278DDE6D), then the key's low 2 bits. Four consecutive keys (rowids) thus
+    /// get four adjacent buckets — one 64-byte cache line — while groups are spread well: inserting
+    /// rowids in order, as a restore or a bulk push does, touches a new line only every fourth key.
+    /// Probe runs stay short because groups, not keys, collide (a collision run grows by at most four
+    /// per group). For a key in 0..<2^32 the group has 30 bits and multiplying by an odd number modulo
+    /// 2^30 is a bijection, so the fingerprint names the key exactly; a wide key's group is folded to
+    /// 30 bits first, and its fingerprint may be shared.
     @inline(__always) static func fingerprint(_ key: Int64) -> UInt32 {
-        let group = UInt64(bitPattern: key >> 2) &* 0x9E37_79B9_7F4A_7C15
-        return UInt32(truncatingIfNeeded: group >> 32) & ~3 | UInt32(truncatingIfNeeded: key & 3)
+        let group = UInt64(bitPattern: key) >> 2
+        let folded = UInt32(truncatingIfNeeded: group ^ group >> 30 ^ group >> 60)
+        let hashed = folded &* 0x278D_DE6D
+        return hashed << 2 | UInt32(truncatingIfNeeded: key & 3)
     }
 
     /// Home bucket of a fingerprint: the group's top bits (as many as the table has bits, less two),
@@ -49,9 +64,11 @@ extension TimerWheel {
         Int(truncatingIfNeeded: UInt64(fingerprint >> 2) >> UInt64(tableShift - 32)) << 2 | Int(fingerprint & 3)
     }
 
-    /// The key of live bucket `b`, read from its timer's slot entry (placed: invariants 1, 3).
-    @inline(__always) func key(of b: Bucket) -> Int64 {
-        slots[listIndex(ofTick: Self.tick(b.due))][Int(position[Int(b.handle)])].key
+    /// Whether bucket `b`, whose fingerprint is `fingerprint(key)`, is `key`'s: always for a key in
+    /// 0..<2^32 in a bucket of one (the fingerprint is a bijection there), else by `wideKeys`.
+    @inline(__always) func isBucket(_ b: Bucket, of key: Int64) -> Bool {
+        if !b.isWide { return !Self.isWide(key) }
+        return Self.isWide(key) && wideKeys[b.handle] == key
     }
 
     /// Whether a non-empty bucket belongs to a pending timer (invariant 7).
@@ -67,7 +84,7 @@ extension TimerWheel {
         while true {
             let b = table[p]
             if b.isEmpty { return nil }
-            if b.fingerprint == fp && isLive(b) && self.key(of: b) == key { return p }
+            if b.fingerprint == fp && isLive(b) && isBucket(b, of: key) { return p }
             p = (p + 1) & mask
         }
     }
@@ -99,7 +116,7 @@ extension TimerWheel {
             if b.isEmpty { break }
             if !isLive(b) {
                 if reusable == nil { reusable = p }
-            } else if b.fingerprint == fp && self.key(of: b) == key {
+            } else if b.fingerprint == fp && isBucket(b, of: key) {
                 return (p, true)
             }
             p = (p + 1) & mask

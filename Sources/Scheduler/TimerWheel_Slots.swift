@@ -35,26 +35,11 @@ extension TimerWheel {
         return nil
     }
 
-    /// Appends `entry` to the slot array its due belongs to and records its position.
+    /// Appends `entry` to the slot array its due belongs to.
     @inline(__always) mutating func place(_ entry: Slot) {
         let list = listIndex(ofTick: Self.tick(entry.due))
-        position[Int(entry.handle)] = UInt32(truncatingIfNeeded: slots[list].count)
         slots[list].append(entry)
         if list < Self.overdueList { occupied[list >> 6] |= 1 << UInt64(list & 63) }
-    }
-
-    /// Swap-removes the entry of `handle` (due `due`) from its slot array (invariant 1 names it).
-    @inline(__always) mutating func removeFromSlot(handle: UInt32, due: Int64) {
-        let list = listIndex(ofTick: Self.tick(due))
-        let p = Int(position[Int(handle)])
-        assert(slots[list][p].handle == handle, "handle \(handle) due=\(due) is not at \(p) of list \(list)")
-        let last = slots[list].removeLast()
-        if p < slots[list].count {
-            slots[list][p] = last
-            position[Int(last.handle)] = UInt32(truncatingIfNeeded: p)
-        } else if p == 0 && list < Self.overdueList {
-            occupied[list >> 6] &= ~(1 << UInt64(list & 63))
-        }
     }
 
     /// Detaches a whole slot array (replaced by the empty `spare`), clearing its bit.
@@ -72,20 +57,28 @@ extension TimerWheel {
         if array.capacity >= spare.capacity { swap(&array, &spare) }
     }
 
-    /// A handle for a new timer, from the free chain when possible.
-    @inline(__always) mutating func allocateHandle() -> UInt32 {
-        if freeHead != Self.noHandle {
-            let h = freeHead
-            freeHead = position[Int(h)]
-            return h
+    /// The most handles a wheel hands out: the key table's tag keeps 30 bits for one.
+    static let handleLimit = 1 << 30 - 1
+
+    /// A handle for a new timer of `key`, the last freed one when there is one.
+    @inline(__always) mutating func allocateHandle(key: Int64) -> UInt32 {
+        let h: UInt32
+        if !freeHandles.isEmpty {
+            h = freeHandles.removeLast()
+        } else {
+            precondition(handleCount < Self.handleLimit, "TimerWheel holds at most 2^30 - 1 timers and cancelled entries")
+            if handleCount & 63 == 0 { cancelled.append(0) }
+            h = UInt32(truncatingIfNeeded: handleCount)
+            handleCount += 1
         }
-        position.append(0)
-        return UInt32(truncatingIfNeeded: position.count - 1)
+        if Self.isWide(key) { wideKeys[h] = key }
+        return h
     }
 
-    @inline(__always) mutating func releaseHandle(_ h: UInt32) {
-        position[Int(h)] = freeHead
-        freeHead = h
+    /// Frees the handle of an entry (of `key`) that has left its slot array, expired or dropped.
+    @inline(__always) mutating func releaseHandle(_ h: UInt32, key: Int64) {
+        if Self.isWide(key) { wideKeys[h] = nil }
+        freeHandles.append(h)
     }
 
     @inline(__always) mutating func lowerNext(_ due: Int64) {
@@ -94,15 +87,27 @@ extension TimerWheel {
     }
 
     /// Recomputes `cachedNext` (invariant 5) from the overdue list, or else from the earliest
-    /// occupied slot alone (invariant 1). O(entries in that list), a contiguous scan.
+    /// occupied slot (invariant 1), passing over its cancelled entries; a list that holds only
+    /// cancelled entries is emptied and passed over for the next. O(entries scanned), contiguous scans.
     mutating func recomputeNext() {
-        var list = Self.overdueList
-        if slots[list].isEmpty {
-            guard let (level, slot) = earliestSlot() else { cachedNext = nil; return }
-            list = level * Self.slotsPerLevel + slot
+        while true {
+            var list = Self.overdueList
+            if slots[list].isEmpty {
+                guard let (level, slot) = earliestSlot() else { cachedNext = nil; return }
+                list = level * Self.slotsPerLevel + slot
+            }
+            var best = Int64.max
+            if cancelledIn[list] == 0 {
+                for entry in slots[list] { best = min(best, entry.due) }
+            } else if Int(cancelledIn[list]) == slots[list].count {
+                dropCancelled(inList: list)
+                continue
+            } else {
+                // The list is taken out (and its cancelled entries dropped) when the wheel reaches it.
+                for entry in slots[list] where !isCancelled(entry.handle) { best = min(best, entry.due) }
+            }
+            cachedNext = best
+            return
         }
-        var best = Int64.max
-        for entry in slots[list] { best = min(best, entry.due) }
-        cachedNext = best
     }
 }

@@ -68,7 +68,9 @@ final class TimerWheelPropertyTests: XCTestCase {
     }
 
     /// Runs `steps` random operations on a wheel and the model, comparing after every step.
-    func check(seed: UInt64, steps: Int, keySpace: Int64, insertWeight: Int, checkEvery: Int = 1) {
+    /// `keyOf` maps 0..<keySpace to the keys used (the identity, or keys that share their low bits).
+    func check(seed: UInt64, steps: Int, keySpace: Int64, insertWeight: Int, checkEvery: Int = 1,
+               keyOf: (Int64) -> Int64 = { $0 }) {
         var rng = SplitMix64(seed: seed)
         let start = Int64.random(in: (50 * Self.year)...(60 * Self.year), using: &rng)
         var now = start
@@ -80,7 +82,7 @@ final class TimerWheelPropertyTests: XCTestCase {
             let op = Int.random(in: 0..<100, using: &rng)
             let context = "seed \(seed) step \(step)"
             if op < insertWeight {
-                let key = Int64.random(in: 0..<keySpace, using: &rng)
+                let key = keyOf(Int64.random(in: 0..<keySpace, using: &rng))
                 let due = randomDue(now: now, model: model, &rng)
                 wheel.insert(key: key, due: Instant(microseconds: due))
                 model.insert(key: key, due: due)
@@ -88,7 +90,7 @@ final class TimerWheelPropertyTests: XCTestCase {
                 // Mostly a random key; sometimes the earliest pending one (forces a recompute).
                 let key = op < insertWeight + 5
                     ? model.dues.min { ($0.value, $0.key) < ($1.value, $1.key) }?.key ?? 0
-                    : Int64.random(in: 0..<keySpace, using: &rng)
+                    : keyOf(Int64.random(in: 0..<keySpace, using: &rng))
                 XCTAssertEqual(wheel.cancel(key: key), model.cancel(key: key), "cancel \(key); \(context)")
             } else {
                 let target = randomTarget(now: now, home: start, model: model, &rng)
@@ -104,7 +106,7 @@ final class TimerWheelPropertyTests: XCTestCase {
             XCTAssertEqual(wheel.count, model.count, context)
             XCTAssertEqual(wheel.nextExpiry?.microseconds, model.nextExpiry, context)
             if step % checkEvery == 0 {
-                for key in 0..<min(keySpace, 400) {
+                for key in (0..<min(keySpace, 400)).map(keyOf) {
                     XCTAssertEqual(wheel.due(ofKey: key)?.microseconds, model.dues[key], "due of \(key); \(context)")
                 }
                 let violations = wheel.invariantViolations()
@@ -124,6 +126,24 @@ final class TimerWheelPropertyTests: XCTestCase {
     func testRandomSequences_matchSortedModel_denseWheel() {
         for seed: UInt64 in [7, 11, 42] {
             check(seed: seed, steps: 6_000, keySpace: 5_000, insertWeight: 70, checkEvery: 25)
+        }
+    }
+
+    /// Keys beyond 0..<2^32, whose fingerprints are not exact: negative keys, keys of 2^32 and up, and
+    /// keys that share their low 32 bits, mixed with plain rowids. A high part of 2^30 + 1 folds away,
+    /// so those keys have the same fingerprint as the plain rowid with the same low bits.
+    func testRandomSequences_wideKeysSharingLowBits() {
+        let highs: [Int64] = [0, 1, -1, 0x4000_0001, Int64(Int32.max), Int64(Int32.min), 0x1234_5678]
+        let keyOf: (Int64) -> Int64 = { n in
+            let high = highs[Int(n) % highs.count], low = n / Int64(highs.count)
+            return high << 32 | low
+        }
+        XCTAssertEqual(Set((0..<350).map(keyOf)).count, 350, "the mapping gives distinct keys")
+        let fingerprints = Dictionary(grouping: (0..<350).map(keyOf), by: TimerWheel.fingerprint)
+        XCTAssertGreaterThanOrEqual(fingerprints.values.filter { $0.count > 1 }.count, 40,
+                                    "wide keys share fingerprints with rowids, so the key table must tell them apart")
+        for seed: UInt64 in [3, 17, 2_026] {
+            check(seed: seed, steps: 4_000, keySpace: 350, insertWeight: 55, keyOf: keyOf)
         }
     }
 

@@ -121,16 +121,47 @@ final class TimerWheelTests: XCTestCase {
         XCTAssertEqual(a.count, b.count)
     }
 
+    /// Cancelled entries stay in their slots until a sweep (invariant 3), so the first round of churn may
+    /// grow storage by the cancelled entries it keeps; after it, handles and slot capacity are reused and
+    /// storage does not grow however long the churn goes on.
     func testSlabEntriesAreReused_soStorageStaysBoundedUnderChurn() {
         var wheel = TimerWheel(now: t0)
         for key in Int64(0)..<1_000 { wheel.insert(key: key, due: t0.adding(seconds: key + 1)) }
-        let bytes = wheel.allocatedBytes
+        let initial = wheel.allocatedBytes
+        var afterFirstRound = 0
         for round in Int64(1)...20 {
             for key in Int64(0)..<1_000 { XCTAssertTrue(wheel.cancel(key: key + (round - 1) * 1_000)) }
             for key in Int64(0)..<1_000 { wheel.insert(key: key + round * 1_000, due: t0.adding(seconds: key + 1)) }
+            if round == 1 { afterFirstRound = wheel.allocatedBytes }
+            XCTAssertEqual(wheel.invariantViolations(), [], "round \(round)")
         }
         XCTAssertEqual(wheel.count, 1_000)
-        XCTAssertLessThanOrEqual(wheel.allocatedBytes, bytes)
+        XCTAssertLessThanOrEqual(wheel.allocatedBytes, afterFirstRound)
+        XCTAssertLessThanOrEqual(wheel.allocatedBytes, initial * 2, "at most half as many cancelled entries again, and slack")
+    }
+
+    /// A cancel leaves the entry in its slot (lazy); the sweep drops the cancelled entries once they
+    /// outnumber half the pending timers plus the slack, so memory held by cancelled timers is bounded.
+    func testCancelledEntries_areSweptOnceTheyOutnumberHalfThePending() {
+        var wheel = TimerWheel(now: t0)
+        for key in Int64(0)..<10_000 { wheel.insert(key: key, due: t0.adding(seconds: 3_600 + key)) }
+        for key in Int64(0)..<3_000 { XCTAssertTrue(wheel.cancel(key: key * 3)) }
+        XCTAssertEqual(wheel.count, 7_000)
+        XCTAssertLessThanOrEqual(wheel.cancelledCount, 7_000 / 2 + TimerWheel.sweepSlack)
+        XCTAssertGreaterThan(wheel.cancelledCount, 0, "cancel is lazy: entries wait for their slot or a sweep")
+        for key in Int64(0)..<3_000 { XCTAssertNil(wheel.due(ofKey: key * 3)) }
+        XCTAssertEqual(wheel.invariantViolations(), [])
+        // Cancelling most of the rest forces sweeps: never more cancelled entries than the bound.
+        for key in Int64(0)..<10_000 where key % 3 != 0 && key % 7 != 0 {
+            XCTAssertTrue(wheel.cancel(key: key))
+            XCTAssertLessThanOrEqual(wheel.cancelledCount, wheel.count / 2 + TimerWheel.sweepSlack)
+        }
+        XCTAssertEqual(wheel.invariantViolations(), [])
+        let survivors = (Int64(0)..<10_000).filter { key in
+            key % 3 == 0 ? key >= 9_000 : key % 7 == 0
+        }
+        XCTAssertEqual(wheel.advance(to: t0.adding(seconds: 20_000)).map(\.key), survivors)
+        XCTAssertEqual(wheel.cancelledCount, 0)
         XCTAssertEqual(wheel.invariantViolations(), [])
     }
 }
