@@ -60,16 +60,17 @@ extension TimerWheel {
         // reference to it is held across the write).
         let anyCancelled = cancelledIn[list] > 0
         if anyCancelled { cancelledIn[list] = 0 }
-        var taken = takeList(list)
-        defer { returnSpare(&taken) }
-        // Common case (wake-ups): a single entry.
-        if taken.count == 1 {
-            let entry = taken[0]
+        // Common case (wake-ups): a single entry, popped in place (the array keeps its capacity).
+        if slots[list].count == 1 {
+            let entry = slots[list].removeLast()
+            if list < Self.overdueList { occupied[list >> 6] &= ~(1 << UInt64(list & 63)) }
             if anyCancelled { dropCancelled(entry); return false }
             if entry.due > t { place(entry); return false }
             expire(entry, flagged: flagged, body)
             return true
         }
+        var taken = takeList(list)
+        defer { returnSpare(&taken) }
         var buffer: [Slot] = []
         swap(&buffer, &dueBuffer)
         defer { buffer.removeAll(keepingCapacity: true); swap(&buffer, &dueBuffer) }
