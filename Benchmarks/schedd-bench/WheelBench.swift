@@ -16,11 +16,12 @@ import Scheduler
 //           as a daemon that was suspended or batches wake-ups would.
 // Both queues must emit the same (due, key) sequence; a checksum of it is compared.
 // The RESULT is over insert + cancel + expire (wake-ups). After the three sizes, the per-op growth
-// 10k -> 1M of that total is printed (the target), then the growth of each phase on its own, for
-// both queues: insert and cancel each need one random key-table probe, which at 1M keys misses
-// the cache; expiry walks slot arrays in order. Last, the minor page faults per insert of each size:
-// at 1M the memory is new to the process in every repetition, and the kernel's zeroing of it is CPU
-// time of the inserting thread.
+// 10k -> 1M of that total is printed (the target) with the two floors it is bounded by (runFloor),
+// then the growth of each phase on its own, for both queues: insert and cancel each need one random
+// key-table probe, which at 1M keys misses the cache; expiry walks slot arrays in order. Last, the
+// minor page faults per insert of each size (best repetition): memory new to the process is zeroed by
+// the kernel on first touch, in the inserting thread's CPU time; later repetitions mostly reuse what
+// malloc kept (a fresh process's 1M insert takes ~24,000 faults: `schedd-bench wheelprofile`).
 // Each size runs `reps` times (default 5), alternating which queue goes first; the best time per
 // phase is kept, because the machine is shared and noise only ever adds time. Times are this
 // thread's CPU time (CLOCK_THREAD_CPUTIME_ID), not wall time: with 2 cores shared by other jobs,
@@ -108,9 +109,15 @@ func runWheel(_ w: TimerWorkload) -> PhaseTimes {
 /// all. Any keyed timer queue pays at least this for the same operations (cancel and expiry must find the
 /// key's entry), so the growth from 10k to 1M of this floor, added to the wheel's cost at 10k, bounds the
 /// wheel's growth from below: memory latency, not the wheel, sets it.
+///
+/// The **keyed floor** adds what finding a key costs a structure that is not told its keys are dense: an
+/// open-addressing table (HeapKeyIndex: 16-byte buckets, linear probing, the wheel's home rule, grown by
+/// doubling) that insert fills and cancel deletes from; expiry does not touch it (the wheel's does not
+/// either). Its growth, added to the wheel's 10k cost, is a tighter bound.
 struct FloorEntry { var due: Int64; var handle: Int64; var live: Int64 }
 
-func runFloor(_ w: TimerWorkload, expiryOrder: [Int64]) -> PhaseTimes {
+func runFloor(_ w: TimerWorkload, expiryOrder: [Int64], keyed: Bool = false) -> PhaseTimes {
+    var index = HeapKeyIndex()
     var t = PhaseTimes()
     var table: [FloorEntry] = []
     let faults = minorFaults()
@@ -120,9 +127,11 @@ func runFloor(_ w: TimerWorkload, expiryOrder: [Int64]) -> PhaseTimes {
         table.withUnsafeMutableBufferPointer { b in
             for (k, due) in w.dues.enumerated() { b[k] = FloorEntry(due: due, handle: Int64(k), live: 1) }
         }
+        if keyed { for k in w.dues.indices { index[Int64(k)] = Int32(truncatingIfNeeded: k) } }
     }
     t.insertFaults = minorFaults() - faults
     t.cancel = measureCPUNanos {
+        if keyed { for k in w.cancels { index.removeValue(forKey: k) } }
         table.withUnsafeMutableBufferPointer { b in for k in w.cancels { b[Int(k)].live = 0 } }
     }
     var sum: UInt64 = 0
@@ -188,12 +197,14 @@ func wheelBenchmark(_ args: [String]) {
     // the same spells.
     let workloads = Dictionary(uniqueKeysWithValues: sizes.map { ($0, TimerWorkload(count: $0, seed: UInt64($0))) })
     let orders = workloads.mapValues(expiryOrder)
-    var best: [Int: (wheel: PhaseTimes, heap: PhaseTimes, floor: PhaseTimes)] = [:]
+    var best: [Int: (wheel: PhaseTimes, heap: PhaseTimes, floor: PhaseTimes, keyedFloor: PhaseTimes)] = [:]
+    var keyedFloorPerOp: [Int: Double] = [:]
     for rep in 0..<reps {
         for n in sizes {
             let workload = workloads[n]!
-            var times = best[n] ?? (PhaseTimes(), PhaseTimes(), PhaseTimes())
+            var times = best[n] ?? (PhaseTimes(), PhaseTimes(), PhaseTimes(), PhaseTimes())
             times.floor.keepBest(runFloor(workload, expiryOrder: orders[n]!))
+            times.keyedFloor.keepBest(runFloor(workload, expiryOrder: orders[n]!, keyed: true))
             if rep % 2 == 0 {
                 times.wheel.keepBest(runWheel(workload)); times.heap.keepBest(runHeap(workload))
             } else {
@@ -203,9 +214,10 @@ func wheelBenchmark(_ args: [String]) {
         }
     }
     for n in sizes {
-        let (wheel, heap, floor) = best[n]!
+        let (wheel, heap, floor, keyedFloor) = best[n]!
         precondition(wheel.checksum == heap.checksum, "wheel and heap expired different sequences")
-        precondition(floor.checksum == wheel.checksum, "the memory floor expired a different sequence")
+        precondition(floor.checksum == wheel.checksum && keyedFloor.checksum == wheel.checksum,
+                     "a memory floor expired a different sequence")
         let cancels = n / 10, expires = n - n / 10
         func row(_ phase: String, _ w: UInt64, _ h: UInt64, _ ops: Int) {
             let wn = Double(w) / Double(ops), hn = Double(h) / Double(ops)
@@ -220,6 +232,7 @@ func wheelBenchmark(_ args: [String]) {
         let base = Double(heap.insert + heap.cancel + heap.expire) / ops
         wheelPerOp[n] = ours
         floorPerOp[n] = Double(floor.insert + floor.cancel + floor.expire) / ops
+        keyedFloorPerOp[n] = Double(keyedFloor.insert + keyedFloor.cancel + keyedFloor.expire) / ops
         phases[n] = (wheel, heap)
         printResult("wheel_\(n)", ours: ours, baseline: base, unit: "ns/op")
     }
@@ -231,6 +244,12 @@ func wheelBenchmark(_ args: [String]) {
             print("memory floor (one 24-byte entry per key, no order kept): \(format(f0)) ns/op at 10k, "
                   + "\(format(f1)) at 1M; the wheel's growth cannot be below \(format(bound))x")
             printResult("wheel_growth_10k_1M", ours: large / small, baseline: bound, unit: "x")
+        }
+        if let k0 = keyedFloorPerOp[10_000], let k1 = keyedFloorPerOp[1_000_000] {
+            let bound = (small + max(0, k1 - k0)) / small
+            print("keyed floor (the same plus a key table grown by doubling): \(format(k0)) ns/op at 10k, "
+                  + "\(format(k1)) at 1M; with it the wheel's growth cannot be below \(format(bound))x")
+            printResult("wheel_growth_10k_1M_keyed_floor", ours: large / small, baseline: bound, unit: "x")
         }
     }
     // Where the growth comes from: per phase, ns/op at 1M over ns/op at 10k (same op counts per n).
