@@ -1,5 +1,6 @@
 /// Exponential back-off for retrying a failed operation: the first retry `firstMicroseconds` after the
-/// failure, each later one twice as far, up to `maxMicroseconds`; `reset` after a success starts over.
+/// failure, each later one twice as far, up to `maxMicroseconds`. After a success its owner starts over with
+/// a fresh value (both owners replace their whole state then: `self = StorageHealth()`, `self = RejectionFlushRetry()`).
 /// Shared by the storage-health part (failed firings) and the UnifiedPush rejection recorder (failed flushes).
 ///
 /// Pure. O(1) per call.
@@ -21,7 +22,4 @@ public struct RetryBackoff: Sendable {
         defer { nextDelay = min(nextDelay * 2, maxMicroseconds) }
         return nextDelay
     }
-
-    /// Starts over at the first delay (the operation succeeded).
-    public mutating func reset() { nextDelay = firstMicroseconds }
 }
