@@ -2,7 +2,7 @@ import Glibc
 import SchedCalendar
 import Scheduler
 
-// `schedd-bench wheelprofile [N]` (default 1,000,000): the wheel benchmark's workload (TimerWorkload:
+// `schedd-bench wheelprofile [N [ROUNDS [reserve]]]` (default 1,000,000, 1): the wheel benchmark's workload (TimerWorkload:
 // keys 0..<N, dues uniform over a year, 10% cancelled at random, the rest expired a wake-up at a
 // time), run once, each phase in its own function so that callgrind can count it alone:
 //
@@ -23,10 +23,15 @@ func wheelProfileBenchmark(_ args: [String]) {
     var wheel = TimerWheel(now: Instant(microseconds: benchEpoch))
     var checksum: UInt64 = 0
     let rounds = args.count > 1 ? Int(args[1]) ?? 1 : 1
+    // `reserve` as the third argument sizes the key table first, as the engine's restore does.
+    let reserve = args.count > 2 && args[2] == "reserve"
     for round in 1...rounds {
     if round > 1 { wheel = TimerWheel(now: Instant(microseconds: benchEpoch)) }
     for (phase, ops, body) in [
-        ("insert", n, { wheelProfileInsert(&wheel, workload) }),
+        ("insert", n, {
+            if reserve { wheel.reserveCapacity(n) }
+            wheelProfileInsert(&wheel, workload)
+        }),
         ("cancel 10%", workload.cancels.count, { wheelProfileCancel(&wheel, workload) }),
         ("expire", n - workload.cancels.count, { checksum = wheelProfileExpire(&wheel) }),
     ] as [(String, Int, () -> Void)] {

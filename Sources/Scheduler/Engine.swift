@@ -147,7 +147,9 @@ public final class Engine {
         try state.storage { () throws(StoreError) in
             unconfirmedAtStart = try store.markUnconfirmed()
             // Streamed straight into the wheel (committed rows: nothing to defer to a commit), so neither the
-            // rows nor a wheel log of a million entries is ever held.
+            // rows nor a wheel log of a million entries is ever held. The kept count sizes the wheel's key
+            // table first, so the stream never grows it.
+            wheel.reserveCapacity(try store.counts.pendingCount(app: nil))
             try store.schedules.forEachPendingDeadline { (key, due) in wheel.insert(key: key, due: due) }
         }
         let recorded = try state.storage { () throws(StoreError) in try store.meta.value("device_zone") }

@@ -247,6 +247,17 @@ public struct TimerWheel: Sendable {
     /// Buckets in the key table (a power of two; occupancy is kept ≤ 3/4).
     public var tableBuckets: Int { table.count }
 
+    /// Sizes the key table for `count` pending timers, so that inserting up to that many never grows it:
+    /// a restore knows how many it streams in, and skips the table's doublings (each a copy of the whole
+    /// table into a new one twice its size). Never shrinks. O(buckets) when it grows, else O(1).
+    public mutating func reserveCapacity(_ count: Int) {
+        precondition(count >= 0 && count < Self.handleLimit, "TimerWheel holds at most 2^30 - 1 timers")
+        var buckets = table.count
+        while count * 2 > buckets { buckets *= 2 }
+        if buckets > table.count { rebuildTable(buckets: buckets) }
+        cancelled.reserveCapacity((count + 63) / 64)
+    }
+
     /// Bytes of storage currently allocated by the wheel (slot arrays, key table, keys, free
     /// handles, bitmaps, buffers), from array capacities.
     public var allocatedBytes: Int {

@@ -147,12 +147,14 @@ extension TimerWheel {
         tableUsed -= 1
     }
 
-    /// Drops stale buckets; doubles the table when more than half of it is live. O(buckets).
-    mutating func rebuildTable() {
+    /// Drops stale buckets; doubles the table when more than half of it is live, or makes it `buckets` long
+    /// (a power of two, at least as many as now). O(buckets).
+    mutating func rebuildTable(buckets: Int? = nil) {
         let old = table
-        let grow = live * 2 > old.count
-        table = Array(repeating: .empty, count: grow ? old.count * 2 : old.count)
-        if grow { tableShift -= 1 }
+        let size = buckets ?? (live * 2 > old.count ? old.count * 2 : old.count)
+        precondition(size >= old.count && size.nonzeroBitCount == 1, "the key table grows by powers of two")
+        table = Array(repeating: .empty, count: size)
+        tableShift = 64 - size.trailingZeroBitCount
         tableUsed = 0
         let mask = table.count - 1
         for b in old where !b.isEmpty && isLive(b) {

@@ -95,4 +95,30 @@ final class TimerWheelKeyTableTests: XCTestCase {
         XCTAssertNil(wheel.nextExpiry)
         XCTAssertEqual(wheel.invariantViolations(), [])
     }
+
+    /// A restore sizes the table first (`reserveCapacity`): inserting that many keys then never grows
+    /// it, and the keys already there (some of them stale, one overdue) survive the resize.
+    func testReserveCapacity_sizesTheTableSoTheStreamNeverGrowsIt_andKeepsWhatIsThere() {
+        var wheel = TimerWheel(now: t0)
+        wheel.insert(key: 1, due: t0.adding(seconds: 5))
+        wheel.insert(key: 2, due: t0.adding(seconds: 50))
+        wheel.insert(key: 3, due: t0.adding(seconds: -1))
+        XCTAssertEqual(wheel.advance(to: t0.adding(seconds: 10)).map(\.key), [3, 1])
+        wheel.insert(key: 4, due: t0.adding(seconds: 9))  // overdue at insertion: flagged
+        wheel.reserveCapacity(100_000)
+        let buckets = wheel.tableBuckets
+        XCTAssertGreaterThanOrEqual(buckets, 200_000)
+        XCTAssertLessThan(buckets, 400_000, "the next power of two, not more")
+        XCTAssertEqual(wheel.due(ofKey: 2), t0.adding(seconds: 50))
+        XCTAssertEqual(wheel.due(ofKey: 4), t0.adding(seconds: 9))
+        XCTAssertNil(wheel.due(ofKey: 1))
+        XCTAssertEqual(wheel.invariantViolations(), [])
+        for key in Int64(10)..<100_008 { wheel.insert(key: key, due: t0.adding(seconds: 60 + key % 5_000)) }
+        XCTAssertEqual(wheel.tableBuckets, buckets, "the reserved table did not grow")
+        XCTAssertEqual(wheel.count, 100_000)
+        wheel.reserveCapacity(10)
+        XCTAssertEqual(wheel.tableBuckets, buckets, "never shrinks")
+        XCTAssertEqual(wheel.invariantViolations(), [])
+        XCTAssertEqual(wheel.advance(to: t0.adding(seconds: 55)).map(\.key), [4, 2])
+    }
 }

@@ -142,7 +142,7 @@ final class TimerWheelPropertyTests: XCTestCase {
         let fingerprints = Dictionary(grouping: (0..<350).map(keyOf), by: TimerWheel.fingerprint)
         XCTAssertGreaterThanOrEqual(fingerprints.values.filter { $0.count > 1 }.count, 40,
                                     "wide keys share fingerprints with rowids, so the key table must tell them apart")
-        for seed: UInt64 in [3, 17, 2_026] {
+        for seed: UInt64 in [3, 2_026] {
             check(seed: seed, steps: 4_000, keySpace: 350, insertWeight: 55, keyOf: keyOf)
         }
     }
