@@ -42,10 +42,10 @@ import SchedCalendar
 /// **Cancel is lazy.** Cancelling (or moving) a timer removes its key-table bucket and sets its
 /// handle's bit in `cancelled`; its slot entry stays where it is until its slot is taken out, or
 /// found to hold only cancelled entries when scanned for the earliest due, or swept, and only then
-/// is the handle freed. So a
-/// cancel touches the bucket and one bit, not the slot array, the entry swapped into the hole and a
-/// position per handle as a swap-remove did (at 1M timers, 2.5 simulated data-cache misses a cancel
-/// against 5.6: `schedd-bench wheelprofile` under callgrind, BENCHMARKS.md §9 session 16).
+/// is the handle freed. So a cancel touches the bucket and one bit, not the slot array, the entry
+/// swapped into the hole and a position per handle as a swap-remove did (at 1M timers, 2.5
+/// simulated data-cache misses a cancel against 5.6: `schedd-bench wheelprofile` under callgrind,
+/// BENCHMARKS.md §9 session 16).
 /// A **sweep** drops every cancelled entry when, after a cancel, a move or an advance, they
 /// outnumber half the pending ones plus `sweepSlack`, so they never hold more than that much memory
 /// and each cancel pays O(1) of sweeps, amortised.

@@ -63,7 +63,7 @@ extension TimerWheel {
         // Common case (wake-ups): a single entry, popped in place (the array keeps its capacity).
         if slots[list].count == 1 {
             let entry = slots[list].removeLast()
-            if list < Self.overdueList { occupied[list >> 6] &= ~(1 << UInt64(list & 63)) }
+            clearOccupied(list)
             if anyCancelled { dropCancelled(entry); return false }
             if entry.due > t { place(entry); return false }
             expire(entry, flagged: flagged, body)

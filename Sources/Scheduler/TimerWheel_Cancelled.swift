@@ -40,14 +40,12 @@ extension TimerWheel {
     }
 
     /// Drops the cancelled entries of `list`, keeping the others in order; clears its occupied bit
-    /// when it is left empty. Returns the earliest due kept (`Int64.max` when none). One pass,
-    /// O(entries of the list).
-    @discardableResult
-    mutating func dropCancelled(inList list: Int) -> Int64 {
+    /// when it is left empty. One pass, O(entries of the list).
+    mutating func dropCancelled(inList list: Int) {
         cancelledIn[list] = 0
         var entries: [Slot] = []
         swap(&entries, &slots[list])
-        var kept = 0, earliest = Int64.max
+        var kept = 0
         for i in entries.indices {
             let entry = entries[i]
             if isCancelled(entry.handle) {
@@ -55,12 +53,10 @@ extension TimerWheel {
             } else {
                 entries[kept] = entry
                 kept += 1
-                earliest = min(earliest, entry.due)
             }
         }
         entries.removeLast(entries.count - kept)
         swap(&entries, &slots[list])
-        if kept == 0 && list < Self.overdueList { occupied[list >> 6] &= ~(1 << UInt64(list & 63)) }
-        return earliest
+        if kept == 0 { clearOccupied(list) }
     }
 }

@@ -43,13 +43,13 @@ extension TimerWheel {
     @inline(__always) static func wideFlag(_ key: Int64) -> UInt32 { isWide(key) ? wideKeyFlag : 0 }
 
     /// The fingerprint of `key`: its group of four, `key >> 2`, hashed to 30 bits by Fibonacci hashing
-    /// modulo 2^30 (`× 2^30/φ`, rounded to the odd 0x278DDE6D), then the key's low 2 bits. Four consecutive keys (rowids) thus
-    /// get four adjacent buckets — one 64-byte cache line — while groups are spread well: inserting
-    /// rowids in order, as a restore or a bulk push does, touches a new line only every fourth key.
-    /// Probe runs stay short because groups, not keys, collide (a collision run grows by at most four
-    /// per group). For a key in 0..<2^32 the group has 30 bits and multiplying by an odd number modulo
-    /// 2^30 is a bijection, so the fingerprint names the key exactly; a wide key's group is folded to
-    /// 30 bits first, and its fingerprint may be shared.
+    /// modulo 2^30 (`× 2^30/φ`, rounded to the odd 0x278DDE6D), then the key's low 2 bits. Four
+    /// consecutive keys (rowids) thus get four adjacent buckets — one 64-byte cache line — while
+    /// groups are spread well: inserting rowids in order, as a restore or a bulk push does, touches a
+    /// new line only every fourth key. Probe runs stay short because groups, not keys, collide (a
+    /// collision run grows by at most four per group). For a key in 0..<2^32 the group has 30 bits,
+    /// and multiplying by an odd number modulo 2^30 is a bijection, so the fingerprint names the key
+    /// exactly; a wide key's group is folded to 30 bits first, and its fingerprint may be shared.
     @inline(__always) static func fingerprint(_ key: Int64) -> UInt32 {
         let group = UInt64(bitPattern: key) >> 2
         let folded = UInt32(truncatingIfNeeded: group ^ group >> 30 ^ group >> 60)

@@ -47,8 +47,13 @@ extension TimerWheel {
         var taken: [Slot] = []
         swap(&taken, &spare)
         swap(&taken, &slots[list])
-        if list < Self.overdueList { occupied[list >> 6] &= ~(1 << UInt64(list & 63)) }
+        clearOccupied(list)
         return taken
+    }
+
+    /// Clears the occupied bit of a slot left empty (invariant 2; the overdue list has none).
+    @inline(__always) mutating func clearOccupied(_ list: Int) {
+        if list < Self.overdueList { occupied[list >> 6] &= ~(1 << UInt64(list & 63)) }
     }
 
     /// Gives a taken array's storage back as the next `spare` (emptied, capacity kept).

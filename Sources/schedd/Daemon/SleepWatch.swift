@@ -199,8 +199,8 @@ final class SleepWatch {
 
     /// On every look at the clocks (`tellLateCause`): a grown suspended gap is a
     /// resume (recorded, and the late notifications' cause is `.resume`). Returns whether it was one.
-    private func checkClocks() -> Bool {
-        let offset = SystemTime.boottimeMicroseconds - SystemTime.monotonicMicroseconds
+    private func checkClocks(boottime: Int64) -> Bool {
+        let offset = boottime - SystemTime.monotonicMicroseconds
         let gap = offset - suspendedOffset
         suspendedOffset = offset
         guard gap >= Self.minimumGapMicroseconds else { return false }
@@ -221,8 +221,9 @@ final class SleepWatch {
     /// stopped daemon), or what the start or logind's resume set and no delivery has consumed yet. Both
     /// looks run each time, so each keeps its reference current. Three clock reads.
     func tellLateCause(clockChanged: Bool) {
-        let stepped = wallSteps.stepped(realtime: SystemTime.realtimeMicroseconds, boottime: SystemTime.boottimeMicroseconds)
-        if checkClocks() { return }
+        let boottime = SystemTime.boottimeMicroseconds
+        let stepped = wallSteps.stepped(realtime: SystemTime.realtimeMicroseconds, boottime: boottime)
+        if checkClocks(boottime: boottime) { return }
         if clockChanged || stepped { engine().lateCause = .clockJump }
     }
 
